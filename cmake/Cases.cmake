@@ -1,0 +1,85 @@
+# One CTest test per case file: cases/NAME.json -> test "case:NAME" running `flashproof run`.
+#
+# CI machines differ (CPU model, Debian sid build), so the registered tests never depend on the
+# committed goldens: a setup test records this machine's golden into the build tree first
+# ("golden:NAME", a CTest fixture), then "case:NAME" runs the case again and compares against it.
+# A case with a "ctest" block is a self-test of flashproof: it must FAIL with the given exit code and
+# print every given pattern (tests/expect_failure.cmake checks both).
+
+set(FP_CASE_GOLDEN_DIR ${CMAKE_BINARY_DIR}/golden-ci)
+set(FP_CASE_RESULTS_DIR ${CMAKE_BINARY_DIR}/results-ci)
+
+function(fp_json_or out json default)
+  string(JSON value ERROR_VARIABLE err GET "${json}" ${ARGN})
+  if(err)
+    set(value "${default}")
+  endif()
+  set(${out} "${value}" PARENT_SCOPE)
+endfunction()
+
+function(fp_add_case case_file)
+  get_filename_component(name ${case_file} NAME_WE)
+  file(READ ${case_file} json)
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${case_file})
+  fp_json_or(runtime "${json}" "unknown" runtime)
+  fp_json_or(job "${json}" "unknown" job)
+  fp_json_or(model "${json}" "" model recipe)
+  if(model STREQUAL "")
+    fp_json_or(model "${json}" "model" model path)
+  endif()
+  get_filename_component(model ${model} NAME_WE)
+  fp_json_or(timeout "${json}" 300 plan timeout_s)
+  fp_json_or(backend "${json}" "CPU" expect backend)
+  math(EXPR test_timeout "${timeout} * 2 + 60")
+  set(labels ${runtime} ${job} model-${model} case)
+  if(backend MATCHES "^(CUDA|ROCm|Vulkan|Metal)")
+    list(APPEND labels gpu)
+  else()
+    list(APPEND labels cpu)
+  endif()
+  string(JSON nlabels ERROR_VARIABLE err LENGTH "${json}" labels)
+  if(NOT err AND nlabels GREATER 0)
+    math(EXPR last "${nlabels} - 1")
+    foreach(i RANGE ${last})
+      string(JSON l GET "${json}" labels ${i})
+      list(APPEND labels ${l})
+    endforeach()
+  endif()
+
+  set(run $<TARGET_FILE:flashproof> run ${case_file} --quiet --results ${FP_CASE_RESULTS_DIR})
+  string(JSON expect_exit ERROR_VARIABLE no_ctest GET "${json}" ctest expect_exit)
+  if(NOT no_ctest)
+    string(JSON patterns_json GET "${json}" ctest expect_output)
+    add_test(NAME case:${name}
+      COMMAND ${CMAKE_COMMAND} -DEXPECT_EXIT=${expect_exit} "-DPATTERNS_JSON=${patterns_json}"
+              "-DCOMMAND=$<TARGET_FILE:flashproof>;run;${case_file};--results;${FP_CASE_RESULTS_DIR};--golden;${FP_CASE_GOLDEN_DIR}"
+              -P ${PROJECT_SOURCE_DIR}/tests/expect_failure.cmake
+      WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+    set_tests_properties(case:${name} PROPERTIES LABELS "${labels};self-test" TIMEOUT ${test_timeout}
+      FIXTURES_REQUIRED models RESOURCE_LOCK runtime-cpu)
+    return()
+  endif()
+
+  add_test(NAME golden:${name}
+    COMMAND ${run} --golden ${FP_CASE_GOLDEN_DIR} --record-missing
+    WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+  set_tests_properties(golden:${name} PROPERTIES LABELS "${labels};golden-setup" TIMEOUT ${test_timeout}
+    FIXTURES_SETUP golden-${name} FIXTURES_REQUIRED models SKIP_RETURN_CODE 125 RESOURCE_LOCK runtime-cpu)
+  add_test(NAME case:${name}
+    COMMAND ${run} --golden ${FP_CASE_GOLDEN_DIR}
+    WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+  set_tests_properties(case:${name} PROPERTIES LABELS "${labels}" TIMEOUT ${test_timeout}
+    FIXTURES_REQUIRED "golden-${name};models" SKIP_RETURN_CODE 125 RESOURCE_LOCK runtime-cpu)
+endfunction()
+
+# The generated models every case needs, before any case runs.
+file(GLOB FP_MODEL_RECIPES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/fixtures/models/*.json)
+add_test(NAME models:generate
+  COMMAND $<TARGET_FILE:flashproof> make-model ${FP_MODEL_RECIPES}
+  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(models:generate PROPERTIES FIXTURES_SETUP models LABELS "models")
+
+file(GLOB FP_CASE_FILES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/cases/*.json)
+foreach(case_file ${FP_CASE_FILES})
+  fp_add_case(${case_file})
+endforeach()

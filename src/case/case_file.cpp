@@ -1,0 +1,219 @@
+#include "case/case_file.h"
+
+#include <filesystem>
+#include <regex>
+
+#include "case/json_fields.h"
+#include "util/text.h"
+
+namespace fp {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::regex kPlaceholder(R"(\{([^{}]*)\})");
+const std::regex kName(R"([a-z0-9][a-z0-9._-]{0,80})");
+const std::regex kSha(R"([0-9a-f]{64})");
+
+// A path inside the repository, or an error naming the field.
+Result<std::string> repo_path(const JsonFields& f, const std::string& key, const std::string& repo_root,
+                              bool allow_absolute) {
+  FP_TRY(std::string p, f.string(key));
+  if (p.empty()) return f.error(key, "empty; expected a path relative to the repository");
+  fs::path path(p);
+  if (path.is_absolute()) {
+    if (allow_absolute) return p;
+    return f.error(key, "absolute path; expected a path relative to the repository root " + repo_root);
+  }
+  fs::path norm = path.lexically_normal();
+  if (norm.empty() || *norm.begin() == "..")
+    return f.error(key, "escapes the repository; expected a path inside " + repo_root);
+  return norm.string();
+}
+
+Status check_placeholders(const JsonFields& launch, const std::vector<std::string>& argv) {
+  const auto& known = known_placeholders();
+  std::set<std::string> seen;
+  for (size_t i = 0; i < argv.size(); ++i) {
+    const std::string& a = argv[i];
+    for (auto it = std::sregex_iterator(a.begin(), a.end(), kPlaceholder); it != std::sregex_iterator(); ++it) {
+      std::string name = (*it)[1];
+      if (std::find(known.begin(), known.end(), name) == known.end())
+        return launch.error("", "argv[" + std::to_string(i) + "] = " + quote(a) + ": unknown placeholder {" + name +
+                                    "}; valid: {" + join(known, "} {") + "}");
+      seen.insert(name);
+    }
+    if (a.find_first_of("{}") != std::string::npos && std::regex_replace(a, kPlaceholder, "").find_first_of("{}") != std::string::npos)
+      return launch.error("", "argv[" + std::to_string(i) + "] = " + quote(a) + ": unbalanced brace; placeholders look like {model}");
+  }
+  for (const char* required : {"model", "port", "flag"})
+    if (!seen.count(required))
+      return launch.error("argv", std::string("has no {") + required + "} placeholder; the harness must set the model, the port and the flag's value");
+  if (argv.empty() || argv[0] != "{runtime}")
+    return launch.error("argv", "must start with \"{runtime}\" (the harness resolves the runtime's executable)");
+  return ok_status();
+}
+
+Result<Job> parse_job(const JsonFields& f) {
+  FP_TRY(std::string s, f.one_of("job", {"chat", "completion", "extraction", "batch"}));
+  if (s == "chat") return Job::Chat;
+  if (s == "completion") return Job::Completion;
+  if (s == "extraction") return Job::Extraction;
+  return Job::Batch;
+}
+
+Status load_model(const JsonFields& top, const std::string& root, Case& c) {
+  FP_TRY(JsonFields m, top.object("model"));
+  FP_TRY_STATUS(m.only_keys({"path", "sha256", "recipe"}));
+  FP_TRY(c.model.path, repo_path(m, "path", root, /*allow_absolute=*/true));
+  FP_TRY(c.model.sha256, m.string("sha256"));
+  if (!std::regex_match(c.model.sha256, kSha)) return m.error("sha256", "expected 64 lowercase hex digits (sha256sum of the model file)");
+  if (m.has("recipe")) {
+    FP_TRY(c.model.recipe, repo_path(m, "recipe", root, false));
+    if (!fs::exists(fs::path(root) / c.model.recipe)) return m.error("recipe", "no such file under " + root);
+  }
+  fs::path model = fs::path(c.model.path).is_absolute() ? fs::path(c.model.path) : fs::path(root) / c.model.path;
+  if (!fs::exists(model)) {
+    std::string hint = c.model.recipe.empty() ? "" : "; generate it with: flashproof make-model " + c.model.recipe;
+    return m.error("path", "no such file: " + model.string() + hint);
+  }
+  return ok_status();
+}
+
+Status load_shape(const JsonFields& top, const std::string& root, Case& c) {
+  FP_TRY(JsonFields s, top.object("shape"));
+  FP_TRY_STATUS(s.only_keys({"context", "prompt_set", "max_output_tokens", "long_prompt"}));
+  FP_TRY(long long ctx, s.integer("context", 128, 1 << 22));
+  c.shape.context = static_cast<int>(ctx);
+  FP_TRY(c.shape.prompt_set, s.string("prompt_set"));
+  if (!std::regex_match(c.shape.prompt_set, kName))
+    return s.error("prompt_set", "expected a name of a folder in fixtures/prompts/ (lowercase letters, digits, . _ -)");
+  if (!fs::is_directory(fs::path(root) / "fixtures/prompts" / c.shape.prompt_set))
+    return s.error("prompt_set", "no folder fixtures/prompts/" + c.shape.prompt_set + " under " + root);
+  FP_TRY(long long out, s.integer("max_output_tokens", 1, 65536));
+  c.shape.max_output_tokens = static_cast<int>(out);
+  if (s.has("long_prompt")) {
+    FP_TRY(JsonFields lp, s.object("long_prompt"));
+    FP_TRY_STATUS(lp.only_keys({"document", "chars"}));
+    LongPrompt l;
+    FP_TRY(l.document, repo_path(lp, "document", root, false));
+    if (!fs::is_regular_file(fs::path(root) / l.document)) return lp.error("document", "no such file under " + root);
+    FP_TRY(long long chars, lp.integer("chars", 1, 64LL << 20));
+    l.chars = static_cast<size_t>(chars);
+    c.shape.long_prompt = l;
+  }
+  return ok_status();
+}
+
+Status load_launch(const JsonFields& top, Case& c) {
+  FP_TRY(JsonFields l, top.object("launch"));
+  FP_TRY_STATUS(l.only_keys({"argv", "env"}));
+  FP_TRY(c.launch.argv, l.string_list("argv"));
+  FP_TRY_STATUS(check_placeholders(l, c.launch.argv));
+  if (l.has("env")) {
+    FP_TRY(JsonFields env, l.object("env"));
+    for (const auto& [k, v] : env.raw().items()) {
+      if (!std::regex_match(k, std::regex("[A-Za-z_][A-Za-z0-9_]*")))
+        return env.error(k, "not a valid environment variable name");
+      FP_TRY(std::string value, env.string(k));
+      c.launch.env[k] = value;
+    }
+  }
+  return ok_status();
+}
+
+Status load_flag(const JsonFields& top, Case& c) {
+  FP_TRY(JsonFields f, top.object("flag"));
+  FP_TRY_STATUS(f.only_keys({"on", "off", "use"}));
+  FP_TRY(c.flag.on, f.string("on"));
+  FP_TRY(c.flag.off, f.string("off"));
+  if (c.flag.on == c.flag.off) return f.error("off", "equals \"on\"; the two values must differ");
+  FP_TRY(std::string use, f.one_of("use", {"on", "off"}));
+  c.flag.use_on = use == "on";
+  return ok_status();
+}
+
+Status load_expect(const JsonFields& top, Case& c) {
+  FP_TRY(JsonFields e, top.object("expect"));
+  FP_TRY_STATUS(e.only_keys({"fused_attention", "backend"}));
+  FP_TRY(c.expect.fused_attention, e.boolean("fused_attention"));
+  FP_TRY(c.expect.backend, e.string("backend"));
+  if (!std::regex_match(c.expect.backend, std::regex("[A-Za-z][A-Za-z0-9_]*")))
+    return e.error("backend", "expected a backend name as the runtime logs it, e.g. CPU or CUDA0");
+  return ok_status();
+}
+
+Status load_plan(const JsonFields& top, Case& c) {
+  if (!top.has("plan")) return ok_status();
+  FP_TRY(JsonFields p, top.object("plan"));
+  FP_TRY_STATUS(p.only_keys({"warmup", "repetitions", "timeout_s", "ready_timeout_s"}));
+  FP_TRY(long long w, p.integer_or("warmup", 0, 1000, c.plan.warmup));
+  FP_TRY(long long r, p.integer_or("repetitions", 1, 100000, c.plan.repetitions));
+  c.plan.warmup = static_cast<int>(w);
+  c.plan.repetitions = static_cast<int>(r);
+  FP_TRY(c.plan.timeout_s, p.number_or("timeout_s", 5, 7 * 86400, c.plan.timeout_s));
+  FP_TRY(c.plan.ready_timeout_s, p.number_or("ready_timeout_s", 1, 3600, c.plan.ready_timeout_s));
+  if (c.plan.ready_timeout_s >= c.plan.timeout_s) return p.error("ready_timeout_s", "must be less than timeout_s");
+  return ok_status();
+}
+
+}  // namespace
+
+const char* job_name(Job job) {
+  switch (job) {
+    case Job::Chat: return "chat";
+    case Job::Completion: return "completion";
+    case Job::Extraction: return "extraction";
+    case Job::Batch: return "batch";
+  }
+  return "?";
+}
+
+const std::vector<std::string>& known_placeholders() {
+  static const std::vector<std::string> names = {"runtime", "model", "host", "port", "context", "flag", "seed"};
+  return names;
+}
+
+Result<Case> load_case(const std::string& path, const std::string& repo_root) {
+  FP_TRY(std::string text, read_file(path));
+  FP_TRY(nlohmann::json j, parse_json_object(text, path));
+  JsonFields top(j, path);
+  FP_TRY_STATUS(top.only_keys({"name", "description", "job", "runtime", "model", "shape", "launch", "flag",
+                               "expect", "plan", "seed", "labels", "comment", "ctest"}));
+  Case c;
+  c.file = path;
+  FP_TRY(c.name, top.string("name"));
+  if (!std::regex_match(c.name, kName)) return top.error("name", "expected lowercase letters, digits, '.', '_' or '-' (at most 81)");
+  const std::string stem = fs::path(path).stem().string();
+  if (c.name != stem) return top.error("name", "must equal the file's name without .json (" + quote(stem) + "), so that no two cases share a name");
+  FP_TRY(c.description, top.string_or("description", ""));
+  FP_TRY(c.job, parse_job(top));
+  FP_TRY(c.runtime, top.string("runtime"));
+  if (!std::regex_match(c.runtime, kName)) return top.error("runtime", "expected a runtime name such as llama-server");
+  FP_TRY_STATUS(load_model(top, repo_root, c));
+  FP_TRY_STATUS(load_shape(top, repo_root, c));
+  FP_TRY_STATUS(load_launch(top, c));
+  FP_TRY_STATUS(load_flag(top, c));
+  FP_TRY_STATUS(load_expect(top, c));
+  FP_TRY_STATUS(load_plan(top, c));
+  FP_TRY(long long seed, top.integer_or("seed", 0, 0x7fffffff, c.seed));
+  c.seed = static_cast<int>(seed);
+  if (top.has("labels")) {
+    FP_TRY(c.labels, top.string_list("labels"));
+    for (const auto& l : c.labels)
+      if (!std::regex_match(l, kName)) return top.error("labels", "label " + quote(l) + " is not valid; expected lowercase letters, digits, . _ -");
+  }
+  if (top.has("ctest")) {
+    // Read by CMake only (cmake/Cases.cmake); validated here so a typo is caught early.
+    FP_TRY(JsonFields t, top.object("ctest"));
+    FP_TRY_STATUS(t.only_keys({"expect_exit", "expect_output"}));
+    FP_TRY(long long code, t.integer("expect_exit", 1, 255));
+    (void)code;
+    FP_TRY(std::vector<std::string> patterns, t.string_list("expect_output"));
+    if (patterns.empty()) return t.error("expect_output", "expected at least one pattern the failure must print");
+    c.self_test = true;
+  }
+  return c;
+}
+
+}  // namespace fp

@@ -1,0 +1,127 @@
+#include "case/json_fields.h"
+
+#include "util/text.h"
+
+namespace fp {
+
+using json = nlohmann::json;
+
+namespace {
+std::string shown(const json& v) {
+  std::string s = v.dump();
+  return s.size() > 120 ? s.substr(0, 117) + "..." : s;
+}
+const char* type_word(const json& v) {
+  switch (v.type()) {
+    case json::value_t::null: return "null";
+    case json::value_t::boolean: return "a boolean";
+    case json::value_t::string: return "a string";
+    case json::value_t::array: return "an array";
+    case json::value_t::object: return "an object";
+    case json::value_t::number_float: return "a decimal number";
+    default: return "a whole number";
+  }
+}
+}  // namespace
+
+Error JsonFields::error(const std::string& key, const std::string& problem) const {
+  if (key.empty()) return make_error(file_ + ": " + (prefix_.empty() ? "" : "field \"" + prefix_ + "\": ") + problem);
+  std::string where = file_ + ": field \"" + path(key) + "\"";
+  if (obj_.contains(key)) where += " = " + shown(obj_[key]);
+  return make_error(where + ": " + problem);
+}
+
+Status JsonFields::only_keys(const std::set<std::string>& allowed) const {
+  for (const auto& [k, _] : obj_.items())
+    if (!allowed.count(k))
+      return make_error(file_ + ": unknown field \"" + path(k) + "\"; valid fields here: " +
+                        join({allowed.begin(), allowed.end()}, ", "));
+  return ok_status();
+}
+
+Result<std::string> JsonFields::string(const std::string& key) const {
+  if (!obj_.contains(key)) return error(key, "missing; expected a string");
+  const json& v = obj_[key];
+  if (!v.is_string()) return error(key, std::string("is ") + type_word(v) + "; expected a string");
+  return v.get<std::string>();
+}
+
+Result<std::string> JsonFields::string_or(const std::string& key, const std::string& fallback) const {
+  return obj_.contains(key) ? string(key) : Result<std::string>(fallback);
+}
+
+Result<long long> JsonFields::integer(const std::string& key, long long lo, long long hi) const {
+  std::string range = "expected a whole number from " + std::to_string(lo) + " to " + std::to_string(hi);
+  if (!obj_.contains(key)) return error(key, "missing; " + range);
+  const json& v = obj_[key];
+  if (!v.is_number_integer()) return error(key, std::string("is ") + type_word(v) + "; " + range);
+  long long x = v.get<long long>();
+  if (x < lo || x > hi) return error(key, "out of range; " + range);
+  return x;
+}
+
+Result<long long> JsonFields::integer_or(const std::string& key, long long lo, long long hi, long long fallback) const {
+  return obj_.contains(key) ? integer(key, lo, hi) : Result<long long>(fallback);
+}
+
+Result<double> JsonFields::number_or(const std::string& key, double lo, double hi, double fallback) const {
+  if (!obj_.contains(key)) return fallback;
+  std::string range = "expected a number from " + std::to_string(lo) + " to " + std::to_string(hi);
+  const json& v = obj_[key];
+  if (!v.is_number()) return error(key, std::string("is ") + type_word(v) + "; " + range);
+  double x = v.get<double>();
+  if (!(x >= lo && x <= hi)) return error(key, "out of range; " + range);
+  return x;
+}
+
+Result<bool> JsonFields::boolean(const std::string& key) const {
+  if (!obj_.contains(key)) return error(key, "missing; expected true or false");
+  const json& v = obj_[key];
+  if (!v.is_boolean()) return error(key, std::string("is ") + type_word(v) + "; expected true or false");
+  return v.get<bool>();
+}
+
+Result<bool> JsonFields::boolean_or(const std::string& key, bool fallback) const {
+  return obj_.contains(key) ? boolean(key) : Result<bool>(fallback);
+}
+
+Result<std::string> JsonFields::one_of(const std::string& key, const std::vector<std::string>& valid) const {
+  FP_TRY(std::string s, string(key));
+  for (const auto& v : valid)
+    if (s == v) return s;
+  return error(key, "not valid; expected one of: " + join(valid, ", "));
+}
+
+Result<std::vector<std::string>> JsonFields::string_list(const std::string& key) const {
+  if (!obj_.contains(key)) return error(key, "missing; expected an array of strings");
+  const json& v = obj_[key];
+  if (!v.is_array()) return error(key, std::string("is ") + type_word(v) + "; expected an array of strings");
+  std::vector<std::string> out;
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (!v[i].is_string())
+      return make_error(file_ + ": field \"" + path(key) + "[" + std::to_string(i) + "]\" = " + shown(v[i]) +
+                        ": is " + type_word(v[i]) + "; expected a string");
+    out.push_back(v[i].get<std::string>());
+  }
+  return out;
+}
+
+Result<JsonFields> JsonFields::object(const std::string& key) const {
+  if (!obj_.contains(key)) return error(key, "missing; expected an object");
+  const json& v = obj_[key];
+  if (!v.is_object()) return error(key, std::string("is ") + type_word(v) + "; expected an object");
+  return JsonFields(v, file_, path(key));
+}
+
+Result<json> parse_json_object(const std::string& text, const std::string& file) {
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::parse_error& e) {
+    return make_error(file + ": not valid JSON at byte " + std::to_string(e.byte) + ": " + e.what());
+  }
+  if (!j.is_object()) return make_error(file + ": expected a JSON object at the top level");
+  return j;
+}
+
+}  // namespace fp

@@ -1,0 +1,11 @@
+// The subcommands; each takes the arguments after its name and returns the process exit code.
+#pragma once
+
+namespace fp {
+
+int run_command(int argc, char** argv);
+int explain_command(int argc, char** argv);
+int make_model_command(int argc, char** argv);
+int accept_command(int argc, char** argv);
+
+}  // namespace fp

@@ -1,0 +1,93 @@
+#include "cli/make_model_command.h"
+
+#include <filesystem>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "model/model_recipe.h"
+#include "util/sha256.h"
+#include "util/text.h"
+
+namespace fp {
+namespace {
+
+namespace fs = std::filesystem;
+
+Status record_sha(const std::string& recipe_path, const std::string& sha) {
+  FP_TRY(std::string text, read_file(recipe_path));
+  nlohmann::ordered_json j = nlohmann::ordered_json::parse(text);
+  j["sha256"] = sha;
+  return write_file_atomic(recipe_path, j.dump(2) + "\n");
+}
+
+int make_one(const std::string& recipe_path, const fs::path& root, bool record) {
+  auto recipe = load_model_recipe(recipe_path);
+  if (!recipe) {
+    std::cerr << "flashproof make-model: " << recipe.error().message << "\n";
+    return 1;
+  }
+  const std::string bytes = build_llama_gguf(*recipe);
+  const std::string sha = sha256_hex(bytes);
+  const fs::path out = root / recipe->output;
+  std::error_code ec;
+  fs::create_directories(out.parent_path(), ec);
+  auto existing = fs::exists(out) ? sha256_file(out.string()) : Result<std::string>(Error{""});
+  if (!(existing && *existing == sha)) {
+    if (auto st = write_file_atomic(out.string(), bytes); !st) {
+      std::cerr << "flashproof make-model: " << st.error().message << "\n";
+      return 1;
+    }
+  }
+  std::cout << recipe->name << ": " << out.string() << " " << bytes.size() << " bytes sha256 " << sha << "\n";
+  if (record) {
+    if (auto st = record_sha(recipe_path, sha); !st) {
+      std::cerr << "flashproof make-model: " << st.error().message << "\n";
+      return 1;
+    }
+    return 0;
+  }
+  if (!recipe->sha256.empty() && recipe->sha256 != sha) {
+    std::cerr << "flashproof make-model: " << recipe_path << ": field \"sha256\" = " << recipe->sha256
+              << " but the generator produced " << sha
+              << " (the generator changed: re-run with --record after review)\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int make_model_command(int argc, char** argv) {
+  bool record = false;
+  fs::path root = FLASHPROOF_SOURCE_DIR;
+  std::vector<std::string> recipes;
+  for (int i = 0; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--record") {
+      record = true;
+    } else if (a == "--root" && i + 1 < argc) {
+      root = argv[++i];
+    } else if (a == "-h" || a == "--help") {
+      std::cout << "usage: flashproof make-model RECIPE.json... [--record] [--root DIR]\n"
+                   "Writes each recipe's seeded random-weight llama GGUF under DIR (default: the repository)\n"
+                   "and checks its sha256 against the recipe's; --record writes the sha256 into the recipe.\n";
+      return 0;
+    } else if (!a.empty() && a[0] == '-') {
+      std::cerr << "flashproof make-model: unknown option " << quote(a) << "; valid: --record, --root DIR\n";
+      return 64;
+    } else {
+      recipes.push_back(a);
+    }
+  }
+  if (recipes.empty()) {
+    std::cerr << "flashproof make-model: name at least one recipe, e.g. fixtures/models/tiny.json\n";
+    return 64;
+  }
+  int rc = 0;
+  for (const auto& r : recipes) rc = std::max(rc, make_one(r, root, record));
+  return rc;
+}
+
+}  // namespace fp

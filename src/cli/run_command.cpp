@@ -1,0 +1,148 @@
+// flashproof run CASE.json...: runs each case and prints a short table.
+#include <cstdlib>
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "flow/case_runner.h"
+#include "runtime/process.h"
+#include "util/text.h"
+
+namespace fp {
+namespace {
+
+const char* kUsage =
+    "usage: flashproof run CASE.json... [options]\n"
+    "Runs each case: an evidence pass (is fused attention really active?), the timed runs, the\n"
+    "comparison with this machine's goldens and reference answers; writes result.txt and result.json.\n\n"
+    "options:\n"
+    "  --out DIR            this run's folder (one case only); default results/<fingerprint>/<case>/<stamp>\n"
+    "  --results DIR        root of the results history (default: <repo>/results)\n"
+    "  --golden DIR         root of the goldens (default: <repo>/golden)\n"
+    "  --record-missing     no golden for this machine yet: record this run's figures and answers as it\n"
+    "  --repetitions N      override the case's plan.repetitions\n"
+    "  --warmup N           override the case's plan.warmup\n"
+    "  --flag on|off        launch with the flag's on or off value instead of the case's flag.use\n"
+    "  --quiet              no progress lines\n"
+    "exit: 0 pass, 1 fail (verdict, regression, changed answer), 2 incomplete or bad input, 125 skipped\n";
+
+std::string fmt(double v, const char* f = "%.1f") {
+  if (!(v >= 0)) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+const FigureResult* figure(const RunResult& r, const std::string& name) {
+  for (const auto& f : r.figures)
+    if (f.name == name) return &f;
+  return nullptr;
+}
+
+void print_row(const CaseRun& run, const std::string& case_path) {
+  const RunResult& r = run.result;
+  if (r.case_name.empty()) {
+    std::printf("%-28s %s\n", case_path.c_str(), run.message.c_str());
+    return;
+  }
+  const FigureResult* ttft = figure(r, "ttft_ms");
+  const FigureResult* tps = figure(r, "decode_tokens_per_s");
+  size_t same = 0;
+  for (const auto& a : r.answers) same += a.reference == "identical" || a.reference == "recorded";
+  std::string answers = std::to_string(same) + "/" + std::to_string(r.answers.size()) + " " +
+                        (r.golden_status == "recorded" ? "recorded" : "match");
+  std::string verdict = r.verdict + (r.verdict_backend.empty() ? "" : " (" + r.verdict_backend + ")") +
+                        (r.levels_used.empty() ? "" : " [" + join(r.levels_used, "+") + "]");
+  std::printf("%-28s %-10s %-34s %8s %8s %8s  %s\n", r.case_name.c_str(), r.status().c_str(), verdict.c_str(),
+              ttft ? fmt(ttft->summary.median).c_str() : "-", ttft ? fmt(ttft->summary.p95).c_str() : "-",
+              tps ? fmt(tps->summary.median).c_str() : "-", answers.c_str());
+}
+
+}  // namespace
+
+int run_command(int argc, char** argv) {
+  RunOptions o;
+  std::vector<std::string> cases;
+  for (int i = 0; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&](const char* name) -> const char* {
+      if (i + 1 >= argc) {
+        std::cerr << "flashproof run: " << name << " needs a value\n" << kUsage;
+        std::exit(kRunUsage);
+      }
+      return argv[++i];
+    };
+    auto count = [&](const char* name) {
+      std::string v = value(name);
+      char* end = nullptr;
+      long n = std::strtol(v.c_str(), &end, 10);
+      if (v.empty() || *end || n < 0 || n > 100000) {
+        std::cerr << "flashproof run: " << name << " " << quote(v) << ": expected a whole number 0..100000\n";
+        std::exit(kRunUsage);
+      }
+      return static_cast<int>(n);
+    };
+    if (a == "-h" || a == "--help") {
+      std::cout << kUsage;
+      return 0;
+    } else if (a == "--out") {
+      o.out_dir = value("--out");
+    } else if (a == "--results") {
+      o.results_root = value("--results");
+    } else if (a == "--golden") {
+      o.golden_root = value("--golden");
+    } else if (a == "--record-missing") {
+      o.record_missing = true;
+    } else if (a == "--repetitions") {
+      o.timed.repetitions = count("--repetitions");
+    } else if (a == "--warmup") {
+      o.timed.warmup = count("--warmup");
+    } else if (a == "--flag") {
+      std::string v = value("--flag");
+      if (v != "on" && v != "off") {
+        std::cerr << "flashproof run: --flag " << quote(v) << ": expected on or off\n";
+        return kRunUsage;
+      }
+      o.flag_on = v == "on";
+    } else if (a == "--quiet") {
+      o.quiet = true;
+    } else if (!a.empty() && a[0] == '-') {
+      std::cerr << "flashproof run: unknown option " << quote(a) << "\n" << kUsage;
+      return kRunUsage;
+    } else {
+      cases.push_back(a);
+    }
+  }
+  if (cases.empty()) {
+    std::cerr << "flashproof run: name at least one case file, e.g. cases/chat-tiny-short.json\n" << kUsage;
+    return kRunUsage;
+  }
+  if (!o.out_dir.empty() && cases.size() > 1) {
+    std::cerr << "flashproof run: --out names one run's folder; give one case, or use --results\n";
+    return kRunUsage;
+  }
+  install_child_cleanup_handlers();
+  std::vector<CaseRun> runs;
+  int worst = kRunPass;
+  bool any_ran = false;
+  for (const auto& path : cases) {
+    CaseRun run = run_case_file(path, o);
+    if (!run.message.empty()) std::cerr << "flashproof run: " << run.message << "\n";
+    for (const auto& f : run.result.failures) std::cerr << "FAIL " << run.result.case_name << ": " << f << "\n";
+    if (!run.result.output_dir.empty()) std::cerr << "result: " << run.result.output_dir << "/result.txt\n";
+    if (run.exit_code != kRunSkip) {
+      any_ran = true;
+      worst = std::max(worst == kRunSkip ? 0 : worst, run.exit_code == kRunIncomplete ? 2 : run.exit_code);
+    }
+    runs.push_back(std::move(run));
+    if (interrupted()) break;
+  }
+  std::printf("\n%-28s %-10s %-34s %8s %8s %8s  %s\n", "case", "status", "verdict [evidence]", "TTFT p50", "p95", "tok/s", "answers");
+  for (size_t i = 0; i < runs.size(); ++i) print_row(runs[i], cases[i]);
+  std::fflush(stdout);
+  return any_ran ? worst : kRunSkip;
+}
+
+}  // namespace fp

@@ -1,0 +1,78 @@
+#include "client/openai_chunk.h"
+
+#include "util/text.h"
+
+namespace fp {
+namespace {
+
+using nlohmann::json;
+
+// Non-empty content of choice 0, or "" (null, absent, empty, role-only).
+std::string content_of(const json& choice) {
+  const json* c = nullptr;
+  if (auto d = choice.find("delta"); d != choice.end() && d->is_object()) {
+    if (auto it = d->find("content"); it != d->end()) c = &*it;
+  }
+  if (!c) {
+    if (auto it = choice.find("text"); it != choice.end()) c = &*it;
+  }
+  return c && c->is_string() ? c->get<std::string>() : std::string();
+}
+
+int int_field(const json& obj, const char* key) {
+  auto it = obj.find(key);
+  return it != obj.end() && it->is_number_integer() ? it->get<int>() : -1;
+}
+
+}  // namespace
+
+std::string error_message_from_body(std::string_view body) {
+  json j = json::parse(body, nullptr, false);
+  if (j.is_object()) {
+    auto e = j.find("error");
+    if (e != j.end() && e->is_object() && e->contains("message") && (*e)["message"].is_string()) {
+      return quote((*e)["message"].get<std::string>());
+    }
+    if (e != j.end() && e->is_string()) return quote(e->get<std::string>());
+    if (j.contains("message") && j["message"].is_string()) return quote(j["message"].get<std::string>());
+  }
+  return quote(body);
+}
+
+Status apply_stream_chunk(std::string_view data, double arrival_s, StreamResult& r) {
+  if (r.done) return ok_status();
+  if (trim(data) == "[DONE]") {
+    r.done = true;
+    r.e2e_s = arrival_s;
+    return ok_status();
+  }
+  json j = json::parse(data, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    return make_error("invalid JSON in stream event " + quote(data) + "; expected a JSON object or [DONE]");
+  }
+  if (j.contains("error")) return make_error("server sent an error event: " + error_message_from_body(data));
+
+  if (auto sf = j.find("system_fingerprint"); sf != j.end() && sf->is_string()) {
+    r.system_fingerprint = sf->get<std::string>();
+  }
+  if (auto ch = j.find("choices"); ch != j.end() && ch->is_array() && !ch->empty()) {
+    const json& choice = (*ch)[0];
+    std::string content = content_of(choice);
+    if (!content.empty()) {
+      if (r.ttft_s < 0) r.ttft_s = arrival_s;
+      r.content_event_times_s.push_back(arrival_s);
+      r.text += content;
+    }
+    if (auto fr = choice.find("finish_reason"); fr != choice.end() && fr->is_string()) {
+      r.finish_reason = fr->get<std::string>();
+    }
+  }
+  if (auto u = j.find("usage"); u != j.end() && u->is_object()) {
+    r.prompt_tokens = int_field(*u, "prompt_tokens");
+    r.completion_tokens = int_field(*u, "completion_tokens");
+  }
+  if (auto t = j.find("timings"); t != j.end() && t->is_object()) r.server_timings = *t;
+  return ok_status();
+}
+
+}  // namespace fp

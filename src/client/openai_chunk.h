@@ -1,0 +1,22 @@
+// The OpenAI-compatible streaming format: what one SSE data payload adds to a StreamResult.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "client/stream_client.h"
+#include "util/result.h"
+
+namespace fp {
+
+// Applies one SSE `data` payload that arrived arrival_s after sending: `[DONE]`, or a chunk whose
+// choices[0].delta.content (chat) or choices[0].text (completions) may be null, plus
+// finish_reason, usage, timings and system_fingerprint. Invalid JSON and an `error` object are
+// errors quoting the payload. Payloads after [DONE] are ignored.
+Status apply_stream_chunk(std::string_view data, double arrival_s, StreamResult& r);
+
+// The server's message in an error body: {"error":{"message":..}} (llama-server, OpenAI),
+// {"message":..} (vLLM) or {"error":".."}; otherwise the body itself. Returned quoted.
+std::string error_message_from_body(std::string_view body);
+
+}  // namespace fp

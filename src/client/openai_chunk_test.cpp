@@ -1,0 +1,92 @@
+#include "client/openai_chunk.h"
+
+#include <gtest/gtest.h>
+
+#include "client/stream_metrics.h"
+
+namespace fp {
+namespace {
+
+TEST(StreamChunk, RoleOnlyChunkIsNotContent) {
+  StreamResult r;
+  ASSERT_TRUE(apply_stream_chunk(
+      R"({"choices":[{"finish_reason":null,"index":0,"delta":{"role":"assistant","content":null}}],"system_fingerprint":"b11669-Debian"})",
+      0.5, r));
+  EXPECT_EQ(r.ttft_s, -1);
+  EXPECT_TRUE(r.content_event_times_s.empty());
+  EXPECT_EQ(r.system_fingerprint, "b11669-Debian");
+  ASSERT_TRUE(apply_stream_chunk(R"({"choices":[{"index":0,"delta":{"content":""}}]})", 0.6, r));
+  EXPECT_EQ(r.ttft_s, -1);  // empty content does not count either
+  ASSERT_TRUE(apply_stream_chunk(R"({"choices":[{"index":0,"delta":{"content":"Hi"}}]})", 0.7, r));
+  EXPECT_DOUBLE_EQ(r.ttft_s, 0.7);
+  EXPECT_EQ(r.text, "Hi");
+}
+
+TEST(StreamChunk, CompletionsTextAndVllmUsageChunk) {
+  StreamResult r;
+  ASSERT_TRUE(apply_stream_chunk(R"({"choices":[{"index":0,"text":"A","finish_reason":null}]})", 1.0, r));
+  ASSERT_TRUE(apply_stream_chunk(R"({"choices":[{"index":0,"text":null,"finish_reason":"stop"}]})", 1.5, r));
+  ASSERT_TRUE(apply_stream_chunk(R"({"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":1}})", 1.6, r));
+  ASSERT_TRUE(apply_stream_chunk(" [DONE] ", 1.7, r));
+  EXPECT_EQ(r.text, "A");
+  EXPECT_EQ(r.finish_reason, "stop");
+  EXPECT_EQ(r.prompt_tokens, 3);
+  EXPECT_EQ(r.completion_tokens, 1);
+  EXPECT_TRUE(r.server_timings.is_null());
+  EXPECT_TRUE(r.done);
+  EXPECT_DOUBLE_EQ(r.e2e_s, 1.7);
+  ASSERT_TRUE(apply_stream_chunk("not json, ignored after [DONE]", 2.0, r));
+  EXPECT_DOUBLE_EQ(r.e2e_s, 1.7);
+}
+
+TEST(StreamChunk, InvalidJsonIsQuotedAndCut) {
+  StreamResult r;
+  std::string payload = R"({"choices":[{"delta":{"content":")" + std::string(300, 'x');
+  Status st = apply_stream_chunk(payload, 0.1, r);
+  ASSERT_FALSE(st);
+  const std::string& m = st.error().message;
+  EXPECT_NE(m.find("invalid JSON in stream event \"{\\\"choices"), std::string::npos) << m;
+  EXPECT_NE(m.find("...\""), std::string::npos) << m;
+  EXPECT_LT(m.size(), 250u);
+}
+
+TEST(StreamChunk, ErrorObjectInStream) {
+  StreamResult r;
+  Status st = apply_stream_chunk(R"({"error":{"code":500,"message":"boom","type":"server_error"}})", 0.1, r);
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.error().message, "server sent an error event: \"boom\"");
+}
+
+TEST(StreamChunk, ErrorMessageFromBody) {
+  EXPECT_EQ(error_message_from_body(R"({"error":{"message":"no model"}})"), "\"no model\"");
+  EXPECT_EQ(error_message_from_body(R"({"object":"error","message":"bad request","code":400})"), "\"bad request\"");
+  EXPECT_EQ(error_message_from_body(R"({"error":"plain"})"), "\"plain\"");
+  EXPECT_EQ(error_message_from_body("Internal Server Error"), "\"Internal Server Error\"");
+}
+
+TEST(StreamMetrics, TpotFollowsVllmDefinition) {
+  StreamResult r;
+  r.ttft_s = 0.2;
+  r.e2e_s = 1.6;
+  r.completion_tokens = 8;
+  auto t = tpot_s(r);
+  ASSERT_TRUE(t);
+  EXPECT_DOUBLE_EQ(*t, 0.2);
+  r.completion_tokens = 1;
+  auto bad = tpot_s(r);
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("completion_tokens >= 2, got 1"), std::string::npos);
+  r.completion_tokens = 8;
+  r.e2e_s = -1;
+  EXPECT_FALSE(tpot_s(r));
+}
+
+TEST(StreamMetrics, GapsAreBetweenContentEvents) {
+  StreamResult r;
+  EXPECT_TRUE(inter_event_gaps_s(r).empty());
+  r.content_event_times_s = {0.5, 0.75, 1.0, 1.5};
+  EXPECT_EQ(inter_event_gaps_s(r), (std::vector<double>{0.25, 0.25, 0.5}));
+}
+
+}  // namespace
+}  // namespace fp

@@ -1,0 +1,97 @@
+#include "evidence/kernel_tally.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+
+#include "util/text.h"
+
+namespace fp {
+namespace {
+
+bool parse_count(const std::string& s, long long& out) {
+  if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos) return false;
+  errno = 0;
+  out = std::strtoll(s.c_str(), nullptr, 10);
+  return errno == 0;
+}
+
+Error bad_line(const std::string& source, size_t line, const std::string& text, const std::string& why) {
+  return make_error(source + ":" + std::to_string(line) + ": " + why + " in " + quote(text) +
+                    "; expected launches<TAB>total_gpu_ns<TAB>kernel name (two non-negative integers)");
+}
+
+struct Ranked {
+  long long ns;
+  std::string name;
+};
+
+std::vector<std::string> top3(std::vector<Ranked> v) {
+  std::stable_sort(v.begin(), v.end(), [](const Ranked& a, const Ranked& b) { return a.ns > b.ns; });
+  std::vector<std::string> out;
+  for (size_t i = 0; i < v.size() && i < 3; ++i) out.push_back(v[i].name);
+  return out;
+}
+
+}  // namespace
+
+Result<KernelTally> parse_kernel_tally(std::string_view text, const std::string& source) {
+  KernelTally tally;
+  tally.source = source;
+  std::vector<std::string> lines = split_lines(text);
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const std::string& line = lines[i];
+    if (trim(line).empty() || starts_with(line, "#")) continue;
+    size_t t1 = line.find('\t');
+    size_t t2 = t1 == std::string::npos ? t1 : line.find('\t', t1 + 1);
+    if (t2 == std::string::npos) return bad_line(source, i + 1, line, "fewer than three tab-separated fields");
+    KernelLine k;
+    k.line = i + 1;
+    k.name = trim(line.substr(t2 + 1));
+    if (!parse_count(line.substr(0, t1), k.launches))
+      return bad_line(source, i + 1, line, "launches " + quote(line.substr(0, t1)) + " is not a count");
+    if (!parse_count(line.substr(t1 + 1, t2 - t1 - 1), k.gpu_ns))
+      return bad_line(source, i + 1, line,
+                      "total_gpu_ns " + quote(line.substr(t1 + 1, t2 - t1 - 1)) + " is not a count");
+    if (k.name.empty()) return bad_line(source, i + 1, line, "empty kernel name");
+    tally.kernels.push_back(std::move(k));
+  }
+  return tally;
+}
+
+Result<KernelTally> read_kernel_tally(const std::string& path) {
+  FP_TRY(std::string text, read_file(path));
+  return parse_kernel_tally(text, path);
+}
+
+double KernelSummary::attention_share() const {
+  if (total_ns <= 0) return 0;
+  return static_cast<double>(fused_ns + unfused_ns) / static_cast<double>(total_ns);
+}
+
+KernelSummary classify_kernels(const KernelTally& tally, const RuntimeSignatures& sigs) {
+  KernelSummary s;
+  s.source = tally.source;
+  s.records = tally.kernels.size();
+  for (const auto& rule : sigs.kernels)
+    if (rule.kind == RuleKind::FusedKernel) s.fused_patterns.push_back(rule.pattern);
+  std::vector<Ranked> fused, unfused;
+  std::smatch m;
+  for (const auto& k : tally.kernels) {
+    s.total_launches += k.launches;
+    s.total_ns += k.gpu_ns;
+    for (const auto& rule : sigs.kernels) {
+      if (!rule_search(rule, k.name, m)) continue;
+      bool is_fused = rule.kind == RuleKind::FusedKernel;
+      (is_fused ? s.fused_launches : s.unfused_launches) += k.launches;
+      (is_fused ? s.fused_ns : s.unfused_ns) += k.gpu_ns;
+      (is_fused ? fused : unfused).push_back({k.gpu_ns, k.name});
+      break;
+    }
+  }
+  s.top_fused = top3(std::move(fused));
+  s.top_unfused = top3(std::move(unfused));
+  return s;
+}
+
+}  // namespace fp

@@ -1,0 +1,50 @@
+// Level 3: what the GPU executed, from a kernel tally written by the CUPTI probe
+// (one line per kernel: launches<TAB>total_gpu_ns<TAB>demangled name).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "evidence/runtime_signatures.h"
+#include "util/result.h"
+
+namespace fp {
+
+struct KernelLine {
+  long long launches = 0;
+  long long gpu_ns = 0;
+  std::string name;
+  size_t line = 0;
+};
+
+struct KernelTally {
+  std::string source;  // file the tally came from
+  std::vector<KernelLine> kernels;
+};
+
+// Parses tally text; blank lines and lines starting with '#' are skipped. A malformed line is an
+// error naming source, line number, the line and the expected form.
+Result<KernelTally> parse_kernel_tally(std::string_view text, const std::string& source);
+// Reads and parses a tally file (plain or gzipped).
+Result<KernelTally> read_kernel_tally(const std::string& path);
+
+// The tally classified with the runtime's kernel rules.
+struct KernelSummary {
+  std::string source;
+  size_t records = 0;  // kernel lines in the tally; 0 is no evidence, never a pass
+  long long fused_launches = 0, fused_ns = 0;
+  long long unfused_launches = 0, unfused_ns = 0;
+  long long total_launches = 0, total_ns = 0;
+  std::vector<std::string> top_fused;    // up to 3 names, most GPU time first
+  std::vector<std::string> top_unfused;
+  std::vector<std::string> fused_patterns;  // the rules' patterns, to say what was looked for
+
+  bool has_records() const { return records > 0; }
+  // Fused plus unfused attention GPU time over all GPU time (0 when no time).
+  double attention_share() const;
+};
+
+KernelSummary classify_kernels(const KernelTally& tally, const RuntimeSignatures& sigs);
+
+}  // namespace fp

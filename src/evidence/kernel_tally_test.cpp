@@ -1,0 +1,70 @@
+#include "evidence/kernel_tally.h"
+
+#include <gtest/gtest.h>
+
+#include "evidence/testing.h"
+
+namespace fp {
+namespace {
+
+using fp::testing::h200_run;
+using fp::testing::llama_signatures;
+
+TEST(KernelTally, ParsesLinesSkipsBlanksAndComments) {
+  auto t = parse_kernel_tally("# probe\n3\t100\tvoid flash_attn_ext_f16<128>(int)\n\n2\t50\tgemm\n", "t.tsv");
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  ASSERT_EQ(t->kernels.size(), 2u);
+  EXPECT_EQ(t->kernels[0].launches, 3);
+  EXPECT_EQ(t->kernels[0].gpu_ns, 100);
+  EXPECT_EQ(t->kernels[0].name, "void flash_attn_ext_f16<128>(int)");
+  EXPECT_EQ(t->kernels[1].line, 4u);
+}
+
+TEST(KernelTally, BadLineNamesFileAndLine) {
+  auto t = parse_kernel_tally("1\t2\tok\n1 2 spaces\n", "probe.tsv");
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.error().message.find("probe.tsv:2:"), std::string::npos) << t.error().message;
+  auto n = parse_kernel_tally("x\t2\tname\n", "probe.tsv");
+  ASSERT_FALSE(n.ok());
+  EXPECT_NE(n.error().message.find("probe.tsv:1: launches \"x\""), std::string::npos) << n.error().message;
+}
+
+TEST(KernelTally, EmptyTallyHasNoRecords) {
+  auto t = parse_kernel_tally("", "empty.tsv");
+  ASSERT_TRUE(t.ok());
+  KernelSummary s = classify_kernels(*t, llama_signatures());
+  EXPECT_FALSE(s.has_records());
+  EXPECT_EQ(s.fused_launches, 0);
+}
+
+TEST(KernelTally, MidFaOnFusedKernels) {
+  const KernelSummary& k = h200_run("mid_fa_on").kernels;
+  EXPECT_EQ(k.records, 23u);
+  EXPECT_EQ(k.fused_launches, 624);
+  EXPECT_EQ(k.fused_ns, 17696197);
+  EXPECT_EQ(k.unfused_launches, 0);
+  EXPECT_EQ(k.total_ns, 116091402);
+  EXPECT_NEAR(k.attention_share(), 17696197.0 / 116091402.0, 1e-12);
+  ASSERT_FALSE(k.top_fused.empty());
+  EXPECT_EQ(k.top_fused[0].rfind("void flash_attn_ext_f16<128, 128, 16, 4, false, false>", 0), 0u);
+}
+
+TEST(KernelTally, MidFaOffSoftMaxOnly) {
+  const KernelSummary& k = h200_run("mid_fa_off").kernels;
+  EXPECT_EQ(k.fused_launches, 0);
+  EXPECT_EQ(k.unfused_launches, 360);
+  EXPECT_EQ(k.unfused_ns, 30556295);
+  ASSERT_FALSE(k.top_unfused.empty());
+  EXPECT_EQ(k.top_unfused[0].rfind("void soft_max_f32<true, 0, 0, float>", 0), 0u);
+}
+
+TEST(KernelTally, Q5_1NeitherFusedNorSoftMaxOnTheGpu) {
+  const KernelSummary& k = h200_run("mid_fa_on_q5_1").kernels;
+  EXPECT_EQ(k.records, 23u);
+  EXPECT_EQ(k.fused_launches, 0);
+  EXPECT_EQ(k.unfused_launches, 0);
+  EXPECT_DOUBLE_EQ(k.attention_share(), 0.0);
+}
+
+}  // namespace
+}  // namespace fp

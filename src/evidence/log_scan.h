@@ -1,0 +1,88 @@
+// Level 1: what the runtime's log says it chose (requested and resolved fused-attention state,
+// forced-off and reason lines, graph splits and nodes, KV and compute buffer sizes).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "evidence/log_records.h"
+#include "evidence/runtime_signatures.h"
+
+namespace fp {
+
+// A record relied on, with the rule that matched it and its line in the log.
+struct Quote {
+  std::string text;
+  size_t line = 0;
+  std::string rule;
+};
+
+// A requested or decided fused-attention state.
+struct StateLine {
+  RuleKind kind = RuleKind::Requested;  // Requested or Decision
+  std::optional<bool> fused;            // null: auto (not decided by this line)
+  std::string state;                    // captured text ("enabled", "auto", "1"), "" when constant
+  std::string backend;                  // captured backend, "" if none
+  std::string reason;                   // captured reason, "" if none
+  Quote quote;
+};
+
+struct CountLine {
+  int value = 0;
+  int batch = 0;  // the batch size the count is for, 0 when the line does not say
+  Quote quote;
+};
+
+struct DeviceMib {
+  std::string device;
+  double mib = 0;
+  Quote quote;
+};
+
+struct KvTotal {
+  double mib = 0;
+  long cells = 0;
+  std::string k_type, v_type;
+  double k_mib = 0, v_mib = 0;
+  Quote quote;
+};
+
+// The resolved state and the line that settled it.
+struct ResolvedState {
+  std::optional<bool> fused;  // null: nothing said, or auto without a resolution line
+  std::string requested;      // text of the last request ("auto", "enabled"), "" if none
+  bool by_decision = false;   // settled by a decision line (auto resolution, forced off)
+  std::vector<Quote> quotes;  // the request, then the decision when there is one
+};
+
+// Everything the log scan found, in log order. A runtime that builds several contexts or graphs
+// (llama-server fits parameters first, then reserves graphs at several batch sizes) repeats lines.
+struct LogScan {
+  std::vector<StateLine> states;   // requests and decisions, in order
+  std::vector<Quote> reasons;      // why a fallback happened
+  std::vector<Quote> fatal;
+  std::vector<CountLine> graph_splits;
+  std::vector<CountLine> graph_nodes;
+  std::vector<DeviceMib> kv_buffers;
+  std::vector<KvTotal> kv_totals;
+  std::vector<DeviceMib> compute_buffers;
+
+  // True when no rule matched any record.
+  bool empty() const;
+  // The last decision after the last request; else the last request (auto: unresolved).
+  ResolvedState resolved() const;
+  // Distinct graph split counts, in order of first appearance.
+  std::vector<int> split_counts() const;
+  // Last value per device (the final context wins over a fitting pass that reported 0).
+  std::map<std::string, double> kv_mib_by_device() const;
+  std::map<std::string, double> compute_mib_by_device() const;
+  // Last KV total, if any.
+  std::optional<KvTotal> kv_total() const;
+};
+
+// Scans records with the runtime's level-1 rules.
+LogScan scan_log(const std::vector<LogRecord>& records, const RuntimeSignatures& sigs);
+
+}  // namespace fp

@@ -1,0 +1,37 @@
+// Level 2: where the scheduler placed the attention op (ggml: GGML_SCHED_DEBUG=2 with -v), as
+// counts of fused and unfused attention nodes per backend. "On which backend" is a count, not a word.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "evidence/log_records.h"
+#include "evidence/log_scan.h"
+#include "evidence/runtime_signatures.h"
+
+namespace fp {
+
+struct Placement {
+  std::map<std::string, int> fused_nodes;      // backend -> FLASH_ATTN nodes
+  std::map<std::string, int> unfused_nodes;    // backend -> attention SOFT_MAX nodes
+  std::map<std::string, Quote> fused_example;  // backend -> one quoted node record
+  std::map<std::string, Quote> unfused_example;
+  std::string fused_op = "fused attention";     // op name as logged (e.g. FLASH_ATTN), once seen
+  std::string unfused_op = "unfused attention";
+  std::vector<int> splits_per_graph;           // one entry per graph (a graph starts at split #0)
+  int split_headers = 0;
+
+  int fused_total() const;
+  int unfused_total() const;
+  // True when the log holds scheduler records at all (split headers or attention nodes).
+  bool has_records() const { return split_headers > 0 || fused_total() > 0 || unfused_total() > 0; }
+};
+
+// Counts the runtime's placement records; a runtime without placement rules yields an empty result.
+Placement scan_placement(const std::vector<LogRecord>& records, const RuntimeSignatures& sigs);
+
+// "CUDA0 44, CPU 24" (largest first); "none" when empty.
+std::string format_counts(const std::map<std::string, int>& counts);
+
+}  // namespace fp

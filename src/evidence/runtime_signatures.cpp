@@ -1,0 +1,350 @@
+#include "evidence/runtime_signatures.h"
+
+#include <cctype>
+#include <cstdlib>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "util/text.h"
+
+namespace fp {
+namespace {
+
+using nlohmann::json;
+
+struct KindInfo {
+  RuleKind kind;
+  const char* name;
+  const char* section;
+  std::vector<std::string> required;  // capture roles
+  std::vector<std::string> optional;
+};
+
+const std::vector<KindInfo>& kinds() {
+  static const std::vector<KindInfo> table = {
+      {RuleKind::Requested, "requested", "log", {"state"}, {}},
+      {RuleKind::Decision, "decision", "log", {}, {"state", "backend", "reason"}},
+      {RuleKind::Reason, "reason", "log", {}, {"backend", "reason"}},
+      {RuleKind::Fatal, "fatal", "log", {}, {"reason"}},
+      {RuleKind::GraphSplits, "graph_splits", "log", {"value"}, {"batch"}},
+      {RuleKind::GraphNodes, "graph_nodes", "log", {"value"}, {}},
+      {RuleKind::KvBuffer, "kv_buffer", "log", {"device", "mib"}, {}},
+      {RuleKind::KvTotal, "kv_total", "log", {"mib"}, {"cells", "k_type", "k_mib", "v_type", "v_mib"}},
+      {RuleKind::ComputeBuffer, "compute_buffer", "log", {"device", "mib"}, {}},
+      {RuleKind::FusedNode, "fused_node", "placement", {"backend"}, {"index", "op", "name"}},
+      {RuleKind::UnfusedNode, "unfused_node", "placement", {"backend"}, {"index", "op", "name"}},
+      {RuleKind::Split, "split", "placement", {"index"}, {"backend"}},
+      {RuleKind::FusedKernel, "fused_kernel", "kernels", {}, {}},
+      {RuleKind::UnfusedKernel, "unfused_kernel", "kernels", {}, {}},
+  };
+  return table;
+}
+
+std::string kind_names(const std::string& section) {
+  std::vector<std::string> names;
+  for (const auto& k : kinds())
+    if (section == k.section) names.push_back(k.name);
+  return join(names, ", ");
+}
+
+// Context for error messages: "<file>: <key path>: ".
+struct Where {
+  std::string file;
+  std::string key;
+  Error error(const std::string& what) const { return make_error(file + ": " + key + ": " + what); }
+  Where at(const std::string& sub) const { return {file, key.empty() ? sub : key + "." + sub}; }
+  Where index(size_t i) const { return {file, key + "[" + std::to_string(i) + "]"}; }
+};
+
+Status check_keys(const json& obj, const Where& where, const std::set<std::string>& allowed) {
+  for (const auto& [key, value] : obj.items()) {
+    (void)value;
+    if (!allowed.count(key)) {
+      std::vector<std::string> names(allowed.begin(), allowed.end());
+      return where.error("unknown key " + quote(key) + "; valid keys: " + join(names, ", "));
+    }
+  }
+  return ok_status();
+}
+
+Result<std::string> get_string(const json& obj, const std::string& key, const Where& where, bool required) {
+  if (!obj.contains(key)) {
+    if (required) return where.error("missing key " + quote(key) + " (a string)");
+    return std::string();
+  }
+  const json& v = obj.at(key);
+  if (!v.is_string()) return where.at(key).error("value " + quote(v.dump()) + " is not a string");
+  return v.get<std::string>();
+}
+
+Result<std::vector<std::string>> get_strings(const json& obj, const std::string& key, const Where& where) {
+  std::vector<std::string> out;
+  if (!obj.contains(key)) return out;
+  const json& v = obj.at(key);
+  if (!v.is_array()) return where.at(key).error("value " + quote(v.dump()) + " is not an array of strings");
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (!v[i].is_string()) return where.at(key).index(i).error("value " + quote(v[i].dump()) + " is not a string");
+    out.push_back(v[i].get<std::string>());
+  }
+  return out;
+}
+
+Status compile_pattern(Rule& rule, const Where& where) {
+  try {
+    rule.regex = std::regex(rule.pattern, std::regex::ECMAScript | std::regex::optimize);
+  } catch (const std::regex_error& e) {
+    return where.at("pattern").error("value " + quote(rule.pattern) + " is not a valid ECMAScript regex (" +
+                                     e.what() + ")");
+  }
+  rule.literal = required_literal(rule.pattern);
+  return ok_status();
+}
+
+Status parse_captures(const json& obj, Rule& rule, const KindInfo& info, const Where& where) {
+  std::set<std::string> allowed(info.required.begin(), info.required.end());
+  allowed.insert(info.optional.begin(), info.optional.end());
+  if (obj.contains("captures")) {
+    const json& caps = obj.at("captures");
+    if (!caps.is_object()) return where.at("captures").error("value " + quote(caps.dump()) + " is not an object");
+    for (const auto& [role, idx] : caps.items()) {
+      Where w = where.at("captures").at(role);
+      if (!allowed.count(role)) {
+        std::vector<std::string> names(allowed.begin(), allowed.end());
+        return w.error("unknown capture role for kind " + quote(info.name) + "; valid roles: " +
+                       (names.empty() ? std::string("none") : join(names, ", ")));
+      }
+      size_t groups = rule.regex.mark_count();
+      if (!idx.is_number_integer() || idx.get<int>() < 1 || idx.get<size_t>() > groups)
+        return w.error("value " + quote(idx.dump()) + " is not a group of the pattern (1.." +
+                       std::to_string(groups) + ")");
+      rule.captures[role] = idx.get<int>();
+    }
+  }
+  for (const auto& role : info.required)
+    if (!rule.captures.count(role))
+      return where.at("captures").error("kind " + quote(info.name) + " needs capture role " + quote(role));
+  return ok_status();
+}
+
+Status parse_answer(const json& obj, Rule& rule, const Where& where) {
+  if (obj.contains("fused")) {
+    if (!obj.at("fused").is_boolean())
+      return where.at("fused").error("value " + quote(obj.at("fused").dump()) + " is not true or false");
+    rule.fused = obj.at("fused").get<bool>();
+  }
+  if (obj.contains("states")) {
+    const json& st = obj.at("states");
+    if (!st.is_object()) return where.at("states").error("value " + quote(st.dump()) + " is not an object");
+    for (const auto& [text, v] : st.items()) {
+      if (v.is_null()) rule.states[text] = std::nullopt;
+      else if (v.is_boolean()) rule.states[text] = v.get<bool>();
+      else return where.at("states").at(text).error("value " + quote(v.dump()) + " is not true, false or null");
+    }
+  }
+  bool answers = rule.kind == RuleKind::Requested || rule.kind == RuleKind::Decision;
+  if (!answers && (obj.contains("fused") || obj.contains("states")))
+    return where.error("keys \"fused\" and \"states\" belong to kinds requested and decision only");
+  if (!answers) return ok_status();
+  bool by_state = rule.captures.count("state") && !rule.states.empty();
+  if (!rule.fused && !by_state)
+    return where.error("kind " + quote(to_string(rule.kind)) +
+                       " needs \"fused\": true|false, or a \"state\" capture with a \"states\" map");
+  if (rule.captures.count("state") && rule.states.empty())
+    return where.at("states").error("missing: the \"state\" capture needs a map from captured text to fused");
+  return ok_status();
+}
+
+Result<Rule> parse_rule(const json& obj, const std::string& section, const Where& where) {
+  if (!obj.is_object()) return where.error("value " + quote(obj.dump()) + " is not an object");
+  FP_TRY_STATUS(check_keys(obj, where,
+                           {"name", "kind", "pattern", "captures", "fused", "states", "scale_to_mib", "comment",
+                            "examples", "counter_examples"}));
+  Rule rule;
+  FP_TRY(rule.name, get_string(obj, "name", where, true));
+  FP_TRY(std::string kind, get_string(obj, "kind", where, true));
+  const KindInfo* info = nullptr;
+  for (const auto& k : kinds())
+    if (kind == k.name && section == k.section) info = &k;
+  if (!info)
+    return where.at("kind").error("value " + quote(kind) + " is not a kind of section " + quote(section) +
+                                  "; valid: " + kind_names(section));
+  rule.kind = info->kind;
+  FP_TRY(rule.pattern, get_string(obj, "pattern", where, true));
+  FP_TRY(rule.comment, get_string(obj, "comment", where, true));
+  FP_TRY_STATUS(compile_pattern(rule, where));
+  FP_TRY_STATUS(parse_captures(obj, rule, *info, where));
+  FP_TRY_STATUS(parse_answer(obj, rule, where));
+  if (obj.contains("scale_to_mib")) {
+    const json& s = obj.at("scale_to_mib");
+    if (!s.is_number() || s.get<double>() <= 0)
+      return where.at("scale_to_mib").error("value " + quote(s.dump()) + " is not a positive number");
+    rule.scale_to_mib = s.get<double>();
+  }
+  FP_TRY(rule.examples, get_strings(obj, "examples", where));
+  FP_TRY(rule.counter_examples, get_strings(obj, "counter_examples", where));
+  if (rule.examples.empty())
+    return where.at("examples").error("missing: every rule needs at least one sample line that it matches");
+  return rule;
+}
+
+Result<std::vector<Rule>> parse_section(const json& ev, const std::string& section, const Where& where,
+                                        bool required) {
+  std::vector<Rule> rules;
+  if (!ev.contains(section)) {
+    if (required) return where.error("missing key " + quote(section) + " (an array of rules)");
+    return rules;
+  }
+  const json& arr = ev.at(section);
+  Where w = where.at(section);
+  if (!arr.is_array()) return w.error("value " + quote(arr.dump()) + " is not an array of rules");
+  std::set<std::string> names;
+  for (size_t i = 0; i < arr.size(); ++i) {
+    FP_TRY(Rule rule, parse_rule(arr[i], section, w.index(i)));
+    if (!names.insert(rule.name).second) return w.index(i).at("name").error("duplicate name " + quote(rule.name));
+    rules.push_back(std::move(rule));
+  }
+  return rules;
+}
+
+Result<Rule> parse_prefix(const json& obj, const Where& where) {
+  if (!obj.is_object()) return where.error("value " + quote(obj.dump()) + " is not an object");
+  FP_TRY_STATUS(check_keys(obj, where, {"pattern", "comment", "examples", "counter_examples"}));
+  Rule rule;
+  rule.name = "record_prefix";
+  FP_TRY(rule.pattern, get_string(obj, "pattern", where, true));
+  FP_TRY(rule.comment, get_string(obj, "comment", where, true));
+  FP_TRY_STATUS(compile_pattern(rule, where));
+  FP_TRY(rule.examples, get_strings(obj, "examples", where));
+  FP_TRY(rule.counter_examples, get_strings(obj, "counter_examples", where));
+  if (rule.examples.empty()) return where.at("examples").error("missing: needs at least one sample record");
+  return rule;
+}
+
+Status parse_hints(const json& obj, const Where& where, std::map<std::string, std::string>& hints) {
+  if (!obj.is_object()) return where.error("value " + quote(obj.dump()) + " is not an object");
+  FP_TRY_STATUS(check_keys(obj, where, {"log", "placement", "kernels"}));
+  for (const auto& [key, value] : obj.items()) {
+    if (!value.is_string()) return where.at(key).error("value " + quote(value.dump()) + " is not a string");
+    hints[key] = value.get<std::string>();
+  }
+  return ok_status();
+}
+
+}  // namespace
+
+std::string to_string(RuleKind kind) {
+  for (const auto& k : kinds())
+    if (k.kind == kind) return k.name;
+  return "unknown";
+}
+
+std::string runtime_data_dir() {
+  const char* env = std::getenv("FLASHPROOF_DATA_DIR");
+  if (env && *env) return env;
+  return std::string(FLASHPROOF_SOURCE_DIR) + "/src/runtime/data";
+}
+
+Result<RuntimeSignatures> load_runtime_signatures(const std::string& runtime) {
+  if (runtime.empty() || runtime.find('/') != std::string::npos || runtime[0] == '.')
+    return make_error("runtime name " + quote(runtime) + " is not a plain file stem (e.g. llama-server)");
+  return load_runtime_signatures(runtime, runtime_data_dir() + "/" + runtime + ".json");
+}
+
+Result<RuntimeSignatures> load_runtime_signatures(const std::string& runtime, const std::string& path) {
+  auto text = read_file(path);
+  if (!text) return make_error("runtime data for " + quote(runtime) + ": " + text.error().message);
+  return parse_runtime_signatures(*text, path, runtime);
+}
+
+Result<RuntimeSignatures> parse_runtime_signatures(const std::string& json_text, const std::string& path,
+                                                   const std::string& runtime) {
+  json doc;
+  try {
+    doc = json::parse(json_text);
+  } catch (const json::parse_error& e) {
+    return make_error(path + ": not valid JSON: " + e.what());
+  }
+  Where top{path, ""};
+  if (!doc.is_object()) return top.error("top level is not an object");
+  if (!doc.contains("evidence")) return make_error(path + ": missing top-level key \"evidence\"");
+  const json& ev = doc.at("evidence");
+  Where where{path, "evidence"};
+  if (!ev.is_object()) return where.error("value is not an object");
+  FP_TRY_STATUS(check_keys(ev, where, {"comment", "record_prefix", "hints", "log", "placement", "kernels"}));
+  RuntimeSignatures sigs;
+  sigs.runtime = runtime;
+  sigs.source = path;
+  if (ev.contains("record_prefix")) {
+    FP_TRY(Rule prefix, parse_prefix(ev.at("record_prefix"), where.at("record_prefix")));
+    sigs.record_prefix = std::move(prefix);
+  }
+  if (ev.contains("hints")) FP_TRY_STATUS(parse_hints(ev.at("hints"), where.at("hints"), sigs.hints));
+  FP_TRY(sigs.log, parse_section(ev, "log", where, true));
+  FP_TRY(sigs.placement, parse_section(ev, "placement", where, false));
+  FP_TRY(sigs.kernels, parse_section(ev, "kernels", where, true));
+  return sigs;
+}
+
+bool rule_search(const Rule& rule, const std::string& text, std::smatch& match) {
+  if (!rule.literal.empty() && text.find(rule.literal) == std::string::npos) return false;
+  return std::regex_search(text, match, rule.regex);
+}
+
+std::string capture(const Rule& rule, const std::smatch& match, const std::string& role) {
+  auto it = rule.captures.find(role);
+  if (it == rule.captures.end() || static_cast<size_t>(it->second) >= match.size()) return "";
+  if (!match[it->second].matched) return "";
+  return match[it->second].str();
+}
+
+std::string required_literal(const std::string& p) {
+  std::string best, cur;
+  int depth = 0;
+  auto flush = [&] {
+    if (cur.size() > best.size()) best = cur;
+    cur.clear();
+  };
+  auto quantifier = [&](char c) {  // the quantified char is not required in full
+    if (c != '+' && !cur.empty()) cur.pop_back();
+    flush();
+  };
+  for (size_t i = 0; i < p.size(); ++i) {
+    char c = p[i];
+    if (c == '\\') {
+      if (i + 1 >= p.size()) break;
+      char n = p[++i];
+      bool literal = !std::isalnum(static_cast<unsigned char>(n));
+      if (depth == 0 && literal) cur += n;
+      else flush();
+    } else if (c == '[') {
+      flush();
+      size_t j = i + 1;
+      if (j < p.size() && p[j] == '^') ++j;
+      if (j < p.size() && p[j] == ']') ++j;
+      while (j < p.size() && p[j] != ']') j += (p[j] == '\\') ? 2 : 1;
+      i = j;
+    } else if (c == '(') {
+      flush();
+      ++depth;
+    } else if (c == ')') {
+      flush();
+      --depth;
+    } else if (c == '|') {
+      if (depth == 0) return "";
+    } else if (c == '?' || c == '*' || c == '+') {
+      quantifier(c);
+    } else if (c == '{') {
+      quantifier(c);
+      while (i < p.size() && p[i] != '}') ++i;
+    } else if (c == '^' || c == '$' || c == '.') {
+      flush();
+    } else if (depth == 0) {
+      cur += c;
+    }
+  }
+  flush();
+  return best;
+}
+
+}  // namespace fp

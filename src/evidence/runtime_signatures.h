@@ -1,0 +1,85 @@
+// Runtime knowledge as data: the log lines, scheduler records and kernel names that tell whether a
+// runtime's fused attention ran, loaded from src/runtime/data/<runtime>.json (key "evidence").
+#pragma once
+
+#include <map>
+#include <optional>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "util/result.h"
+
+namespace fp {
+
+// What a matching record or kernel name tells. Which kinds a section allows: see kLogKinds etc.
+enum class RuleKind {
+  // section "log" (level 1)
+  Requested,      // what was requested; capture "state" mapped through "states" (null: auto)
+  Decision,       // what the runtime chose: "fused" constant or "state" through "states";
+                  // optional captures "backend", "reason"
+  Reason,         // a line explaining a fallback; optional capture "backend"
+  Fatal,          // the runtime refused to start for want of fused attention
+  GraphSplits,    // capture "value", optional "batch"
+  GraphNodes,     // capture "value"
+  KvBuffer,       // captures "device", "mib"
+  KvTotal,        // capture "mib"; optional "cells", "k_type", "k_mib", "v_type", "v_mib"
+  ComputeBuffer,  // captures "device", "mib"
+  // section "placement" (level 2)
+  FusedNode,      // capture "backend"; optional "index", "op", "name"
+  UnfusedNode,    // capture "backend"; optional "index", "op", "name"
+  Split,          // capture "index"; optional "backend"
+  // section "kernels" (level 3), matched against a demangled kernel name
+  FusedKernel,
+  UnfusedKernel,
+};
+
+// The data file's spelling of a kind ("requested", "fused_node", ...).
+std::string to_string(RuleKind kind);
+
+// One pattern with its name, where it was seen and the sample lines that prove it.
+struct Rule {
+  std::string name;
+  RuleKind kind = RuleKind::Requested;
+  std::string pattern;
+  std::regex regex;
+  std::string literal;                    // a substring every match contains ("" = no prefilter)
+  std::map<std::string, int> captures;    // role -> group index
+  std::optional<bool> fused;              // Decision: constant answer
+  std::map<std::string, std::optional<bool>> states;  // captured "state" -> fused (null: undecided)
+  double scale_to_mib = 1.0;              // multiplies captured sizes ("mib", "k_mib", "v_mib")
+  std::string comment;
+  std::vector<std::string> examples;
+  std::vector<std::string> counter_examples;
+};
+
+// Everything one runtime's data file says about evidence.
+struct RuntimeSignatures {
+  std::string runtime;                    // file stem, e.g. "llama-server"
+  std::string source;                     // path of the data file
+  std::optional<Rule> record_prefix;      // start of one log record (timestamp); none: a record is a line
+  std::vector<Rule> log;                  // level 1
+  std::vector<Rule> placement;            // level 2; empty when the runtime has none
+  std::vector<Rule> kernels;              // level 3
+  std::map<std::string, std::string> hints;  // "log"/"placement"/"kernels" -> how to get that level
+};
+
+// Folder of runtime data files: $FLASHPROOF_DATA_DIR if set, else <source>/src/runtime/data.
+std::string runtime_data_dir();
+// Loads and validates <runtime_data_dir()>/<runtime>.json.
+Result<RuntimeSignatures> load_runtime_signatures(const std::string& runtime);
+// Loads and validates the file at path; runtime names it in reports.
+Result<RuntimeSignatures> load_runtime_signatures(const std::string& runtime, const std::string& path);
+// Parses file content (path only names it in errors).
+Result<RuntimeSignatures> parse_runtime_signatures(const std::string& json_text, const std::string& path,
+                                                   const std::string& runtime);
+
+// Searches text with the rule: a cheap substring prefilter, then the regex.
+bool rule_search(const Rule& rule, const std::string& text, std::smatch& match);
+// Text of the capture with that role, "" when the rule has no such role or the group did not match.
+std::string capture(const Rule& rule, const std::smatch& match, const std::string& role);
+
+// A literal that every match of an ECMAScript pattern must contain (longest top-level run), or "".
+std::string required_literal(const std::string& pattern);
+
+}  // namespace fp

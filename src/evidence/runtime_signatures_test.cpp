@@ -1,0 +1,157 @@
+#include "evidence/runtime_signatures.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+
+#include "evidence/testing.h"
+
+namespace fp {
+namespace {
+
+using fp::testing::llama_signatures;
+
+std::vector<const Rule*> all_rules(const RuntimeSignatures& s) {
+  std::vector<const Rule*> out;
+  for (const auto* section : {&s.log, &s.placement, &s.kernels})
+    for (const auto& r : *section) out.push_back(&r);
+  return out;
+}
+
+TEST(RuntimeSignatures, LlamaServerFileLoads) {
+  auto r = load_runtime_signatures("llama-server");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->runtime, "llama-server");
+  EXPECT_GE(r->log.size(), 14u);
+  EXPECT_EQ(r->placement.size(), 3u);
+  EXPECT_EQ(r->kernels.size(), 2u);
+  ASSERT_TRUE(r->record_prefix.has_value());
+  EXPECT_EQ(r->hints.count("placement"), 1u);
+}
+
+// Iterates the data file: a pattern added without a matching sample line fails here.
+TEST(RuntimeSignatures, EveryRuleMatchesItsExamplesAndNotItsCounterExamples) {
+  const auto& sigs = llama_signatures();
+  std::smatch m;
+  for (const Rule* rule : all_rules(sigs)) {
+    ASSERT_FALSE(rule->examples.empty()) << rule->name;
+    for (const auto& ex : rule->examples) {
+      EXPECT_TRUE(rule_search(*rule, ex, m)) << "rule " << rule->name << " misses its example " << quote(ex);
+      for (const auto& [role, group] : rule->captures) {
+        if (role != "batch" && role != "reason" && role != "state") {
+          EXPECT_TRUE(m[group].matched) << rule->name << " capture " << role << " empty in " << quote(ex);
+        }
+      }
+      if (rule->captures.count("state") && !rule->states.empty()) {
+        EXPECT_EQ(rule->states.count(capture(*rule, m, "state")), 1u)
+            << rule->name << ": captured state " << quote(capture(*rule, m, "state")) << " not in states";
+      }
+    }
+    for (const auto& ex : rule->counter_examples)
+      EXPECT_FALSE(rule_search(*rule, ex, m)) << "rule " << rule->name << " matches counter example " << quote(ex);
+  }
+}
+
+TEST(RuntimeSignatures, RecordPrefixMatchesAtStartOfItsExamples) {
+  const auto& sigs = llama_signatures();
+  ASSERT_TRUE(sigs.record_prefix);
+  std::smatch m;
+  for (const auto& ex : sigs.record_prefix->examples) {
+    ASSERT_TRUE(std::regex_search(ex, m, sigs.record_prefix->regex)) << ex;
+    EXPECT_EQ(m.position(0), 0) << ex;
+  }
+  for (const auto& ex : sigs.record_prefix->counter_examples)
+    EXPECT_FALSE(std::regex_search(ex, m, sigs.record_prefix->regex)) << ex;
+}
+
+TEST(RuntimeSignatures, EveryKindOfTheBriefIsCovered) {
+  std::set<RuleKind> kinds;
+  for (const Rule* r : all_rules(llama_signatures())) kinds.insert(r->kind);
+  for (RuleKind k : {RuleKind::Requested, RuleKind::Decision, RuleKind::Reason, RuleKind::Fatal,
+                     RuleKind::GraphSplits, RuleKind::GraphNodes, RuleKind::KvBuffer, RuleKind::KvTotal,
+                     RuleKind::ComputeBuffer, RuleKind::FusedNode, RuleKind::UnfusedNode, RuleKind::Split,
+                     RuleKind::FusedKernel, RuleKind::UnfusedKernel})
+    EXPECT_EQ(kinds.count(k), 1u) << to_string(k);
+}
+
+const char* kMinimal = R"json({"adapter": {"anything": 1}, "evidence": {
+  "log": [{"name": "req", "kind": "requested", "pattern": "fa = (on|off)", "captures": {"state": 1},
+           "states": {"on": true, "off": false}, "comment": "c", "examples": ["fa = on"]}],
+  "kernels": [{"name": "k", "kind": "fused_kernel", "pattern": "^fa_", "comment": "c", "examples": ["fa_x"]}]}})json";
+
+TEST(RuntimeSignatures, ToleratesOtherTopLevelKeysAndOptionalPlacement) {
+  auto r = parse_runtime_signatures(kMinimal, "x.json", "x");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_TRUE(r->placement.empty());
+  EXPECT_FALSE(r->record_prefix.has_value());
+}
+
+std::string broken(const std::string& from, const std::string& to) {
+  std::string s = kMinimal;
+  size_t at = s.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return s.replace(at, from.size(), to);
+}
+
+TEST(RuntimeSignatures, BadRegexNamesFileKeyAndValue) {
+  auto r = parse_runtime_signatures(broken("fa = (on|off)", "fa = (on|off"), "bad.json", "x");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("bad.json"), std::string::npos) << r.error().message;
+  EXPECT_NE(r.error().message.find("evidence.log[0].pattern"), std::string::npos) << r.error().message;
+  EXPECT_NE(r.error().message.find("fa = (on|off"), std::string::npos) << r.error().message;
+}
+
+TEST(RuntimeSignatures, UnknownKeysAreErrors) {
+  auto a = parse_runtime_signatures(broken("\"comment\": \"c\", \"examples\": [\"fa = on\"]",
+                                           "\"comment\": \"c\", \"exampels\": [\"fa = on\"]"),
+                                    "bad.json", "x");
+  ASSERT_FALSE(a.ok());
+  EXPECT_NE(a.error().message.find("\"exampels\""), std::string::npos) << a.error().message;
+  auto b = parse_runtime_signatures(broken("\"kernels\":", "\"kernals\":"), "bad.json", "x");
+  ASSERT_FALSE(b.ok());
+  EXPECT_NE(b.error().message.find("kernals"), std::string::npos) << b.error().message;
+}
+
+TEST(RuntimeSignatures, RejectsKindOfOtherSectionCaptureOutOfRangeAndMissingAnswer) {
+  auto kind = parse_runtime_signatures(broken("\"kind\": \"fused_kernel\"", "\"kind\": \"fused_node\""), "b.json", "x");
+  ASSERT_FALSE(kind.ok());
+  EXPECT_NE(kind.error().message.find("evidence.kernels[0].kind"), std::string::npos) << kind.error().message;
+  auto cap = parse_runtime_signatures(broken("{\"state\": 1}", "{\"state\": 2}"), "b.json", "x");
+  ASSERT_FALSE(cap.ok());
+  EXPECT_NE(cap.error().message.find("captures.state"), std::string::npos) << cap.error().message;
+  auto ans = parse_runtime_signatures(broken("\"states\": {\"on\": true, \"off\": false}, ", ""), "b.json", "x");
+  ASSERT_FALSE(ans.ok());
+  EXPECT_NE(ans.error().message.find("states"), std::string::npos) << ans.error().message;
+  auto ex = parse_runtime_signatures(broken("\"examples\": [\"fa_x\"]", "\"examples\": []"), "b.json", "x");
+  ASSERT_FALSE(ex.ok());
+  EXPECT_NE(ex.error().message.find("evidence.kernels[0].examples"), std::string::npos) << ex.error().message;
+}
+
+TEST(RuntimeSignatures, DataDirFromEnvironment) {
+  std::string dir = ::testing::TempDir() + "fp_sig_env";
+  std::string cmd = "mkdir -p '" + dir + "'";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  std::ofstream(dir + "/toy.json") << kMinimal;
+  setenv("FLASHPROOF_DATA_DIR", dir.c_str(), 1);
+  auto r = load_runtime_signatures("toy");
+  auto missing = load_runtime_signatures("nosuch");
+  unsetenv("FLASHPROOF_DATA_DIR");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->source, dir + "/toy.json");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.error().message.find("nosuch"), std::string::npos) << missing.error().message;
+  EXPECT_FALSE(load_runtime_signatures("../etc/x").ok());
+}
+
+TEST(RuntimeSignatures, RequiredLiteral) {
+  EXPECT_EQ(required_literal("graph nodes\\s*=\\s*(\\d+)"), "graph nodes");
+  EXPECT_EQ(required_literal("a|b"), "");
+  EXPECT_EQ(required_literal("(?:^|\\s)flash_attn\\s*=\\s*(enabled|auto)"), "flash_attn");
+  EXPECT_EQ(required_literal("abcd?"), "abc");
+  EXPECT_EQ(required_literal("K \\((\\w+)\\):"), "K (");
+  EXPECT_EQ(required_literal("[^\\]]xyz"), "xyz");
+}
+
+}  // namespace
+}  // namespace fp

@@ -1,0 +1,262 @@
+#include "evidence/verdict.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "util/text.h"
+
+namespace fp {
+namespace {
+
+// ggml and most runtimes name the host backend this; kernels (level 3) say nothing about it.
+const char* const kCpuBackend = "CPU";
+
+std::string hint(const VerdictInput& in, const std::string& level) {
+  auto it = in.hints.find(level);
+  return it == in.hints.end() ? std::string() : "; " + it->second;
+}
+
+std::string kernel_short_name(const std::string& name) {
+  std::string s = name.substr(0, name.find('('));
+  if (starts_with(s, "void ")) s = s.substr(5);
+  return s;
+}
+
+std::string expected_from_kv(const LogScan* log) {
+  if (!log) return "";
+  std::string only;
+  for (const auto& [device, mib] : log->kv_mib_by_device()) {
+    if (mib <= 0) continue;
+    if (!only.empty()) return "";
+    only = device;
+  }
+  return only;
+}
+
+LevelFinding log_level(const VerdictInput& in) {
+  LevelFinding f{1, "log"};
+  if (!in.log || in.log->empty()) {
+    f.unavailable_why = "no line matched the runtime's log signatures" + hint(in, "log");
+    return f;
+  }
+  const LogScan& log = *in.log;
+  for (const auto& q : log.fatal) f.quotes.push_back(q.text);
+  if (!log.fatal.empty()) {
+    f.used = true;
+    f.active = f.any_on_expected = false;
+    f.summary = "fatal: " + quote(log.fatal.front().text);
+    return f;
+  }
+  ResolvedState r = log.resolved();
+  for (const auto& q : r.quotes) f.quotes.push_back(q.text);
+  for (const auto& q : log.reasons) f.quotes.push_back(q.text);
+  for (int n : log.split_counts())  // one quote per distinct count
+    for (const auto& c : log.graph_splits)
+      if (c.value == n) {
+        if (std::find(f.quotes.begin(), f.quotes.end(), c.quote.text) == f.quotes.end())
+          f.quotes.push_back(c.quote.text);
+        break;
+      }
+  if (!r.fused) {
+    f.unavailable_why = r.requested.empty() ? "no flash-attention state line" + hint(in, "log")
+                                            : "requested " + r.requested + ", no line says how it resolved";
+    return f;
+  }
+  f.used = true;
+  f.active = f.any_on_expected = *r.fused;
+  f.summary = quote(r.quotes.front().text);
+  if (r.by_decision && r.quotes.size() > 1) f.summary += ", resolved: " + quote(r.quotes.back().text);
+  if (!log.reasons.empty()) f.summary += ", reason: " + quote(log.reasons.front().text);
+  return f;
+}
+
+std::string fused_share(int on, int total, const std::string& op, const std::string& backend) {
+  return std::to_string(on) + " of " + std::to_string(total) + " " + op + " nodes on " + backend;
+}
+
+LevelFinding placement_level(const VerdictInput& in, const std::string& expected) {
+  LevelFinding f{2, "placement"};
+  const Placement* p = in.placement;
+  if (!p || !p->has_records()) {
+    f.unavailable_why = "no node records" + hint(in, "placement");
+    return f;
+  }
+  int total = p->fused_total();
+  if (total == 0 && p->unfused_total() == 0) {
+    f.unavailable_why = "scheduler records, but no attention node among them";
+    return f;
+  }
+  f.used = true;
+  for (const auto& [backend, q] : p->fused_example) f.quotes.push_back(q.text);
+  if (total == 0) {
+    for (const auto& [backend, q] : p->unfused_example) f.quotes.push_back(q.text);
+    f.active = f.any_on_expected = false;
+    f.summary = "no " + p->fused_op + " node; " + p->unfused_op + " nodes: " + format_counts(p->unfused_nodes);
+    return f;
+  }
+  if (expected.empty()) {
+    f.partial = p->fused_nodes.size() > 1;
+    f.any_on_expected = true;
+    f.active = !f.partial;
+    f.summary = p->fused_op + " nodes: " + format_counts(p->fused_nodes);
+    return f;
+  }
+  auto it = p->fused_nodes.find(expected);
+  int on = it == p->fused_nodes.end() ? 0 : it->second;
+  f.active = on == total;
+  f.any_on_expected = on > 0;
+  f.partial = on > 0 && on < total;
+  if (on == total) {
+    f.summary = fused_share(on, total, p->fused_op, expected);
+  } else if (on == 0 && p->fused_nodes.size() == 1) {
+    f.summary = fused_share(total, total, p->fused_op, p->fused_nodes.begin()->first) + " (none on " + expected + ")";
+  } else {
+    f.summary = p->fused_op + " nodes: " + format_counts(p->fused_nodes) + " (" +
+                fused_share(on, total, p->fused_op, expected) + ")";
+  }
+  if (p->unfused_total() > 0)
+    f.summary += "; " + p->unfused_op + " nodes: " + format_counts(p->unfused_nodes);
+  return f;
+}
+
+LevelFinding kernel_level(const VerdictInput& in, const std::string& expected) {
+  LevelFinding f{3, "kernels"};
+  const KernelSummary* k = in.kernels;
+  if (!k) {
+    f.unavailable_why = "no tally given (no GPU or probe not attached)";
+    return f;
+  }
+  if (!k->has_records()) {
+    f.unavailable_why = "tally " + k->source + " has no kernel records (no evidence: the probe saw nothing)";
+    return f;
+  }
+  if (expected == kCpuBackend) {
+    f.unavailable_why = "not applicable: the expected backend is CPU and kernels show only the GPU";
+    return f;
+  }
+  f.used = true;
+  bool ran = k->fused_launches > 0;
+  f.active = f.any_on_expected = ran;
+  std::ostringstream s;
+  if (ran) {
+    s << k->fused_launches << " fused attention kernel launches, "
+      << (100.0 * static_cast<double>(k->fused_ns) / static_cast<double>(k->total_ns ? k->total_ns : 1))
+      << "% of GPU time";
+    for (const auto& n : k->top_fused) f.quotes.push_back(kernel_short_name(n));
+  } else {
+    s << "no fused attention kernel (" << join(k->fused_patterns, " or ") << ") among " << k->records
+      << " kernels";
+    if (k->unfused_launches > 0) s << "; " << k->unfused_launches << " unfused attention launches";
+    for (const auto& n : k->top_unfused) f.quotes.push_back(kernel_short_name(n));
+  }
+  if (!f.quotes.empty()) s << " (" << quote(f.quotes.front()) << ")";
+  f.summary = s.str();
+  return f;
+}
+
+// First pair of used levels whose "some fused work on the expected backend" answers differ.
+void find_disagreement(Verdict& v) {
+  for (size_t i = 0; i < v.levels.size(); ++i) {
+    for (size_t j = i + 1; j < v.levels.size(); ++j) {
+      const LevelFinding& a = v.levels[i];
+      const LevelFinding& b = v.levels[j];
+      if (!a.used || !b.used || a.any_on_expected == b.any_on_expected) continue;
+      v.disagreement = true;
+      v.disagreement_detail = a.name + " says " + a.summary + "; " + b.name + " says " + b.summary;
+      return;
+    }
+  }
+}
+
+std::string conclusion(const Verdict& v) {
+  std::string where = v.expected_backend.empty() ? std::string() : " on " + v.expected_backend;
+  switch (v.activity) {
+    case Activity::NoEvidence:
+      return "no evidence either way";
+    case Activity::Active:
+      return "fused attention is active" + where;
+    case Activity::NotActive:
+      break;
+  }
+  if (v.partial_offload) return "fused attention is only partly" + where + ": partial offload";
+  if (v.silent_fallback) return "fused attention is NOT running" + where + " (silent fallback: the log says enabled)";
+  return "fused attention is not active" + where;
+}
+
+std::string explain(const Verdict& v, const LogScan* log) {
+  std::vector<std::string> parts;
+  for (const auto& f : v.levels)
+    parts.push_back(f.name + ": " + (f.used ? f.summary : "unavailable (" + f.unavailable_why + ")"));
+  if (log && !log->split_counts().empty()) {
+    std::vector<std::string> n;
+    for (int c : log->split_counts()) n.push_back(std::to_string(c));
+    parts.push_back("graph splits " + join(n, ", "));
+  }
+  std::string text = join(parts, "; ") + ": " + conclusion(v);
+  if (v.disagreement) text += ". Levels disagree: " + v.disagreement_detail;
+  return text;
+}
+
+}  // namespace
+
+std::string to_string(Activity a) {
+  switch (a) {
+    case Activity::Active: return "active";
+    case Activity::NotActive: return "not active";
+    case Activity::NoEvidence: return "no evidence";
+  }
+  return "unknown";
+}
+
+Verdict decide(const VerdictInput& in) {
+  Verdict v;
+  v.expected_backend = in.expect_backend;
+  v.expected_from = in.expect_backend.empty() ? "" : "given";
+  if (v.expected_backend.empty()) {
+    v.expected_backend = expected_from_kv(in.log);
+    if (!v.expected_backend.empty()) v.expected_from = "KV cache device";
+  }
+  if (in.placement) v.fused_backends = in.placement->fused_nodes;
+  v.levels = {log_level(in), placement_level(in, v.expected_backend), kernel_level(in, v.expected_backend)};
+  const LevelFinding* strongest = nullptr;
+  for (const auto& f : v.levels) {
+    if (!f.used) {
+      v.levels_unavailable.push_back("level " + std::to_string(f.level) + " " + f.name + ": " + f.unavailable_why);
+      continue;
+    }
+    v.levels_used.push_back(f.level);
+    v.quotes.insert(v.quotes.end(), f.quotes.begin(), f.quotes.end());
+    v.partial_offload = v.partial_offload || f.partial;
+    strongest = &f;
+  }
+  find_disagreement(v);
+  const LevelFinding& l1 = v.levels[0];
+  if (l1.used && l1.active == true)
+    for (size_t i = 1; i < v.levels.size(); ++i)
+      if (v.levels[i].used && v.levels[i].any_on_expected == false) v.silent_fallback = true;
+  if (strongest)
+    v.activity = (!v.partial_offload && strongest->active == true) ? Activity::Active : Activity::NotActive;
+  v.explanation = explain(v, in.log);
+  return v;
+}
+
+std::string format_verdict(const Verdict& v) {
+  std::ostringstream out;
+  out << "verdict: " << to_string(v.activity) << "\n";
+  out << "expected backend: " << (v.expected_backend.empty() ? "(not given, not inferable)" : v.expected_backend);
+  if (!v.expected_from.empty()) out << " (" << v.expected_from << ")";
+  out << "\n";
+  if (!v.fused_backends.empty()) out << "fused op placed on: " << format_counts(v.fused_backends) << "\n";
+  for (const auto& f : v.levels) {
+    out << "level " << f.level << " " << f.name << ": ";
+    out << (f.used ? f.summary : "unavailable: " + f.unavailable_why) << "\n";
+    for (const auto& q : f.quotes) out << "    " << quote(q) << "\n";
+  }
+  if (v.partial_offload) out << "partial offload: the fused op is split between backends\n";
+  if (v.silent_fallback) out << "silent fallback: the log says enabled, the evidence says otherwise\n";
+  if (v.disagreement) out << "DISAGREEMENT: " << v.disagreement_detail << "\n";
+  out << "\n" << v.explanation << "\n";
+  return out.str();
+}
+
+}  // namespace fp

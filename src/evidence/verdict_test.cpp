@@ -1,0 +1,297 @@
+#include "evidence/verdict.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "evidence/testing.h"
+
+namespace fp {
+namespace {
+
+using fp::testing::h200_verdict;
+using fp::testing::llama_signatures;
+
+bool has_quote(const Verdict& v, const std::string& text) {
+  return std::find(v.quotes.begin(), v.quotes.end(), text) != v.quotes.end();
+}
+bool contains(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
+
+TEST(Verdict, MidFaOnActiveOnCuda0AllThreeLevelsAgree) {
+  Verdict v = h200_verdict("mid_fa_on", "CUDA0");
+  EXPECT_EQ(v.activity, Activity::Active);
+  EXPECT_EQ(v.levels_used, std::vector<int>({1, 2, 3}));
+  EXPECT_TRUE(v.levels_unavailable.empty());
+  EXPECT_FALSE(v.disagreement);
+  EXPECT_FALSE(v.silent_fallback);
+  EXPECT_FALSE(v.partial_offload);
+  EXPECT_EQ(v.fused_backends, (std::map<std::string, int>{{"CUDA0", 156}}));
+  for (const auto& f : v.levels) EXPECT_EQ(f.active, std::optional<bool>(true)) << f.name;
+  EXPECT_TRUE(has_quote(v, "llama_context: flash_attn    = enabled"));
+  EXPECT_TRUE(has_quote(v, "flash_attn_ext_f16<128, 128, 16, 4, false, false>"));
+  EXPECT_TRUE(contains(v.explanation, "156 of 156 FLASH_ATTN nodes on CUDA0")) << v.explanation;
+  EXPECT_TRUE(contains(v.explanation, "fused attention is active on CUDA0")) << v.explanation;
+}
+
+TEST(Verdict, MidFaOnInfersCuda0FromKvCache) {
+  Verdict v = h200_verdict("mid_fa_on", "");
+  EXPECT_EQ(v.expected_backend, "CUDA0");
+  EXPECT_EQ(v.expected_from, "KV cache device");
+  EXPECT_EQ(v.activity, Activity::Active);
+}
+
+TEST(Verdict, MidFaOffNotActiveSoftMaxPath) {
+  Verdict v = h200_verdict("mid_fa_off", "CUDA0");
+  EXPECT_EQ(v.activity, Activity::NotActive);
+  EXPECT_EQ(v.levels_used, std::vector<int>({1, 2, 3}));
+  EXPECT_FALSE(v.disagreement);
+  EXPECT_FALSE(v.silent_fallback);
+  EXPECT_TRUE(v.fused_backends.empty());
+  EXPECT_TRUE(has_quote(v, "llama_context: flash_attn    = disabled"));
+  EXPECT_TRUE(has_quote(v, "soft_max_f32<true, 0, 0, float>"));
+  EXPECT_TRUE(contains(v.levels[1].summary, "no fused attention node; SOFT_MAX nodes: CUDA0 156")) << v.levels[1].summary;
+  EXPECT_TRUE(contains(v.levels[2].summary, "360 unfused attention launches")) << v.levels[2].summary;
+}
+
+TEST(Verdict, MidFaAutoActiveResolutionQuoted) {
+  Verdict v = h200_verdict("mid_fa_auto", "CUDA0");
+  EXPECT_EQ(v.activity, Activity::Active);
+  EXPECT_FALSE(v.disagreement);
+  EXPECT_TRUE(has_quote(v, "sched_reserve: Flash Attention was auto, set to enabled"));
+  EXPECT_TRUE(contains(v.levels[0].summary, "resolved: \"sched_reserve: Flash Attention was auto, set to enabled\""))
+      << v.levels[0].summary;
+  EXPECT_EQ(v.fused_backends, (std::map<std::string, int>{{"CUDA0", 164}}));
+}
+
+TEST(Verdict, Q5_1SilentFallbackToCpu) {
+  Verdict v = h200_verdict("mid_fa_on_q5_1", "CUDA0");
+  EXPECT_EQ(v.activity, Activity::NotActive);
+  EXPECT_TRUE(v.silent_fallback);
+  EXPECT_TRUE(v.disagreement);
+  EXPECT_FALSE(v.partial_offload);
+  EXPECT_EQ(v.fused_backends, (std::map<std::string, int>{{"CPU", 156}}));
+  EXPECT_TRUE(has_quote(v, "sched_reserve: graph splits = 10"));
+  EXPECT_TRUE(contains(v.levels[2].summary, "no fused attention kernel (^(?:void )?flash_attn_\\w+) among 23 kernels"))
+      << v.levels[2].summary;
+  EXPECT_TRUE(contains(v.disagreement_detail, "log says \"llama_context: flash_attn    = enabled\""))
+      << v.disagreement_detail;
+  EXPECT_TRUE(contains(v.disagreement_detail, "placement says 156 of 156 FLASH_ATTN nodes on CPU (none on CUDA0)"))
+      << v.disagreement_detail;
+  EXPECT_TRUE(contains(v.explanation, "graph splits 10")) << v.explanation;
+  EXPECT_TRUE(contains(v.explanation, "NOT running on CUDA0 (silent fallback")) << v.explanation;
+}
+
+TEST(Verdict, Q5_1WithoutKernelsStillFallsBackAndSaysWhyLevel3IsMissing) {
+  Verdict v = h200_verdict("mid_fa_on_q5_1", "", false);
+  EXPECT_EQ(v.expected_backend, "CUDA0");
+  EXPECT_EQ(v.activity, Activity::NotActive);
+  EXPECT_TRUE(v.silent_fallback);
+  EXPECT_EQ(v.levels_used, std::vector<int>({1, 2}));
+  ASSERT_EQ(v.levels_unavailable.size(), 1u);
+  EXPECT_EQ(v.levels_unavailable[0], "level 3 kernels: no tally given (no GPU or probe not attached)");
+}
+
+TEST(Verdict, R2Q8_0Active) {
+  Verdict v = h200_verdict("r2_q8_0", "CUDA0");
+  EXPECT_EQ(v.activity, Activity::Active);
+  EXPECT_FALSE(v.disagreement);
+  EXPECT_EQ(v.fused_backends, (std::map<std::string, int>{{"CUDA0", 68}}));
+}
+
+TEST(Verdict, R2Q4_1SilentFallback) {
+  Verdict v = h200_verdict("r2_q4_1", "CUDA0");
+  EXPECT_EQ(v.activity, Activity::NotActive);
+  EXPECT_TRUE(v.silent_fallback);
+  EXPECT_TRUE(v.disagreement);
+  EXPECT_EQ(v.fused_backends, (std::map<std::string, int>{{"CPU", 68}}));
+  EXPECT_TRUE(has_quote(v, "sched_reserve: graph splits = 10"));
+}
+
+TEST(Verdict, R2Hd80Active) {
+  Verdict v = h200_verdict("r2_hd80_on", "CUDA0");
+  EXPECT_EQ(v.activity, Activity::Active);
+  EXPECT_EQ(v.fused_backends, (std::map<std::string, int>{{"CUDA0", 34}}));
+}
+
+TEST(Verdict, R2PartialOffloadNamed) {
+  Verdict v = h200_verdict("r2_partial_ngl2", "CUDA0");
+  EXPECT_EQ(v.activity, Activity::NotActive);
+  EXPECT_TRUE(v.partial_offload);
+  EXPECT_FALSE(v.silent_fallback);
+  EXPECT_FALSE(v.disagreement);
+  EXPECT_EQ(v.fused_backends, (std::map<std::string, int>{{"CPU", 24}, {"CUDA0", 44}}));
+  EXPECT_TRUE(contains(v.levels[1].summary, "FLASH_ATTN nodes: CUDA0 44, CPU 24 (44 of 68 FLASH_ATTN nodes on CUDA0)"))
+      << v.levels[1].summary;
+  EXPECT_TRUE(contains(v.explanation, "partial offload")) << v.explanation;
+  EXPECT_TRUE(has_quote(v, "sched_reserve: graph splits = 35 (with bs=512), 2 (with bs=1)"));
+  Verdict inferred = h200_verdict("r2_partial_ngl2", "");
+  EXPECT_EQ(inferred.expected_backend, "");  // KV on CPU and CUDA0: no single device
+  EXPECT_EQ(inferred.activity, Activity::NotActive);
+  EXPECT_TRUE(inferred.partial_offload);
+}
+
+TEST(Verdict, R2Hd48AutoDisabledReasonQuoted) {
+  Verdict v = h200_verdict("r2_hd48_auto", "CUDA0");
+  EXPECT_EQ(v.activity, Activity::NotActive);
+  EXPECT_FALSE(v.silent_fallback);
+  EXPECT_FALSE(v.disagreement);
+  EXPECT_EQ(v.levels[0].active, std::optional<bool>(false));
+  EXPECT_TRUE(has_quote(v, "sched_reserve: Flash Attention was auto, set to disabled"));
+  EXPECT_TRUE(has_quote(v,
+                        "sched_reserve: layer 0 is assigned to device CUDA0 but the Flash Attention tensor is "
+                        "assigned to device CPU (usually due to missing support)"));
+  EXPECT_TRUE(contains(v.levels[0].summary, "reason: ")) << v.levels[0].summary;
+}
+
+VerdictInput input_for(const LogScan& log, const Placement& p, const KernelSummary* k, const std::string& expect) {
+  VerdictInput in;
+  in.log = &log;
+  in.placement = &p;
+  in.kernels = k;
+  in.expect_backend = expect;
+  in.hints = llama_signatures().hints;
+  return in;
+}
+
+struct Scanned {
+  LogScan log;
+  Placement placement;
+};
+Scanned scan(const std::string& text) {
+  const auto& sigs = llama_signatures();
+  auto recs = split_records(text, sigs);
+  return {scan_log(recs, sigs), scan_placement(recs, sigs)};
+}
+
+TEST(Verdict, LogWithNoMatchingLinesIsNoEvidence) {
+  Scanned s = scan("hello\nworld\n");
+  Verdict v = decide(input_for(s.log, s.placement, nullptr, ""));
+  EXPECT_EQ(v.activity, Activity::NoEvidence);
+  EXPECT_TRUE(v.levels_used.empty());
+  ASSERT_EQ(v.levels_unavailable.size(), 3u);
+  EXPECT_TRUE(contains(v.levels_unavailable[1], "no node records; run with GGML_SCHED_DEBUG=2 and -v"))
+      << v.levels_unavailable[1];
+  EXPECT_TRUE(contains(v.explanation, "no evidence either way")) << v.explanation;
+}
+
+TEST(Verdict, EmptyKernelTallyIsNoEvidenceAtLevel3) {
+  const auto& run = fp::testing::h200_run("mid_fa_on");
+  KernelSummary empty = classify_kernels(KernelTally{"empty.tsv", {}}, llama_signatures());
+  Verdict v = decide(input_for(run.log, run.placement, &empty, "CUDA0"));
+  EXPECT_EQ(v.levels_used, std::vector<int>({1, 2}));
+  ASSERT_EQ(v.levels_unavailable.size(), 1u);
+  EXPECT_TRUE(contains(v.levels_unavailable[0], "level 3 kernels: tally empty.tsv has no kernel records"))
+      << v.levels_unavailable[0];
+  EXPECT_FALSE(v.levels[2].used);
+  // Only an empty tally and nothing else: no evidence, never a pass.
+  Scanned none = scan("");
+  Verdict only = decide(input_for(none.log, none.placement, &empty, "CUDA0"));
+  EXPECT_EQ(only.activity, Activity::NoEvidence);
+}
+
+TEST(Verdict, LogAndKernelsDisagreeBothQuoted) {
+  Scanned s = scan("llama_context: flash_attn    = enabled\n");
+  auto tally = parse_kernel_tally("40\t900\tvoid soft_max_f32<true, 0, 0, float>(float const*)\n", "k.tsv");
+  ASSERT_TRUE(tally.ok());
+  KernelSummary k = classify_kernels(*tally, llama_signatures());
+  Verdict v = decide(input_for(s.log, s.placement, &k, "CUDA0"));
+  EXPECT_EQ(v.activity, Activity::NotActive);
+  EXPECT_TRUE(v.disagreement);
+  EXPECT_TRUE(v.silent_fallback);
+  EXPECT_EQ(v.levels_used, std::vector<int>({1, 3}));
+  EXPECT_TRUE(contains(v.disagreement_detail, "log says \"llama_context: flash_attn    = enabled\""))
+      << v.disagreement_detail;
+  EXPECT_TRUE(contains(v.disagreement_detail, "kernels says no fused attention kernel")) << v.disagreement_detail;
+  EXPECT_TRUE(contains(v.disagreement_detail, "soft_max_f32<true, 0, 0, float>")) << v.disagreement_detail;
+}
+
+TEST(Verdict, LogDisabledButKernelsRanFusedIsDisagreement) {
+  Scanned s = scan("llama_context: flash_attn    = disabled\n");
+  auto tally = parse_kernel_tally("4\t900\tvoid flash_attn_ext_f16<64>(int)\n", "k.tsv");
+  KernelSummary k = classify_kernels(*tally, llama_signatures());
+  Verdict v = decide(input_for(s.log, s.placement, &k, "CUDA0"));
+  EXPECT_TRUE(v.disagreement);
+  EXPECT_FALSE(v.silent_fallback);
+  EXPECT_EQ(v.activity, Activity::Active);  // strongest level; the disagreement still fails the case
+}
+
+const char* kCpuLog =
+    "0.00.100.000 I llama_context: flash_attn    = auto\n"
+    "0.00.100.001 I llama_kv_cache:        CPU KV buffer size =    64.00 MiB\n"
+    "0.00.100.002 I llama_context: resolve_fused_ops: Flash Attention enabled\n"
+    "0.00.100.003 D \n## SPLIT #0: CPU # 0 inputs0.00.100.004 D \n"
+    "0.00.100.005 D node # 22 (FLASH_ATTN):          __fattn__-0 (  16K) [  CPU         ] use=1,c=1:"
+    "0.00.100.006 D  Qcur-0 (view) (permu (  16K) [  CPU         ]0.00.100.007 D \n"
+    "0.00.100.008 I sched_reserve: graph splits = 1\n";
+
+TEST(Verdict, CpuOnlyRunIsActiveOnCpu) {
+  Scanned s = scan(kCpuLog);
+  Verdict v = decide(input_for(s.log, s.placement, nullptr, "CPU"));
+  EXPECT_EQ(v.activity, Activity::Active);
+  EXPECT_EQ(v.fused_backends, (std::map<std::string, int>{{"CPU", 1}}));
+  EXPECT_EQ(v.levels_used, std::vector<int>({1, 2}));
+  EXPECT_TRUE(has_quote(v, "llama_context: resolve_fused_ops: Flash Attention enabled"));
+  Verdict inferred = decide(input_for(s.log, s.placement, nullptr, ""));
+  EXPECT_EQ(inferred.expected_backend, "CPU");
+  EXPECT_EQ(inferred.activity, Activity::Active);
+}
+
+TEST(Verdict, CpuExpectedMakesGpuKernelsNotApplicable) {
+  Scanned s = scan(kCpuLog);
+  auto tally = parse_kernel_tally("1\t2\tgemm\n", "k.tsv");
+  KernelSummary k = classify_kernels(*tally, llama_signatures());
+  Verdict v = decide(input_for(s.log, s.placement, &k, "CPU"));
+  EXPECT_EQ(v.activity, Activity::Active);
+  ASSERT_EQ(v.levels_unavailable.size(), 1u);
+  EXPECT_TRUE(contains(v.levels_unavailable[0], "not applicable")) << v.levels_unavailable[0];
+}
+
+// Real CPU runs of Debian build 11669 on this machine (fixtures/logs/cpu/README.md).
+TEST(Verdict, CpuBuild11669FaOnWithSchedDebugActiveOnCpu) {
+  const auto& run = fp::testing::load_run_log_only("cpu", "b11669_tiny_fa_on_sched_debug");
+  Verdict v = decide(input_for(run.log, run.placement, nullptr, "CPU"));
+  EXPECT_EQ(v.activity, Activity::Active);
+  EXPECT_EQ(v.levels_used, std::vector<int>({1, 2}));
+  EXPECT_EQ(v.fused_backends, (std::map<std::string, int>{{"CPU", 30}}));
+  EXPECT_EQ(run.log.split_counts(), std::vector<int>({1}));
+  EXPECT_TRUE(has_quote(v, "llama_context: flash_attn            = enabled"));
+  EXPECT_TRUE(has_quote(v, "sched_reserve: graph: nodes = 71, splits = 1, input objects = 4, input tensors = 9"));
+  Verdict inferred = decide(input_for(run.log, run.placement, nullptr, ""));
+  EXPECT_EQ(inferred.expected_backend, "CPU");
+  EXPECT_EQ(inferred.activity, Activity::Active);
+}
+
+TEST(Verdict, CpuBuild11669FaOffSoftMaxOnCpu) {
+  const auto& run = fp::testing::load_run_log_only("cpu", "b11669_tiny_fa_off_sched_debug");
+  Verdict v = decide(input_for(run.log, run.placement, nullptr, "CPU"));
+  EXPECT_EQ(v.activity, Activity::NotActive);
+  EXPECT_FALSE(v.disagreement);
+  EXPECT_EQ(run.placement.unfused_nodes, (std::map<std::string, int>{{"CPU", 30}}));
+  EXPECT_EQ(run.log.graph_nodes.back().value, 81);
+}
+
+TEST(Verdict, CpuBuild11669AutoResolvedEnabledLogOnly) {
+  const auto& run = fp::testing::load_run_log_only("cpu", "b11669_tiny_fa_auto_lv4");
+  ResolvedState r = run.log.resolved();
+  EXPECT_EQ(r.requested, "auto");
+  EXPECT_TRUE(r.by_decision);
+  EXPECT_EQ(r.quotes.back().text, "resolve_fused_ops: Flash Attention enabled");
+  Verdict v = decide(input_for(run.log, run.placement, nullptr, "CPU"));
+  EXPECT_EQ(v.activity, Activity::Active);
+  EXPECT_EQ(v.levels_used, std::vector<int>({1}));
+  ASSERT_EQ(v.levels_unavailable.size(), 2u);
+  EXPECT_TRUE(contains(v.levels_unavailable[0], "level 2 placement: no node records")) << v.levels_unavailable[0];
+  EXPECT_TRUE(contains(v.levels_unavailable[1], "level 3 kernels: no tally given")) << v.levels_unavailable[1];
+}
+
+TEST(Verdict, CpuBuild11669InfoLevelSignalsTieToSchedDebugRun) {
+  const auto& quiet = fp::testing::load_run_log_only("cpu", "b11669_tiny_fa_on_lv4");
+  const auto& verbose = fp::testing::load_run_log_only("cpu", "b11669_tiny_fa_on_sched_debug");
+  EXPECT_EQ(quiet.log.split_counts(), std::vector<int>({1}));
+  EXPECT_EQ(quiet.log.resolved().fused, std::optional<bool>(true));
+  EXPECT_EQ(verbose.log.resolved().fused, std::optional<bool>(true));
+  EXPECT_EQ(quiet.log.split_counts(), verbose.log.split_counts());
+}
+
+}  // namespace
+}  // namespace fp

@@ -1,0 +1,217 @@
+#include "flow/case_runner.h"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <ctime>
+#include <filesystem>
+#include <iostream>
+
+#include "flow/evidence_pass.h"
+#include "flow/figures.h"
+#include "flow/golden_step.h"
+#include "golden/fingerprint.h"
+#include "report/result_file.h"
+#include "util/sha256.h"
+#include "util/text.h"
+
+namespace fp {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string utc_stamp(const char* fmt) {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, fmt, &tm);
+  return buf;
+}
+
+void progress(const RunOptions& o, const std::string& case_name, const std::string& msg) {
+  if (!o.quiet) std::cerr << "[" << case_name << "] " << msg << std::endl;
+}
+
+std::string signals_text(const CheapSignals& s) {
+  std::string fa = !s.flash_attn ? "flash attention: not stated" : *s.flash_attn ? "flash attention enabled" : "flash attention disabled";
+  std::vector<std::string> splits;
+  for (int n : s.graph_splits) splits.push_back(std::to_string(n));
+  return fa + "; graph splits " + (splits.empty() ? "not stated" : join(splits, ","));
+}
+
+void collect_answers(const TimedPass& pass, RunResult& r) {
+  std::map<std::string, std::vector<std::string>> by_prompt;
+  std::vector<std::string> order;
+  auto note = [&](const std::string& id, const std::string& text) {
+    if (!by_prompt.count(id)) order.push_back(id);
+    by_prompt[id].push_back(text);
+  };
+  if (pass.cold_first.done) note(pass.cold_first_prompt, pass.cold_first.text);
+  for (const auto& tr : pass.requests) note(tr.prompt_id, tr.result.text);
+  std::sort(order.begin(), order.end());
+  for (const auto& id : order) {
+    AnswerResult a;
+    a.prompt_id = id;
+    a.text = by_prompt[id].front();
+    for (const auto& t : by_prompt[id]) a.stable = a.stable && t == a.text;
+    a.reference = "no reference";
+    r.answers.push_back(a);
+  }
+}
+
+bool verdict_as_expected(const Case& c, const Verdict& v) {
+  if (v.activity == Activity::NoEvidence || v.disagreement) return false;
+  if (!c.expect.fused_attention) return v.activity == Activity::NotActive;
+  return v.activity == Activity::Active;
+}
+
+std::string backends_text(const std::map<std::string, int>& b) {
+  std::vector<std::string> parts;
+  for (const auto& [k, n] : b) parts.push_back(k + " " + std::to_string(n));
+  return join(parts, ", ");
+}
+
+}  // namespace
+
+CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
+  RunOptions o = opts_in;
+  if (o.results_root.empty()) o.results_root = o.repo_root + "/results";
+  if (o.golden_root.empty()) o.golden_root = o.repo_root + "/golden";
+  CaseRun run;
+  auto fail_early = [&](int code, const std::string& msg) {
+    run.exit_code = code;
+    run.message = msg;
+    return run;
+  };
+
+  auto loaded = load_case(case_path, o.repo_root);
+  if (!loaded) return fail_early(kRunIncomplete, loaded.error().message);
+  CaseContext ctx;
+  ctx.c = *loaded;
+  const Case& c = ctx.c;
+  auto adapter = load_adapter(c.runtime);
+  if (!adapter) return fail_early(kRunIncomplete, c.file + ": field \"runtime\": " + adapter.error().message);
+  ctx.adapter = *adapter;
+  auto sigs = load_runtime_signatures(c.runtime);
+  if (!sigs) return fail_early(kRunIncomplete, sigs.error().message);
+  ctx.signatures = *sigs;
+  auto runtime = locate_runtime(ctx.adapter);
+  if (!runtime) return fail_early(kRunSkip, "SKIP: " + runtime.error().message);
+  ctx.runtime = *runtime;
+  ctx.model_path = fs::path(c.model.path).is_absolute() ? c.model.path : (fs::path(o.repo_root) / c.model.path).string();
+  auto sha = sha256_file(ctx.model_path);
+  if (!sha) return fail_early(kRunIncomplete, c.file + ": field \"model.path\": " + sha.error().message);
+  if (*sha != c.model.sha256)
+    return fail_early(kRunIncomplete, c.file + ": field \"model.sha256\" = " + c.model.sha256 + " but " + ctx.model_path +
+                                          " has sha256 " + *sha + " (a different model file: regenerate it or update the case)");
+  auto prompts = load_prompt_set(o.repo_root, c.shape.prompt_set, c.shape.long_prompt);
+  if (!prompts) return fail_early(kRunIncomplete, c.file + ": field \"shape.prompt_set\": " + prompts.error().message);
+  ctx.prompts = *prompts;
+  ctx.flag_value = o.flag_on ? (*o.flag_on ? c.flag.on : c.flag.off) : c.flag.used();
+
+  RunResult& r = run.result;
+  r.case_name = c.name;
+  r.case_file = c.file;
+  r.description = c.description;
+  r.job = job_name(c.job);
+  r.runtime = c.runtime;
+  r.runtime_found_by = ctx.runtime.how_found;
+  r.flashproof_version = FLASHPROOF_VERSION;
+  r.started_utc = utc_stamp("%Y-%m-%dT%H:%M:%SZ");
+  r.model_path = c.model.path;
+  r.model_sha256 = *sha;
+  r.flag_value = ctx.flag_value;
+  r.expect_fused = c.expect.fused_attention;
+  r.expect_backend = c.expect.backend;
+
+  Fingerprint fpr = machine_fingerprint();
+  fpr.runtime = c.runtime;
+  fpr.model_sha256 = *sha;
+  const std::string scratch = fs::temp_directory_path().string();
+  auto version = runtime_version(ctx.runtime, ctx.adapter, scratch.empty() ? "/tmp" : scratch);
+  if (!version) return fail_early(kRunIncomplete, "runtime version: " + version.error().message);
+  r.runtime_version = version->text;
+  r.runtime_build = version->build;
+  fpr.runtime_version = version->text;
+  fpr.runtime_build = version->build;
+  r.fingerprint_id = fpr.id();
+
+  ctx.out_dir = o.out_dir.empty() ? o.results_root + "/" + fpr.id() + "/" + c.name + "/" + utc_stamp("%Y%m%dT%H%M%SZ") + "-" + std::to_string(getpid())
+                                  : o.out_dir;
+  std::error_code ec;
+  fs::create_directories(ctx.out_dir, ec);
+  if (ec) return fail_early(kRunIncomplete, ctx.out_dir + ": cannot create the run folder: " + ec.message());
+  r.output_dir = ctx.out_dir;
+
+  auto finish = [&](int code) {
+    if (auto st = write_result_files(ctx.out_dir, r); !st) std::cerr << "flashproof: " << st.error().message << "\n";
+    run.exit_code = code;
+    return run;
+  };
+
+  progress(o, c.name, "evidence pass: " + ctx.runtime.how_found + ", flag " + ctx.flag_value);
+  auto ev = run_evidence_pass(ctx);
+  if (!ev) {
+    r.failures.push_back("evidence pass failed: " + ev.error().message);
+    return finish(kRunIncomplete);
+  }
+  r.evidence_argv = ev->argv;
+  r.evidence_env = ev->env;
+  const Verdict& v = ev->verdict;
+  r.verdict = to_string(v.activity);
+  r.verdict_backend = backends_text(v.fused_backends);
+  r.verdict_explanation = v.explanation;
+  r.verdict_quotes = v.quotes;
+  for (int l : v.levels_used) r.levels_used.push_back(v.levels[static_cast<size_t>(l - 1)].name);
+  r.levels_unavailable = v.levels_unavailable;
+  r.verdict_as_expected = verdict_as_expected(c, v);
+  r.evidence_signals = signals_text(ev->signals);
+  if (!r.verdict_as_expected)
+    r.failures.push_back(std::string("fused attention expected ") + (c.expect.fused_attention ? "active" : "not active") +
+                         " on " + c.expect.backend + ", evidence says " + r.verdict + ": " + v.explanation);
+
+  progress(o, c.name, "evidence: " + r.verdict + " (" + std::to_string(ev->wall_s).substr(0, 5) + " s); timed runs");
+  auto timed = run_timed_pass(ctx, [&] {
+    TimedOptions t = o.timed;
+    if (c.job == Job::Batch) t.concurrent_rounds = true;
+    return t;
+  }());
+  if (!timed) {
+    r.failures.push_back("timed runs failed: " + timed.error().message);
+    return finish(kRunIncomplete);
+  }
+  r.timed_argv = timed->argv;
+  r.cold_ready_ms = timed->ready_s * 1e3;
+  r.cold_first_ttft_ms = timed->cold_first.ttft_s >= 0 ? timed->cold_first.ttft_s * 1e3 : -1;
+  r.cold_first_e2e_ms = timed->cold_first.e2e_s >= 0 ? timed->cold_first.e2e_s * 1e3 : -1;
+  r.figures = compute_figures(c.job, *timed);
+  r.fidelity = fidelity_summary(*timed);
+  if (timed->peak_rss_bytes) r.peak_rss_mib = static_cast<double>(*timed->peak_rss_bytes) / (1024.0 * 1024.0);
+  r.gpu_memory = timed->gpu_memory;
+  collect_answers(*timed, r);
+
+  auto timed_log = analyse_log(timed->log_path, ctx.signatures);
+  if (timed_log) {
+    CheapSignals ts = cheap_signals(timed_log->scan);
+    r.timed_signals = signals_text(ts);
+    r.signal_mismatches = compare_signals(ev->signals, ts);
+    for (const auto& m : r.signal_mismatches) r.failures.push_back("timed run differs from the evidence pass: " + m);
+    r.kv_mib_by_device = timed_log->scan.kv_mib_by_device();
+    r.compute_mib_by_device = timed_log->scan.compute_mib_by_device();
+    if (auto kv = timed_log->scan.kv_total()) r.kv_cache_mib = kv->mib;
+  } else {
+    r.failures.push_back("timed run log: " + timed_log.error().message);
+  }
+  if (!timed->errors.empty()) {
+    for (const auto& e : timed->errors) r.failures.push_back("timed runs: " + e);
+    r.failures.push_back("timed runs incomplete; log " + timed->log_path + " ends:\n" + log_tail(timed->log_path, 10));
+    return finish(kRunIncomplete);
+  }
+  r.complete = true;
+  r.fingerprint = fpr.to_json();
+  compare_goldens(o.golden_root, o.record_missing, r);
+  return finish(r.failures.empty() ? kRunPass : kRunFail);
+}
+
+}  // namespace fp

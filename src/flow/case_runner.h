@@ -1,0 +1,36 @@
+// One case, start to end: load and resolve, the evidence pass, the timed runs, the comparison with
+// this machine's goldens and reference answers, and the result files. The flow runs one way:
+// case -> launch -> evidence and measurements -> comparison -> report.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "flow/timed_pass.h"
+#include "report/run_result.h"
+
+namespace fp {
+
+struct RunOptions {
+  std::string repo_root = FLASHPROOF_SOURCE_DIR;
+  std::string results_root;         // default <repo_root>/results
+  std::string out_dir;              // this run's folder; default results_root/<fingerprint>/<case>/<stamp>
+  std::string golden_root;          // default <repo_root>/golden
+  bool record_missing = false;      // no golden for this machine yet: record this run as the golden
+  std::optional<bool> flag_on;      // override the case's flag.use (A/B mode)
+  TimedOptions timed;
+  bool quiet = false;               // no progress lines on stderr
+};
+
+// Exit codes of `flashproof run`, as CTest sees them.
+enum RunExit { kRunPass = 0, kRunFail = 1, kRunIncomplete = 2, kRunUsage = 64, kRunSkip = 125 };
+
+struct CaseRun {
+  RunResult result;
+  int exit_code = kRunIncomplete;
+  std::string message;  // for an error before any result existed, or a skip reason
+};
+
+CaseRun run_case_file(const std::string& case_path, const RunOptions& options);
+
+}  // namespace fp

@@ -1,0 +1,41 @@
+// The evidence pass: the runtime launched with verbose logging (and the kernel probe where a GPU
+// is present), one request of the case's own shape, then the verdict from every level available.
+// Kept apart from the timed runs: verbose logging and the probe cost time.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "evidence/kernel_tally.h"
+#include "evidence/log_scan.h"
+#include "evidence/placement.h"
+#include "evidence/signals.h"
+#include "evidence/verdict.h"
+#include "flow/case_context.h"
+
+namespace fp {
+
+struct LogAnalysis {
+  LogScan scan;
+  Placement placement;
+};
+
+// Reads a runtime log file and runs levels 1 and 2 over it.
+Result<LogAnalysis> analyse_log(const std::string& path, const RuntimeSignatures& sigs);
+
+struct EvidenceOutcome {
+  Verdict verdict;
+  CheapSignals signals;
+  LogAnalysis log;
+  std::optional<KernelSummary> kernels;
+  std::string log_path;
+  std::vector<std::string> argv;
+  std::map<std::string, std::string> env;
+  double wall_s = 0;
+};
+
+Result<EvidenceOutcome> run_evidence_pass(const CaseContext& ctx);
+
+}  // namespace fp

@@ -1,0 +1,30 @@
+#include "flow/request_builder.h"
+
+#include <nlohmann/json.hpp>
+
+namespace fp {
+
+StreamRequest build_request(const Case& c, const Adapter& adapter, const std::string& base_url, const Prompt& prompt,
+                            int max_tokens, double timeout_s) {
+  nlohmann::json body = adapter.request_extras;
+  const bool completion = c.job == Job::Completion;
+  if (completion) {
+    body["prompt"] = prompt.as_text();
+  } else {
+    body["messages"] = nlohmann::json::array();
+    for (const auto& m : prompt.messages) body["messages"].push_back({{"role", m.role}, {"content", m.content}});
+  }
+  body["max_tokens"] = max_tokens;
+  body["temperature"] = 0;
+  body["seed"] = c.seed;
+  body["stream"] = true;
+  body["stream_options"] = {{"include_usage", true}};
+  StreamRequest r;
+  r.url = base_url + (completion ? adapter.completion_path : adapter.chat_path);
+  r.body = body.dump();
+  r.timeout_s = timeout_s;
+  r.stall_timeout_s = std::min(timeout_s, 60.0);
+  return r;
+}
+
+}  // namespace fp

@@ -1,0 +1,42 @@
+// The timed runs: the runtime launched with cheap logging only, cold start measured on its own,
+// warm-up requests excluded, then repetition rounds over the case's prompts.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "client/stream_client.h"
+#include "flow/case_context.h"
+
+namespace fp {
+
+struct TimedRequest {
+  std::string prompt_id;
+  int round = 0;
+  StreamResult result;
+};
+
+struct TimedPass {
+  std::vector<std::string> argv;
+  std::string log_path;
+  double ready_s = 0;                      // launch to healthy
+  StreamResult cold_first;                 // the first request after ready, on its own
+  std::string cold_first_prompt;
+  std::vector<TimedRequest> requests;      // measured requests, every round
+  std::vector<double> round_wall_s;        // batch job: wall time of each concurrent round
+  std::optional<uint64_t> peak_rss_bytes;  // the runtime's VmHWM just before it was stopped
+  std::string gpu_memory = "not measured";
+  std::vector<std::string> errors;         // failed requests; a non-empty list makes the run incomplete
+};
+
+// Options that A/B mode and tests override; the case's plan otherwise.
+struct TimedOptions {
+  int warmup = -1;
+  int repetitions = -1;
+  bool concurrent_rounds = false;  // batch: every prompt of a round in flight at once
+};
+
+Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& options);
+
+}  // namespace fp

@@ -1,0 +1,166 @@
+#include "golden/golden_file.h"
+
+#include <cctype>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "util/text.h"
+
+namespace fp {
+
+namespace {
+
+using nlohmann::json;
+
+const char* const kSpreadKind = "mad";
+
+// A JSON value as it appears in the file, shortened for an error message.
+std::string shown(const json& v) {
+  std::string s = v.dump();
+  if (s.size() > 80) s = s.substr(0, 77) + "...";
+  return s;
+}
+
+Error field_error(const std::string& origin, const std::string& field, const std::string& value,
+                  const std::string& valid) {
+  return make_error(origin + ": " + field + ": " + value + " is invalid: expected " + valid);
+}
+
+Status check_keys(const json& obj, const std::set<std::string>& allowed, const std::string& origin,
+                  const std::string& where) {
+  std::string list;
+  for (const auto& k : allowed) list += (list.empty() ? "" : ", ") + k;
+  for (const auto& k : allowed)
+    if (!obj.contains(k))
+      return make_error(origin + ": " + where + ": missing required key " + quote(k) +
+                        " (required: " + list + ")");
+  for (const auto& [k, v] : obj.items())
+    if (!allowed.count(k))
+      return make_error(origin + ": " + where + ": unknown key " + quote(k) + " (valid keys: " + list +
+                        ")");
+  return ok_status();
+}
+
+bool valid_figure_name(const std::string& name) {
+  if (name.empty()) return false;
+  for (char c : name)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-')) return false;
+  return true;
+}
+
+Result<double> number_field(const json& fig, const std::string& key, const std::string& origin,
+                            const std::string& where, bool non_negative) {
+  const json& v = fig.at(key);
+  std::string valid = non_negative ? "a finite number >= 0" : "a finite number";
+  if (!v.is_number()) return field_error(origin, where + "." + key, shown(v), valid);
+  double d = v.get<double>();
+  if (!std::isfinite(d) || (non_negative && d < 0)) return field_error(origin, where + "." + key, shown(v), valid);
+  return d;
+}
+
+Result<GoldenFigure> parse_figure(const json& fig, const std::string& origin, const std::string& where) {
+  if (!fig.is_object()) return field_error(origin, where, shown(fig), "an object");
+  FP_TRY_STATUS(check_keys(fig, {"median", "spread", "n", "direction", "tolerance_rel", "tolerance_abs", "gate"},
+                           origin, where));
+  GoldenFigure f;
+  FP_TRY(f.median, number_field(fig, "median", origin, where, false));
+  FP_TRY(f.spread, number_field(fig, "spread", origin, where, true));
+  FP_TRY(f.tolerance_rel, number_field(fig, "tolerance_rel", origin, where, true));
+  FP_TRY(f.tolerance_abs, number_field(fig, "tolerance_abs", origin, where, true));
+  const json& n = fig.at("n");
+  if (!n.is_number_unsigned() || n.get<unsigned long long>() < 1)
+    return field_error(origin, where + ".n", shown(n), "an integer >= 1 (the golden repetitions)");
+  f.n = static_cast<size_t>(n.get<unsigned long long>());
+  const json& dir = fig.at("direction");
+  std::optional<Direction> d = dir.is_string() ? parse_direction(dir.get<std::string>()) : std::nullopt;
+  if (!d) return field_error(origin, where + ".direction", shown(dir), "\"lower_is_better\" or \"higher_is_better\"");
+  f.direction = *d;
+  const json& gate = fig.at("gate");
+  if (!gate.is_boolean()) return field_error(origin, where + ".gate", shown(gate), "true or false");
+  f.gate = gate.get<bool>();
+  return f;
+}
+
+}  // namespace
+
+const char* to_string(Direction d) {
+  return d == Direction::higher_is_better ? "higher_is_better" : "lower_is_better";
+}
+
+std::optional<Direction> parse_direction(std::string_view s) {
+  if (s == "lower_is_better") return Direction::lower_is_better;
+  if (s == "higher_is_better") return Direction::higher_is_better;
+  return std::nullopt;
+}
+
+Result<Golden> parse_golden(std::string_view text, const std::string& origin) {
+  json doc;
+  try {
+    doc = json::parse(text.begin(), text.end());
+  } catch (const json::exception& e) {
+    return make_error(origin + ": not valid JSON (truncated or corrupt?): " + e.what());
+  }
+  if (!doc.is_object()) return field_error(origin, "(top level)", shown(doc), "a JSON object");
+  FP_TRY_STATUS(check_keys(doc, {"schema_version", "fingerprint", "spread_kind", "figures"}, origin, "(top level)"));
+  Golden g;
+  const json& ver = doc.at("schema_version");
+  if (!ver.is_number_integer() || ver.get<long long>() != kGoldenSchemaVersion)
+    return field_error(origin, "schema_version", shown(ver), std::to_string(kGoldenSchemaVersion));
+  const json& fp_id = doc.at("fingerprint");
+  if (!fp_id.is_string() || trim(fp_id.get<std::string>()).empty())
+    return field_error(origin, "fingerprint", shown(fp_id), "a non-empty string (the machine fingerprint id)");
+  g.fingerprint = fp_id.get<std::string>();
+  const json& kind = doc.at("spread_kind");
+  if (kind != kSpreadKind) return field_error(origin, "spread_kind", shown(kind), "\"mad\"");
+  const json& figs = doc.at("figures");
+  if (!figs.is_object() || figs.empty())
+    return field_error(origin, "figures", shown(figs), "a non-empty object of figures by name");
+  for (const auto& [name, fig] : figs.items()) {
+    if (!valid_figure_name(name))
+      return field_error(origin, "figures", quote(name), "figure names of letters, digits, '_', '.', '-'");
+    FP_TRY(GoldenFigure f, parse_figure(fig, origin, "figures." + name));
+    g.figures.emplace(name, f);
+  }
+  return g;
+}
+
+Result<Golden> load_golden(const std::string& path) {
+  FP_TRY(std::string text, read_file(path));
+  return parse_golden(text, path);
+}
+
+Status validate_golden(const Golden& g, const std::string& origin) {
+  // Round-tripping through the parser keeps one definition of "valid". NaN/inf would be written as
+  // null by the serializer and rejected on the way back, which is the point.
+  auto parsed = parse_golden(golden_to_json(g), origin);
+  if (!parsed) return parsed.error();
+  return ok_status();
+}
+
+std::string golden_to_json(const Golden& g) {
+  nlohmann::ordered_json doc;
+  doc["schema_version"] = g.schema_version;
+  doc["fingerprint"] = g.fingerprint;
+  doc["spread_kind"] = kSpreadKind;
+  doc["figures"] = nlohmann::ordered_json::object();
+  for (const auto& [name, f] : g.figures) {  // std::map: sorted by name
+    nlohmann::ordered_json o;
+    o["median"] = f.median;
+    o["spread"] = f.spread;
+    o["n"] = f.n;
+    o["direction"] = to_string(f.direction);
+    o["tolerance_rel"] = f.tolerance_rel;
+    o["tolerance_abs"] = f.tolerance_abs;
+    o["gate"] = f.gate;
+    doc["figures"][name] = std::move(o);
+  }
+  return doc.dump(2) + "\n";
+}
+
+Status save_golden_atomic(const std::string& path, const Golden& g) {
+  FP_TRY_STATUS(validate_golden(g, path + " (not written)"));
+  return write_file_atomic(path, golden_to_json(g));
+}
+
+}  // namespace fp

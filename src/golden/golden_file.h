@@ -1,0 +1,69 @@
+// One golden per case per machine fingerprint: the timing and memory thresholds a run is compared
+// against (reference answers live apart, see golden/answers.h). JSON, written only by an explicit
+// accept, read strictly: a truncated, corrupt or schema-violating file is an error, never a default.
+//
+// Schema (version 1), keys always written in this order so the file diffs cleanly:
+//   {
+//     "schema_version": 1,
+//     "fingerprint": "<machine fingerprint id>",
+//     "spread_kind": "mad",                 // spread = raw median absolute deviation of the samples
+//     "figures": {                          // by figure name, sorted
+//       "ttft_ms_p95": {
+//         "median": 41.5,                   // golden median, figure's unit
+//         "spread": 1.25,                   // raw MAD of the golden samples, figure's unit, >= 0
+//         "n": 9,                           // golden repetitions, >= 1
+//         "direction": "lower_is_better",   // or "higher_is_better"
+//         "tolerance_rel": 0.25,            // allowed worsening, fraction of the golden median, >= 0
+//         "tolerance_abs": 2.0,             // allowed worsening floor, figure's unit, >= 0
+//         "gate": true                      // whether the job fails on this figure
+//       }
+//     }
+//   }
+// Every key is required; unknown keys are rejected (a misspelt tolerance must not silently vanish).
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "util/result.h"
+
+namespace fp {
+
+inline constexpr int kGoldenSchemaVersion = 1;
+
+enum class Direction { lower_is_better, higher_is_better };
+const char* to_string(Direction d);
+std::optional<Direction> parse_direction(std::string_view s);
+
+// Thresholds for one figure.
+struct GoldenFigure {
+  double median = 0;
+  double spread = 0;  // raw MAD (not scaled to a standard deviation)
+  size_t n = 0;
+  Direction direction = Direction::lower_is_better;
+  double tolerance_rel = 0;
+  double tolerance_abs = 0;
+  bool gate = false;
+};
+
+struct Golden {
+  int schema_version = kGoldenSchemaVersion;
+  std::string fingerprint;
+  std::map<std::string, GoldenFigure> figures;  // by figure name
+};
+
+// Reads and validates a golden file. Errors name the file, the field and the value.
+Result<Golden> load_golden(const std::string& path);
+// Same, from text; `origin` names the source in error messages.
+Result<Golden> parse_golden(std::string_view text, const std::string& origin);
+// Checks every constraint of the schema above (what load_golden enforces).
+Status validate_golden(const Golden& golden, const std::string& origin);
+// The file's content: 2-space indented JSON in the fixed key order, ending with a newline.
+std::string golden_to_json(const Golden& golden);
+// Validates, then writes through write_file_atomic (temporary file, fsync, rename).
+Status save_golden_atomic(const std::string& path, const Golden& golden);
+
+}  // namespace fp

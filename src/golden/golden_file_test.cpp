@@ -1,0 +1,169 @@
+#include "golden/golden_file.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <limits>
+
+#include "util/text.h"
+
+namespace fp {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A fresh folder per test, removed on success and kept (path printed) on failure.
+class GoldenFileTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("fp_golden_" + std::to_string(getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    if (HasFailure())
+      std::cerr << "test files kept in " << dir_ << "\n";
+    else
+      fs::remove_all(dir_);
+  }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  fs::path dir_;
+};
+
+Golden sample_golden() {
+  Golden g;
+  g.fingerprint = "h200-sm90-driver570-abc123";
+  g.figures["ttft_ms_p95"] = {41.5, 1.25, 9, Direction::lower_is_better, 0.25, 2.0, true};
+  g.figures["tokens_per_s_median"] = {812.375, 6.5, 9, Direction::higher_is_better, 0.1, 1.0, false};
+  return g;
+}
+
+const char* const kSampleJson = R"({
+  "schema_version": 1,
+  "fingerprint": "h200-sm90-driver570-abc123",
+  "spread_kind": "mad",
+  "figures": {
+    "tokens_per_s_median": {
+      "median": 812.375,
+      "spread": 6.5,
+      "n": 9,
+      "direction": "higher_is_better",
+      "tolerance_rel": 0.1,
+      "tolerance_abs": 1.0,
+      "gate": false
+    },
+    "ttft_ms_p95": {
+      "median": 41.5,
+      "spread": 1.25,
+      "n": 9,
+      "direction": "lower_is_better",
+      "tolerance_rel": 0.25,
+      "tolerance_abs": 2.0,
+      "gate": true
+    }
+  }
+}
+)";
+
+TEST_F(GoldenFileTest, OutputIsStableAndSorted) {
+  EXPECT_EQ(golden_to_json(sample_golden()), kSampleJson);
+}
+
+TEST_F(GoldenFileTest, RoundTrip) {
+  Golden g = sample_golden();
+  g.figures["kv_cache_mib"] = {0.1 + 0.2, 0.0, 1, Direction::lower_is_better, 0.0, 0.5, true};
+  ASSERT_TRUE(save_golden_atomic(path("g.json"), g).ok());
+  auto back = load_golden(path("g.json"));
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->fingerprint, g.fingerprint);
+  ASSERT_EQ(back->figures.size(), 3u);
+  for (const auto& [name, f] : g.figures) {
+    SCOPED_TRACE(name);
+    const GoldenFigure& b = back->figures.at(name);
+    EXPECT_EQ(b.median, f.median);  // exact: doubles survive the text round trip
+    EXPECT_EQ(b.spread, f.spread);
+    EXPECT_EQ(b.n, f.n);
+    EXPECT_EQ(b.direction, f.direction);
+    EXPECT_EQ(b.tolerance_rel, f.tolerance_rel);
+    EXPECT_EQ(b.tolerance_abs, f.tolerance_abs);
+    EXPECT_EQ(b.gate, f.gate);
+  }
+  // Saving what was loaded gives the same bytes.
+  ASSERT_TRUE(save_golden_atomic(path("g2.json"), *back).ok());
+  EXPECT_EQ(*read_file(path("g.json")), *read_file(path("g2.json")));
+}
+
+TEST_F(GoldenFileTest, TruncatedFileIsAnErrorNamingTheFile) {
+  std::string text = kSampleJson;
+  ASSERT_TRUE(write_file_atomic(path("t.json"), text.substr(0, text.size() / 2)).ok());
+  auto r = load_golden(path("t.json"));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find(path("t.json")), std::string::npos) << r.error().message;
+  EXPECT_NE(r.error().message.find("not valid JSON"), std::string::npos) << r.error().message;
+}
+
+TEST_F(GoldenFileTest, EmptyAndGarbageFilesAreErrors) {
+  ASSERT_TRUE(write_file_atomic(path("e.json"), "").ok());
+  EXPECT_FALSE(load_golden(path("e.json")).ok());
+  ASSERT_TRUE(write_file_atomic(path("b.json"), std::string("\x00\x01\xff garbage", 12)).ok());
+  auto r = load_golden(path("b.json"));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find(path("b.json")), std::string::npos);
+  EXPECT_FALSE(load_golden(path("absent.json")).ok());
+}
+
+// Replaces the first occurrence of `from` in the sample and expects an error naming `field`.
+void expect_schema_error(const std::string& from, const std::string& to, const std::string& mentions) {
+  std::string text = kSampleJson;
+  size_t at = text.find(from);
+  ASSERT_NE(at, std::string::npos) << from;
+  text.replace(at, from.size(), to);
+  auto r = parse_golden(text, "golden/h200/case.json");
+  ASSERT_FALSE(r.ok()) << "accepted: " << to;
+  EXPECT_NE(r.error().message.find("golden/h200/case.json"), std::string::npos) << r.error().message;
+  EXPECT_NE(r.error().message.find(mentions), std::string::npos) << r.error().message;
+}
+
+TEST_F(GoldenFileTest, SchemaViolationsNameFieldAndValue) {
+  expect_schema_error("\"schema_version\": 1", "\"schema_version\": 2", "schema_version: 2 is invalid");
+  expect_schema_error("\"fingerprint\": \"h200-sm90-driver570-abc123\"", "\"fingerprint\": \"\"", "fingerprint");
+  expect_schema_error("\"spread_kind\": \"mad\"", "\"spread_kind\": \"iqr\"", "spread_kind: \"iqr\"");
+  expect_schema_error("\"median\": 812.375", "\"median\": \"fast\"",
+                      "figures.tokens_per_s_median.median: \"fast\" is invalid");
+  expect_schema_error("\"spread\": 6.5", "\"spread\": -6.5", "figures.tokens_per_s_median.spread: -6.5");
+  expect_schema_error("\"n\": 9", "\"n\": 0", "figures.tokens_per_s_median.n: 0");
+  expect_schema_error("\"n\": 9", "\"n\": 9.5", "figures.tokens_per_s_median.n: 9.5");
+  expect_schema_error("\"direction\": \"higher_is_better\"", "\"direction\": \"up\"",
+                      "direction: \"up\" is invalid: expected \"lower_is_better\" or \"higher_is_better\"");
+  expect_schema_error("\"tolerance_rel\": 0.1", "\"tolerance_rel\": null", "tolerance_rel: null");
+  expect_schema_error("\"gate\": false", "\"gate\": \"no\"", "gate: \"no\"");
+  expect_schema_error("\"tolerance_abs\": 1.0", "\"tolerence_abs\": 1.0", "tolerance_abs");
+  expect_schema_error("\"gate\": false", "\"gate\": false, \"extra\": 1", "unknown key \"extra\"");
+  expect_schema_error("\"figures\": {", "\"figures\": {}, \"x\": {", "unknown key \"x\"");
+  expect_schema_error("\"median\": 812.375", "\"median\": 1e400", "1e400");
+  expect_schema_error("\"tokens_per_s_median\": {", "\"bad name!\": {", "\"bad name!\"");
+}
+
+TEST_F(GoldenFileTest, EmptyFiguresIsAnError) {
+  auto r = parse_golden(R"({"schema_version":1,"fingerprint":"x","spread_kind":"mad","figures":{}})", "f.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("f.json: figures"), std::string::npos) << r.error().message;
+}
+
+TEST_F(GoldenFileTest, SaveRefusesInvalidGoldenAndWritesNothing) {
+  Golden g = sample_golden();
+  g.figures["ttft_ms_p95"].median = std::numeric_limits<double>::quiet_NaN();
+  Status s = save_golden_atomic(path("nan.json"), g);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().message.find("figures.ttft_ms_p95.median"), std::string::npos) << s.error().message;
+  EXPECT_FALSE(fs::exists(path("nan.json")));
+  g = sample_golden();
+  g.figures["ttft_ms_p95"].n = 0;
+  EXPECT_FALSE(save_golden_atomic(path("n0.json"), g).ok());
+}
+
+}  // namespace
+}  // namespace fp

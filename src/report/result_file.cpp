@@ -1,0 +1,201 @@
+#include "report/result_file.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "util/sha256.h"
+#include "util/text.h"
+
+namespace fp {
+namespace {
+
+std::string num(double v) {
+  if (!std::isfinite(v)) return "nan";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.3f", v);
+  return buf;
+}
+
+void line(std::string& out, const std::string& key, const std::string& value) { out += key + " = " + value + "\n"; }
+
+std::string quote_args(const std::vector<std::string>& argv) {
+  std::vector<std::string> q;
+  for (const auto& a : argv) q.push_back(a.find_first_of(" \t\"'") == std::string::npos && !a.empty() ? a : quote(a));
+  return join(q, " ");
+}
+
+}  // namespace
+
+std::string result_to_text(const RunResult& r) {
+  std::string out = "# flashproof result: " + r.case_name + "\n";
+  line(out, "case", r.case_name);
+  line(out, "case.file", r.case_file);
+  line(out, "job", r.job);
+  line(out, "runtime", r.runtime);
+  line(out, "runtime.version", r.runtime_version);
+  line(out, "runtime.build", r.runtime_build);
+  line(out, "flashproof.version", r.flashproof_version);
+  line(out, "fingerprint", r.fingerprint_id);
+  line(out, "model.path", r.model_path);
+  line(out, "model.sha256", r.model_sha256);
+  line(out, "launch.flag", r.flag_value);
+  line(out, "launch.timed", quote_args(r.timed_argv));
+  line(out, "launch.evidence", quote_args(r.evidence_argv));
+  for (const auto& [k, v] : r.evidence_env) line(out, "launch.evidence.env." + k, v);
+  line(out, "status", r.status());
+  for (size_t i = 0; i < r.failures.size(); ++i) line(out, "failure." + std::to_string(i + 1), r.failures[i]);
+  line(out, "expect.fused_attention", r.expect_fused ? "true" : "false");
+  line(out, "expect.backend", r.expect_backend);
+  line(out, "verdict", r.verdict);
+  line(out, "verdict.backend", r.verdict_backend);
+  line(out, "verdict.as_expected", r.verdict_as_expected ? "true" : "false");
+  line(out, "verdict.levels_used", join(r.levels_used, "; "));
+  line(out, "verdict.levels_unavailable", join(r.levels_unavailable, "; "));
+  line(out, "verdict.explanation", r.verdict_explanation);
+  for (size_t i = 0; i < r.verdict_quotes.size(); ++i) line(out, "verdict.quote." + std::to_string(i + 1), r.verdict_quotes[i]);
+  line(out, "signals.evidence_pass", r.evidence_signals);
+  line(out, "signals.timed_runs", r.timed_signals);
+  line(out, "signals.mismatches", r.signal_mismatches.empty() ? "none" : join(r.signal_mismatches, "; "));
+  line(out, "cold.ready_ms", num(r.cold_ready_ms));
+  line(out, "cold.first_request_ttft_ms", num(r.cold_first_ttft_ms));
+  line(out, "cold.first_request_e2e_ms", num(r.cold_first_e2e_ms));
+  for (const auto& f : r.figures) {
+    const std::string k = "figure." + f.name;
+    line(out, k + ".n", std::to_string(f.summary.n));
+    line(out, k + ".p50", num(f.summary.median));
+    line(out, k + ".p95", num(f.summary.p95));
+    line(out, k + ".p99", num(f.summary.p99));
+    line(out, k + ".gate", f.gate ? "true" : "false");
+  }
+  line(out, "fidelity", r.fidelity);
+  line(out, "memory.kv_cache_mib", r.kv_cache_mib ? num(*r.kv_cache_mib) : "not reported by the runtime");
+  for (const auto& [d, v] : r.kv_mib_by_device) line(out, "memory.kv_buffer_mib." + d, num(v));
+  for (const auto& [d, v] : r.compute_mib_by_device) line(out, "memory.compute_buffer_mib." + d, num(v));
+  line(out, "memory.host_peak_rss_mib", r.peak_rss_mib ? num(*r.peak_rss_mib) : "not measured");
+  line(out, "memory.gpu", r.gpu_memory);
+  for (const auto& a : r.answers) {
+    const std::string k = "answer." + a.prompt_id;
+    line(out, k + ".sha256", sha256_hex(a.text));
+    line(out, k + ".stable", a.stable ? "true" : "false");
+    line(out, k + ".reference", a.reference);
+    line(out, k + ".text", quote(a.text));
+  }
+  line(out, "golden.dir", r.golden_dir);
+  line(out, "golden.status", r.golden_status);
+  for (size_t i = 0; i < r.golden_lines.size(); ++i) line(out, "golden." + std::to_string(i + 1), r.golden_lines[i]);
+  return out;
+}
+
+nlohmann::ordered_json result_to_json(const RunResult& r) {
+  using json = nlohmann::ordered_json;
+  json j;
+  j["case"] = r.case_name;
+  j["case_file"] = r.case_file;
+  j["job"] = r.job;
+  j["runtime"] = {{"name", r.runtime}, {"version", r.runtime_version}, {"build", r.runtime_build}, {"found_by", r.runtime_found_by}};
+  j["flashproof_version"] = r.flashproof_version;
+  j["started_utc"] = r.started_utc;
+  j["fingerprint"] = r.fingerprint_id;
+  j["fingerprint_detail"] = r.fingerprint;
+  j["model"] = {{"path", r.model_path}, {"sha256", r.model_sha256}};
+  j["launch"] = {{"flag", r.flag_value}, {"timed_argv", r.timed_argv}, {"evidence_argv", r.evidence_argv}, {"evidence_env", r.evidence_env}};
+  j["status"] = r.status();
+  j["failures"] = r.failures;
+  j["expect"] = {{"fused_attention", r.expect_fused}, {"backend", r.expect_backend}};
+  j["verdict"] = {{"state", r.verdict}, {"backend", r.verdict_backend}, {"as_expected", r.verdict_as_expected},
+                  {"levels_used", r.levels_used}, {"levels_unavailable", r.levels_unavailable},
+                  {"explanation", r.verdict_explanation}, {"quotes", r.verdict_quotes}};
+  j["signals"] = {{"evidence_pass", r.evidence_signals}, {"timed_runs", r.timed_signals}, {"mismatches", r.signal_mismatches}};
+  j["cold"] = {{"ready_ms", r.cold_ready_ms}, {"first_request_ttft_ms", r.cold_first_ttft_ms}, {"first_request_e2e_ms", r.cold_first_e2e_ms}};
+  json figs = json::object();
+  for (const auto& f : r.figures)
+    figs[f.name] = {{"n", f.summary.n}, {"p50", f.summary.median}, {"p95", f.summary.p95}, {"p99", f.summary.p99},
+                    {"mean", f.summary.mean}, {"mad", f.summary.mad}, {"gate", f.gate},
+                    {"direction", f.lower_is_better ? "lower_is_better" : "higher_is_better"}, {"samples", f.samples}};
+  j["figures"] = figs;
+  j["fidelity"] = r.fidelity;
+  j["memory"] = {{"kv_cache_mib", r.kv_cache_mib ? json(*r.kv_cache_mib) : json(nullptr)},
+                 {"kv_buffer_mib", r.kv_mib_by_device}, {"compute_buffer_mib", r.compute_mib_by_device},
+                 {"host_peak_rss_mib", r.peak_rss_mib ? json(*r.peak_rss_mib) : json(nullptr)}, {"gpu", r.gpu_memory}};
+  json answers = json::array();
+  for (const auto& a : r.answers)
+    answers.push_back({{"prompt_id", a.prompt_id}, {"text", a.text}, {"stable", a.stable}, {"reference", a.reference}, {"diff", a.diff}});
+  j["answers"] = answers;
+  j["golden"] = {{"dir", r.golden_dir}, {"status", r.golden_status}, {"lines", r.golden_lines}};
+  return j;
+}
+
+Status write_result_files(const std::string& dir, const RunResult& r) {
+  FP_TRY_STATUS(write_file_atomic(dir + "/result.txt", result_to_text(r)));
+  return write_file_atomic(dir + "/result.json", result_to_json(r).dump(2) + "\n");
+}
+
+}  // namespace fp
+
+namespace fp {
+
+Result<RunResult> load_result_json(const std::string& path) {
+  FP_TRY(std::string text, read_file(path));
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    return make_error(path + ": not a valid result file (truncated or corrupt JSON): " + e.what());
+  }
+  RunResult r;
+  try {
+    r.case_name = j.at("case").get<std::string>();
+    r.case_file = j.at("case_file").get<std::string>();
+    r.job = j.at("job").get<std::string>();
+    r.runtime = j.at("runtime").at("name").get<std::string>();
+    r.runtime_version = j.at("runtime").at("version").get<std::string>();
+    r.runtime_build = j.at("runtime").at("build").get<std::string>();
+    r.fingerprint_id = j.at("fingerprint").get<std::string>();
+    if (j.contains("fingerprint_detail") && j["fingerprint_detail"].is_object())
+      r.fingerprint = nlohmann::ordered_json::parse(j["fingerprint_detail"].dump());
+    r.model_sha256 = j.at("model").at("sha256").get<std::string>();
+    r.flag_value = j.at("launch").at("flag").get<std::string>();
+    const std::string status = j.at("status").get<std::string>();
+    r.complete = status != "incomplete";
+    r.failures = j.at("failures").get<std::vector<std::string>>();
+    r.verdict = j.at("verdict").at("state").get<std::string>();
+    r.verdict_as_expected = j.at("verdict").at("as_expected").get<bool>();
+    r.verdict_explanation = j.at("verdict").at("explanation").get<std::string>();
+    r.evidence_signals = j.at("signals").at("evidence_pass").get<std::string>();
+    r.timed_signals = j.at("signals").at("timed_runs").get<std::string>();
+    r.timed_argv = j.at("launch").at("timed_argv").get<std::vector<std::string>>();
+    for (const auto& [name, f] : j.at("figures").items()) {
+      FigureResult fr;
+      fr.name = name;
+      fr.samples = f.at("samples").get<std::vector<double>>();
+      fr.summary = summarize(fr.samples);
+      fr.gate = f.at("gate").get<bool>();
+      fr.lower_is_better = f.at("direction").get<std::string>() == "lower_is_better";
+      r.figures.push_back(fr);
+    }
+    for (const auto& a : j.at("answers")) {
+      AnswerResult ar;
+      ar.prompt_id = a.at("prompt_id").get<std::string>();
+      ar.text = a.at("text").get<std::string>();
+      ar.stable = a.at("stable").get<bool>();
+      ar.reference = a.at("reference").get<std::string>();
+      r.answers.push_back(ar);
+    }
+    if (j.contains("memory")) {
+      const auto& m = j["memory"];
+      if (m.contains("kv_cache_mib") && m["kv_cache_mib"].is_number()) r.kv_cache_mib = m["kv_cache_mib"].get<double>();
+      if (m.contains("host_peak_rss_mib") && m["host_peak_rss_mib"].is_number()) r.peak_rss_mib = m["host_peak_rss_mib"].get<double>();
+    }
+    if (j.contains("cold")) {
+      r.cold_ready_ms = j["cold"].value("ready_ms", -1.0);
+      r.cold_first_ttft_ms = j["cold"].value("first_request_ttft_ms", -1.0);
+    }
+    r.verdict_backend = j.at("verdict").value("backend", "");
+  } catch (const nlohmann::json::exception& e) {
+    return make_error(path + ": not a valid result file: " + e.what());
+  }
+  r.output_dir = path.substr(0, path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/'));
+  return r;
+}
+
+}  // namespace fp

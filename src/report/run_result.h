@@ -1,0 +1,75 @@
+// Everything one run of a case established, in the order the result file prints it. Filled by the
+// flow (evidence, measurement, comparison), read by the report writers: data only.
+#pragma once
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "measure/stats.h"
+
+namespace fp {
+
+struct FigureResult {
+  std::string name;              // unit in the name: ttft_ms, output_tokens_per_s, ...
+  std::vector<double> samples;
+  Summary summary;
+  bool gate = false;             // the job gates on it
+  bool lower_is_better = true;
+};
+
+struct AnswerResult {
+  std::string prompt_id;
+  std::string text;
+  bool stable = true;            // every repetition answered the same
+  std::string reference;         // identical | differs | no reference
+  std::string diff;              // unified diff when it differs
+};
+
+struct RunResult {
+  // What ran
+  std::string case_name, case_file, job, runtime, description;
+  std::string runtime_version, runtime_build, runtime_found_by;
+  std::string flashproof_version, started_utc, fingerprint_id, output_dir;
+  std::string model_path, model_sha256;
+  nlohmann::ordered_json fingerprint;      // the full fingerprint (golden/fingerprint.h)
+  std::string flag_value;
+  std::vector<std::string> evidence_argv, timed_argv;
+  std::map<std::string, std::string> evidence_env;
+  bool expect_fused = true;
+  std::string expect_backend;
+
+  // Evidence
+  std::string verdict = "no evidence";   // active | not active | no evidence
+  std::string verdict_backend;
+  std::string verdict_explanation;
+  std::vector<std::string> levels_used, levels_unavailable, verdict_quotes;
+  bool verdict_as_expected = false;
+  std::vector<std::string> signal_mismatches;   // timed run vs evidence pass
+  std::string evidence_signals, timed_signals;  // e.g. "flash attention enabled; splits 1"
+
+  // Timing
+  double cold_ready_ms = -1, cold_first_ttft_ms = -1, cold_first_e2e_ms = -1;
+  std::vector<FigureResult> figures;
+  std::string fidelity;                         // client vs server prompt timing, in words
+
+  // Memory
+  std::optional<double> kv_cache_mib;
+  std::map<std::string, double> kv_mib_by_device, compute_mib_by_device;
+  std::optional<double> peak_rss_mib;
+  std::string gpu_memory = "not measured";
+
+  // Answers and goldens
+  std::vector<AnswerResult> answers;
+  std::string golden_dir, golden_status;        // golden_status: compared | missing | recorded
+  std::vector<std::string> golden_lines;
+
+  // Outcome
+  bool complete = false;
+  std::vector<std::string> failures;
+  std::string status() const { return !complete ? "incomplete" : failures.empty() ? "pass" : "fail"; }
+};
+
+}  // namespace fp

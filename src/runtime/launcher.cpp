@@ -1,0 +1,205 @@
+#include "runtime/launcher.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <thread>
+
+#include "client/http_client.h"
+#include "util/text.h"
+
+namespace fp {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+std::map<std::string, std::string> read_env_file(const std::string& path) {
+  std::map<std::string, std::string> out;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    auto eq = line.find('=');
+    if (eq != std::string::npos) out[trim(line.substr(0, eq))] = trim(line.substr(eq + 1));
+  }
+  return out;
+}
+
+std::string getenv_or(const char* name, const std::string& fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? v : fallback;
+}
+
+RuntimeCommand with_loader(const std::string& exe, const std::string& loader, const std::string& libs, std::string how) {
+  RuntimeCommand cmd;
+  if (!loader.empty()) cmd.prefix = {loader, "--library-path", libs};
+  cmd.prefix.push_back(exe);
+  cmd.how_found = std::move(how);
+  return cmd;
+}
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+}  // namespace
+
+Result<RuntimeCommand> locate_runtime(const Adapter& adapter) {
+  if (const char* exe = std::getenv(adapter.executable_var.c_str()); exe && *exe) {
+    if (::access(exe, X_OK) != 0)
+      return make_error("$" + adapter.executable_var + " = " + quote(exe) + ": not an executable file");
+    return with_loader(exe, getenv_or("FLASHPROOF_LOADER", ""), getenv_or("FLASHPROOF_LIBRARY_PATH", ""),
+                       "$" + adapter.executable_var);
+  }
+  const std::string env_file = getenv_or("FLASHPROOF_CACHE", "/var/cache/flashproof") + "/env.sh";
+  auto vars = read_env_file(env_file);
+  if (vars.count(adapter.executable_var)) {
+    const std::string exe = vars[adapter.executable_var];
+    if (::access(exe.c_str(), X_OK) != 0)
+      return make_error(env_file + ": " + adapter.executable_var + " = " + quote(exe) +
+                        ": not an executable file; run ci/setup.sh again");
+    return with_loader(exe, vars["FLASHPROOF_LOADER"], vars["FLASHPROOF_LIBRARY_PATH"], env_file);
+  }
+  const std::string path = getenv_or("PATH", "");
+  for (size_t start = 0; start <= path.size();) {
+    size_t end = path.find(':', start);
+    if (end == std::string::npos) end = path.size();
+    fs::path candidate = fs::path(path.substr(start, end - start)) / adapter.executable_name;
+    if (!candidate.parent_path().empty() && ::access(candidate.c_str(), X_OK) == 0)
+      return with_loader(candidate.string(), "", "", "PATH");
+    start = end + 1;
+  }
+  return make_error("runtime " + quote(adapter.name) + " not found: set $" + adapter.executable_var +
+                    ", or run ci/setup.sh (writes " + env_file + "), or put " + adapter.executable_name + " on PATH");
+}
+
+Result<RuntimeVersion> runtime_version(const RuntimeCommand& cmd, const Adapter& adapter, const std::string& scratch_dir) {
+  std::vector<std::string> argv = cmd.prefix;
+  argv.insert(argv.end(), adapter.version_args.begin(), adapter.version_args.end());
+  const std::string log = scratch_dir + "/runtime-version.txt";
+  std::error_code ec;
+  fs::remove(log, ec);
+  FP_TRY(Process p, Process::spawn(argv, {}, log));
+  auto t0 = Clock::now();
+  while (p.running() && seconds_since(t0) < 20) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ExitInfo e = p.stop(1.0);
+  FP_TRY(std::string out, read_file(log));
+  std::smatch m;
+  RuntimeVersion v;
+  if (!std::regex_search(out, m, std::regex(adapter.version_regex)))
+    return make_error(join(argv, " ") + " " + e.describe() + "; its output has no version matching " +
+                      quote(adapter.version_regex) + ":\n" + log_tail(log, 8));
+  v.text = m[1];
+  if (std::regex_search(out, m, std::regex(adapter.build_regex))) v.build = m[1];
+  return v;
+}
+
+Result<int> free_loopback_port() {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return make_error(std::string("socket: ") + std::strerror(errno));
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = 0;
+  socklen_t len = sizeof addr;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    int e = errno;
+    ::close(fd);
+    return make_error(std::string("cannot find a free loopback port: ") + std::strerror(e));
+  }
+  ::close(fd);
+  return static_cast<int>(ntohs(addr.sin_port));
+}
+
+std::vector<std::string> expand_argv(const Case& c, const RuntimeCommand& runtime, const std::string& model_path,
+                                     int port, const std::string& flag_value, const std::vector<std::string>& extra_args) {
+  const std::map<std::string, std::string> values = {
+      {"model", model_path}, {"host", "127.0.0.1"}, {"port", std::to_string(port)},
+      {"context", std::to_string(c.shape.context)}, {"flag", flag_value}, {"seed", std::to_string(c.seed)}};
+  std::vector<std::string> out;
+  for (const auto& a : c.launch.argv) {
+    if (a == "{runtime}") {
+      out.insert(out.end(), runtime.prefix.begin(), runtime.prefix.end());
+      continue;
+    }
+    std::string s = a;
+    for (const auto& [k, v] : values) {
+      const std::string ph = "{" + k + "}";
+      for (size_t pos; (pos = s.find(ph)) != std::string::npos;) s.replace(pos, ph.size(), v);
+    }
+    out.push_back(s);
+  }
+  out.insert(out.end(), extra_args.begin(), extra_args.end());
+  return out;
+}
+
+std::string log_tail(const std::string& path, size_t lines) {
+  auto text = read_file(path);
+  if (!text) return "    (no log: " + text.error().message + ")";
+  auto all = split_lines(*text);
+  std::string out;
+  for (size_t i = all.size() > lines ? all.size() - lines : 0; i < all.size(); ++i) {
+    std::string l = all[i];
+    if (l.size() > 300) l = l.substr(0, 300) + "...";
+    out += "    | " + l + "\n";
+  }
+  return out.empty() ? "    (the log is empty)\n" : out;
+}
+
+Result<RunningServer> start_server(LaunchSpec spec, const Adapter& adapter) {
+  const std::regex port_taken(adapter.port_in_use_regex);
+  for (int attempt = 0;; ++attempt) {
+    auto t0 = Clock::now();
+    FP_TRY(Process p, Process::spawn(spec.argv, spec.env, spec.log_path));
+    RunningServer s;
+    s.port = spec.port;
+    s.base_url = "http://127.0.0.1:" + std::to_string(spec.port);
+    s.log_path = spec.log_path;
+    s.argv = spec.argv;
+    std::string last;
+    while (true) {
+      if (interrupted()) {
+        p.stop(1.0);
+        return make_error("interrupted while waiting for the runtime to become ready");
+      }
+      ExitInfo e = p.poll();
+      if (e.exited) {
+        auto log = read_file(spec.log_path);
+        if (attempt < 2 && log && std::regex_search(*log, port_taken)) {
+          FP_TRY(int port, free_loopback_port());
+          for (auto& a : spec.argv)
+            if (a == std::to_string(spec.port)) a = std::to_string(port);
+          spec.port = port;
+          break;  // retry on a new port
+        }
+        return make_error("the runtime " + e.describe() + " before it was ready (after " +
+                          std::to_string(seconds_since(t0)).substr(0, 5) + " s); log " + spec.log_path + " ends:\n" +
+                          log_tail(spec.log_path));
+      }
+      auto r = http_get(s.base_url + adapter.health_path, 2.0);
+      if (r && r->status == 200) {
+        s.ready_s = seconds_since(t0);
+        s.process = std::move(p);
+        return s;
+      }
+      last = r ? "HTTP " + std::to_string(r->status) : r.error().message;
+      if (seconds_since(t0) > spec.ready_timeout_s) {
+        p.stop(2.0);
+        return make_error("the runtime was not ready within " + std::to_string(static_cast<int>(spec.ready_timeout_s)) +
+                          " s (last health check " + s.base_url + adapter.health_path + ": " + last + "); log " +
+                          spec.log_path + " ends:\n" + log_tail(spec.log_path));
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
+}
+
+}  // namespace fp

@@ -1,0 +1,64 @@
+// Turns a case's argv template into a running, ready runtime on a free loopback port.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "case/case_file.h"
+#include "runtime/adapter.h"
+#include "runtime/process.h"
+#include "util/result.h"
+
+namespace fp {
+
+// How to start the runtime's executable: `prefix` replaces {runtime} in the argv template (for
+// Debian sid's build: its own loader, --library-path, then the executable).
+struct RuntimeCommand {
+  std::vector<std::string> prefix;
+  std::string how_found;  // for the report: which variable or file named it
+};
+
+// From $<executable_var> (+ $FLASHPROOF_LOADER, $FLASHPROOF_LIBRARY_PATH), else the file written by
+// ci/setup.sh ($FLASHPROOF_CACHE/env.sh, default /var/cache/flashproof/env.sh), else PATH.
+Result<RuntimeCommand> locate_runtime(const Adapter& adapter);
+
+// The runtime's own version text (`--version`), and its build id, e.g. "b11669".
+struct RuntimeVersion {
+  std::string text;
+  std::string build;
+};
+Result<RuntimeVersion> runtime_version(const RuntimeCommand& cmd, const Adapter& adapter, const std::string& scratch_dir);
+
+// A free TCP port on 127.0.0.1 (bound and released; the launch retries if it was taken meanwhile).
+Result<int> free_loopback_port();
+
+struct LaunchSpec {
+  std::vector<std::string> argv;              // expanded, final
+  std::map<std::string, std::string> env;
+  std::string log_path;
+  int port = 0;
+  double ready_timeout_s = 60;
+};
+
+// Replaces the placeholders of the case's argv (and adds the adapter's logging args).
+std::vector<std::string> expand_argv(const Case& c, const RuntimeCommand& runtime, const std::string& model_path,
+                                     int port, const std::string& flag_value, const std::vector<std::string>& extra_args);
+
+struct RunningServer {
+  Process process;
+  int port = 0;
+  std::string base_url;
+  std::string log_path;
+  double ready_s = 0;  // launch to first healthy answer
+  std::vector<std::string> argv;
+};
+
+// Starts the runtime and waits for health. On failure the process group is stopped and the
+// error carries the reason and the log's tail. A port taken between probe and bind is retried.
+Result<RunningServer> start_server(LaunchSpec spec, const Adapter& adapter);
+
+// The last `lines` lines of a log file, indented, for error messages.
+std::string log_tail(const std::string& path, size_t lines = 20);
+
+}  // namespace fp

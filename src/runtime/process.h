@@ -1,0 +1,62 @@
+// A supervised child process: started from argv (no shell) in its own process group, its stdout
+// and stderr appended to one log file, and stopped with its whole group (SIGTERM, then SIGKILL).
+// Children die with the harness (PR_SET_PDEATHSIG), and SIGINT/SIGTERM to the harness stops every
+// live group first, so no runtime is ever left behind.
+#pragma once
+
+#include <sys/types.h>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "util/result.h"
+
+namespace fp {
+
+struct ExitInfo {
+  bool exited = false;   // false: still running
+  int code = -1;         // exit status when it exited normally
+  int signal = 0;        // the signal that ended it, else 0
+  std::string describe() const;
+};
+
+class Process {
+ public:
+  Process() = default;
+  Process(const Process&) = delete;
+  Process& operator=(const Process&) = delete;
+  Process(Process&& other) noexcept;
+  Process& operator=(Process&& other) noexcept;
+  ~Process();  // stops the group if still running
+
+  // Starts argv[0] (looked up in PATH when it has no '/'), env = the harness's environment plus
+  // `env`. Fails at once, naming the executable, when it cannot be executed.
+  static Result<Process> spawn(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
+                               const std::string& log_path);
+
+  pid_t pid() const { return pid_; }
+  bool running();
+  ExitInfo poll();
+  // SIGTERM to the group, up to `grace_s` to exit, then SIGKILL; waits for the child. Idempotent.
+  ExitInfo stop(double grace_s = 5.0);
+  // Sends a signal to the whole group (e.g. SIGSTOP in fault tests).
+  void signal_group(int sig);
+
+ private:
+  pid_t pid_ = -1;
+  ExitInfo exit_;
+};
+
+// Installs SIGINT/SIGTERM/SIGHUP handlers that stop every live process group, then let the signal
+// end the harness as usual. Call once at start-up.
+void install_child_cleanup_handlers();
+
+// True once SIGINT/SIGTERM/SIGHUP has been received (long loops check it to end early).
+bool interrupted();
+
+// The peak resident set (VmHWM) of a live process, in bytes; empty when unreadable.
+std::optional<uint64_t> peak_rss_bytes(pid_t pid);
+
+}  // namespace fp

@@ -1,0 +1,25 @@
+// Small string helpers shared by every part; depends on nothing project-specific.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "util/result.h"
+
+namespace fp {
+
+std::vector<std::string> split_lines(std::string_view text);
+std::string trim(std::string_view s);
+bool starts_with(std::string_view s, std::string_view prefix);
+bool ends_with(std::string_view s, std::string_view suffix);
+std::string join(const std::vector<std::string>& parts, std::string_view sep);
+// Quotes a value for an error message: "value" with control characters escaped, cut at 120 chars.
+std::string quote(std::string_view s);
+
+// Whole file as bytes; transparently gunzips a .gz file (by magic bytes, not by name).
+Result<std::string> read_file(const std::string& path);
+// Writes path atomically: a temporary file beside it, fsync, then rename. Never leaves half a file.
+Status write_file_atomic(const std::string& path, std::string_view content);
+
+}  // namespace fp
