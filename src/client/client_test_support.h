@@ -186,10 +186,19 @@ class LoopbackServer {
       head += "Content-Length: " + std::to_string(total) + "\r\n";
     }
     send_all(fd, head + "Connection: close\r\n\r\n");
+    // Counted as finished before the write that completes the response: the client may start
+    // its next request the moment that write lands.
+    bool counted = true;
+    auto finishing = [&] {
+      if (counted) --active_;
+      counted = false;
+    };
     bool alive = true;
-    for (const auto& step : script_.steps) {
+    for (size_t i = 0; i < script_.steps.size(); ++i) {
+      const Step& step = script_.steps[i];
       if (!(alive = wait_ms(step.delay_ms))) break;
       if (script_.framing != Framing::kChunked) {
+        if (i + 1 == script_.steps.size() && script_.framing == Framing::kContentLength) finishing();
         send_all(fd, step.bytes);
       } else if (!step.bytes.empty()) {
         char size[32];
@@ -198,8 +207,8 @@ class LoopbackServer {
       }
     }
     if (alive && script_.hold_ms > 0) alive = wait_ms(script_.hold_ms);
+    finishing();
     if (alive && script_.framing == Framing::kChunked) send_all(fd, "0\r\n\r\n");
-    --active_;
     ::shutdown(fd, SHUT_RDWR);
     ::close(fd);
   }

@@ -58,6 +58,17 @@ TEST(SseParser, SplitAtEveryBytePosition) {
   }
 }
 
+// CRLF read as two breaks would cut a multi-line event in two.
+TEST(SseParser, MultiLineDataWithCrlfSplitEverywhere) {
+  const std::string stream = "data: a\r\ndata: b\r\n\r\n: note\r\ndata: c\r\n\r\n";
+  for (size_t cut = 0; cut <= stream.size(); ++cut) {
+    Collected c;
+    ASSERT_TRUE(c.parser.feed(std::string_view(stream).substr(0, cut)));
+    ASSERT_TRUE(c.parser.feed(std::string_view(stream).substr(cut)));
+    ASSERT_EQ(data_of(c.events), (std::vector<std::string>{"a\nb", "c"})) << "cut at byte " << cut;
+  }
+}
+
 TEST(SseParser, ByteByByteCrlf) {
   const std::string stream = replace_all(client_test::recorded_chat_stream(), "\n", "\r\n");
   Collected c;

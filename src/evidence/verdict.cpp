@@ -1,6 +1,7 @@
 #include "evidence/verdict.h"
 
 #include <algorithm>
+#include <iomanip>
 #include <sstream>
 
 #include "util/text.h"
@@ -139,7 +140,7 @@ LevelFinding kernel_level(const VerdictInput& in, const std::string& expected) {
   f.active = f.any_on_expected = ran;
   std::ostringstream s;
   if (ran) {
-    s << k->fused_launches << " fused attention kernel launches, "
+    s << std::fixed << std::setprecision(1) << k->fused_launches << " fused attention kernel launches, "
       << (100.0 * static_cast<double>(k->fused_ns) / static_cast<double>(k->total_ns ? k->total_ns : 1))
       << "% of GPU time";
     for (const auto& n : k->top_fused) f.quotes.push_back(kernel_short_name(n));

@@ -13,7 +13,7 @@ namespace fp {
 
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kNaN = kNoValue;
 
 // Upper tail of the standard normal.
 double normal_sf(double z) { return 0.5 * std::erfc(z / std::sqrt(2.0)); }
@@ -28,28 +28,25 @@ double normal_quantile(double p) {
   return 0.5 * (lo + hi);
 }
 
-// P(U >= u) under H0 for sample sizes m, n, no ties. Counts arrangements with the recurrence
-// f(m, n, u) = f(m - 1, n, u - n) + f(m, n - 1, u) (additions only, so no cancellation in doubles),
-// rolling over n with m the smaller size.
+// P(U >= u) under H0 for sample sizes m, n, no ties. The counts of arrangements by U are the
+// coefficients of the Gaussian binomial [m + n choose m]_q = prod_{i=1..m} (1 - q^(n+i)) / (1 - q^i),
+// built one factor at a time (every partial product is itself a Gaussian binomial, so coefficients
+// stay non-negative up to rounding): O(m^2 n) with m the smaller size.
 double exact_upper_tail(size_t m, size_t n, double u) {
   if (m > n) std::swap(m, n);
-  // f[i] holds the counts for (i, current n') over u = 0 .. i * n'.
-  std::vector<std::vector<double>> f(m + 1, std::vector<double>(1, 1.0));
-  for (size_t np = 1; np <= n; ++np) {
-    for (size_t i = 1; i <= m; ++i) {
-      std::vector<double> next(i * np + 1, 0.0);
-      const std::vector<double>& left = f[i - 1];  // (i - 1, np), already updated this round
-      const std::vector<double>& old = f[i];        // (i, np - 1)
-      for (size_t k = 0; k < old.size(); ++k) next[k] += old[k];
-      for (size_t k = 0; k < left.size(); ++k) next[k + np] += left[k];
-      f[i] = std::move(next);
-    }
+  std::vector<double> c(m * n + m + 1, 0.0);
+  c[0] = 1.0;
+  for (size_t i = 1; i <= m; ++i) {
+    size_t top = i * n + i;  // degree before dividing
+    for (size_t k = top; k >= n + i; --k) c[k] -= c[k - n - i];
+    for (size_t k = i; k <= top; ++k) c[k] += c[k - i];
+    for (size_t k = i * n + 1; k <= top; ++k) c[k] = 0.0;  // exact division leaves nothing above i * n
   }
-  const std::vector<double>& counts = f[m];
-  double total = std::accumulate(counts.begin(), counts.end(), 0.0);
+  c.resize(m * n + 1);
+  double total = std::accumulate(c.begin(), c.end(), 0.0);
   double tail = 0.0;
   auto from = static_cast<size_t>(std::ceil(u));
-  for (size_t k = from; k < counts.size(); ++k) tail += counts[k];
+  for (size_t k = from; k < c.size(); ++k) tail += c[k];
   return tail / total;
 }
 

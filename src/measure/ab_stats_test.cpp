@@ -37,6 +37,21 @@ TEST(StatsMannWhitney, MatchesScipy) {
        19.0, 0.3546019198193111, true},
       {"all tied", {2, 2, 2}, {2, 2, 2, 2}, 6.0, 1.0, false},
   };
+  std::vector<double> many_a, many_b, two_b;
+  for (int i = 0; i < 4; ++i) many_a.push_back(0.5 + i * 0.37);
+  for (int i = 0; i < 300; ++i) many_b.push_back(i * 0.011);
+  for (int i = 1; i < 200; ++i) two_b.push_back(i * 0.013);
+  const MwuCase large[] = {
+      {"4 against 300, exact", many_a, many_b, 386.0, 0.23128744010766564, true},
+      {"2 against 199, exact", {3.3, 0.1}, two_b, 206.0, 0.9362189054726368, true},
+  };
+  for (const MwuCase& c : large) {
+    SCOPED_TRACE(c.name);
+    MannWhitney r = mann_whitney_u(c.a, c.b);
+    EXPECT_DOUBLE_EQ(r.u_a, c.u_a);
+    EXPECT_NEAR(r.p, c.p, 1e-12);
+    EXPECT_EQ(r.exact, c.exact);
+  }
   for (const MwuCase& c : cases) {
     SCOPED_TRACE(c.name);
     MannWhitney r = mann_whitney_u(c.a, c.b);
