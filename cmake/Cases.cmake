@@ -32,10 +32,16 @@ function(fp_add_case case_file)
   fp_json_or(backend "${json}" "CPU" expect backend)
   math(EXPR test_timeout "${timeout} * 2 + 60")
   set(labels ${runtime} ${job} model-${model} case)
+  # Where a case runs decides how CTest shares the machine: CPU cases take the one CPU lock (they
+  # time on the same cores); GPU cases take one GPU each from the resource spec
+  # (`flashproof gpus --resource-spec FILE`, `ctest --resource-spec-file FILE`), and the harness hands
+  # CTEST_RESOURCE_GROUP_0_GPUS to the runtime as CUDA_VISIBLE_DEVICES (src/runtime/ctest_gpus.h).
   if(backend MATCHES "^(CUDA|ROCm|Vulkan|Metal)")
     list(APPEND labels gpu)
+    set(share RESOURCE_GROUPS "gpus:1")
   else()
     list(APPEND labels cpu)
+    set(share RESOURCE_LOCK runtime-cpu)
   endif()
   string(JSON nlabels ERROR_VARIABLE err LENGTH "${json}" labels)
   if(NOT err AND nlabels GREATER 0)
@@ -56,7 +62,9 @@ function(fp_add_case case_file)
               -P ${PROJECT_SOURCE_DIR}/tests/expect_failure.cmake
       WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
     set_tests_properties(case:${name} PROPERTIES LABELS "${labels};self-test" TIMEOUT ${test_timeout}
-      FIXTURES_REQUIRED models RESOURCE_LOCK runtime-cpu)
+      FIXTURES_REQUIRED models ${share}
+      # flashproof skipped it (no runtime, model or GPU here): a skip, not a failed self-test.
+      SKIP_REGULAR_EXPRESSION "flashproof run: SKIP: ")
     return()
   endif()
 
@@ -64,12 +72,12 @@ function(fp_add_case case_file)
     COMMAND ${run} --golden ${FP_CASE_GOLDEN_DIR} --record-missing
     WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
   set_tests_properties(golden:${name} PROPERTIES LABELS "${labels};golden-setup" TIMEOUT ${test_timeout}
-    FIXTURES_SETUP golden-${name} FIXTURES_REQUIRED models SKIP_RETURN_CODE 125 RESOURCE_LOCK runtime-cpu)
+    FIXTURES_SETUP golden-${name} FIXTURES_REQUIRED models SKIP_RETURN_CODE 125 ${share} ENVIRONMENT "FLASHPROOF_CTEST=1")
   add_test(NAME case:${name}
     COMMAND ${run} --golden ${FP_CASE_GOLDEN_DIR}
     WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
   set_tests_properties(case:${name} PROPERTIES LABELS "${labels}" TIMEOUT ${test_timeout}
-    FIXTURES_REQUIRED "golden-${name};models" SKIP_RETURN_CODE 125 RESOURCE_LOCK runtime-cpu)
+    FIXTURES_REQUIRED "golden-${name};models" SKIP_RETURN_CODE 125 ${share} ENVIRONMENT "FLASHPROOF_CTEST=1")
 endfunction()
 
 # The generated models every case needs, before any case runs.

@@ -17,13 +17,20 @@ const Command kCommands[] = {
     {"run", fp::run_command, "run a case: evidence pass, timed runs, goldens, answers, result file"},
     {"explain", fp::explain_command, "verdict for a runtime log you already have (plus a kernel tally)"},
     {"make-model", fp::make_model_command, "write the seeded random-weight GGUF models from their recipes"},
+    {"ab", fp::ab_command, "the case with the flag on and off, interleaved: differences, mechanism, answers"},
     {"accept", fp::accept_command, "review a run against the goldens and write what you accept"},
+    {"fingerprint", fp::fingerprint_command, "print this machine's fingerprint id (its golden folder)"},
+    {"diff", fp::diff_command, "compare two results (or the last two runs): verdicts first, figures, answers"},
+    {"gate", fp::gate_command, "upgrade gate: run every case against the previous fingerprint's goldens"},
+    {"history", fp::history_command, "list the runs kept per case (latest and previous)"},
+    {"report", fp::report_command, "one self-contained HTML report: verdicts, figures vs goldens, A/B plots, trends"},
+    {"gpus", fp::gpus_command, "list the GPUs; write the CTest resource spec for them (--resource-spec)"},
 };
 
 void usage(std::ostream& out) {
   out << "flashproof " FLASHPROOF_VERSION " - prove fused attention really ran, time it, diff the answers\n\n"
          "usage: flashproof COMMAND [ARGS]   (flashproof COMMAND --help for more)\n\ncommands:\n";
-  for (const auto& c : kCommands) out << "  " << c.name << std::string(12 - std::strlen(c.name), ' ') << c.summary << "\n";
+  for (const auto& c : kCommands) out << "  " << c.name << std::string(std::strlen(c.name) < 13 ? 13 - std::strlen(c.name) : 1, ' ') << c.summary << "\n";
 }
 
 }  // namespace

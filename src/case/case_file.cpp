@@ -146,18 +146,70 @@ Status load_expect(const JsonFields& top, Case& c) {
 Status load_plan(const JsonFields& top, Case& c) {
   if (!top.has("plan")) return ok_status();
   FP_TRY(JsonFields p, top.object("plan"));
-  FP_TRY_STATUS(p.only_keys({"warmup", "repetitions", "timeout_s", "ready_timeout_s"}));
+  FP_TRY_STATUS(p.only_keys({"warmup", "repetitions", "timeout_s", "ready_timeout_s", "stall_timeout_s"}));
   FP_TRY(long long w, p.integer_or("warmup", 0, 1000, c.plan.warmup));
   FP_TRY(long long r, p.integer_or("repetitions", 1, 100000, c.plan.repetitions));
   c.plan.warmup = static_cast<int>(w);
   c.plan.repetitions = static_cast<int>(r);
   FP_TRY(c.plan.timeout_s, p.number_or("timeout_s", 5, 7 * 86400, c.plan.timeout_s));
+  // Unless given, the launch may take at most half of the case's time (and at most the default).
+  c.plan.ready_timeout_s = std::min(c.plan.ready_timeout_s, c.plan.timeout_s / 2);
   FP_TRY(c.plan.ready_timeout_s, p.number_or("ready_timeout_s", 1, 3600, c.plan.ready_timeout_s));
   if (c.plan.ready_timeout_s >= c.plan.timeout_s) return p.error("ready_timeout_s", "must be less than timeout_s");
+  FP_TRY(c.plan.stall_timeout_s, p.number_or("stall_timeout_s", 0.5, 3600, std::min(c.plan.stall_timeout_s, c.plan.timeout_s)));
+  return ok_status();
+}
+
+Status load_ab(const JsonFields& top, Case& c) {
+  if (!top.has("ab")) return ok_status();
+  FP_TRY(JsonFields a, top.object("ab"));
+  FP_TRY_STATUS(a.only_keys({"repetitions", "rounds", "sustained", "mechanism", "comment"}));
+  FP_TRY(long long reps, a.integer_or("repetitions", 1, 1000, c.ab.repetitions));
+  c.ab.repetitions = static_cast<int>(reps);
+  FP_TRY(long long rounds, a.integer_or("rounds", 1, 100000, c.plan.repetitions));
+  c.ab.rounds = static_cast<int>(rounds);
+  if (a.has("sustained")) {
+    FP_TRY(JsonFields s, a.object("sustained"));
+    FP_TRY_STATUS(s.only_keys({"duration_s", "concurrency"}));
+    FP_TRY(c.ab.sustained_s, s.number_or("duration_s", 0, 86400, c.ab.sustained_s));
+    FP_TRY(long long conc, s.integer_or("concurrency", 1, 1024, c.ab.concurrency));
+    c.ab.concurrency = static_cast<int>(conc);
+  }
+  if (a.has("mechanism")) {
+    const nlohmann::json& list = a.raw()["mechanism"];
+    if (!list.is_array()) return a.error("mechanism", "expected an array of {\"figure\", \"expect\", \"at_least\"} objects");
+    const auto& names = ab_figure_names();
+    for (size_t i = 0; i < list.size(); ++i) {
+      const std::string where = a.path("mechanism") + "[" + std::to_string(i) + "]";
+      if (!list[i].is_object()) return make_error(a.file() + ": field \"" + where + "\": expected an object");
+      JsonFields m(list[i], a.file(), where);
+      FP_TRY_STATUS(m.only_keys({"figure", "expect", "at_least", "tolerance", "why"}));
+      MechanismStatement st;
+      FP_TRY(st.figure, m.one_of("figure", names));
+      FP_TRY(st.expect, m.one_of("expect", {"faster", "slower", "higher", "lower", "unchanged"}));
+      FP_TRY(st.at_least, m.number_or("at_least", 0, 100, st.at_least));
+      FP_TRY(st.tolerance, m.number_or("tolerance", 0, 100, st.tolerance));
+      if (st.expect == "unchanged" && m.has("at_least"))
+        return m.error("at_least", "applies to faster, slower, higher or lower; \"unchanged\" takes \"tolerance\"");
+      FP_TRY(std::string why, m.string_or("why", ""));
+      (void)why;
+      c.ab.mechanism.push_back(st);
+    }
+  }
+  c.has_ab = true;
   return ok_status();
 }
 
 }  // namespace
+
+const std::vector<std::string>& ab_figure_names() {
+  static const std::vector<std::string> names = {
+      "cold_ready_ms", "cold_first_ttft_ms", "cold_first_e2e_ms", "ttft_ms", "ttft_ms_p95", "tpot_ms", "itl_ms",
+      "e2e_ms", "prompt_tokens_per_s", "decode_tokens_per_s", "throughput_tokens_per_s",
+      "sustained_ttft_ms", "sustained_queue_ms", "sustained_tpot_ms", "sustained_throughput_tokens_per_s",
+      "kv_cache_mib", "compute_buffer_mib", "host_peak_rss_mib"};
+  return names;
+}
 
 const char* job_name(Job job) {
   switch (job) {
@@ -179,7 +231,7 @@ Result<Case> load_case(const std::string& path, const std::string& repo_root) {
   FP_TRY(nlohmann::json j, parse_json_object(text, path));
   JsonFields top(j, path);
   FP_TRY_STATUS(top.only_keys({"name", "description", "job", "runtime", "model", "shape", "launch", "flag",
-                               "expect", "plan", "seed", "labels", "comment", "ctest"}));
+                               "expect", "plan", "seed", "labels", "comment", "ctest", "ab"}));
   Case c;
   c.file = path;
   FP_TRY(c.name, top.string("name"));
@@ -196,6 +248,8 @@ Result<Case> load_case(const std::string& path, const std::string& repo_root) {
   FP_TRY_STATUS(load_flag(top, c));
   FP_TRY_STATUS(load_expect(top, c));
   FP_TRY_STATUS(load_plan(top, c));
+  c.ab.rounds = c.plan.repetitions;
+  FP_TRY_STATUS(load_ab(top, c));
   FP_TRY(long long seed, top.integer_or("seed", 0, 0x7fffffff, c.seed));
   c.seed = static_cast<int>(seed);
   if (top.has("labels")) {

@@ -54,7 +54,28 @@ struct RunPlan {
   int repetitions = 3;
   double timeout_s = 300;           // the whole case
   double ready_timeout_s = 60;      // launch to ready
+  double stall_timeout_s = 60;      // a streamed answer with no byte for this long has failed
 };
+
+// A stated expectation of what the flag does to one A/B figure, checked against the measurement.
+struct MechanismStatement {
+  std::string figure;        // one of ab_figure_names()
+  std::string expect;        // faster | slower | higher | lower | unchanged
+  double at_least = 0;       // faster/slower/higher/lower: least relative change, e.g. 0.1 = 10%
+  double tolerance = 0.05;   // unchanged: largest relative change still called unchanged
+};
+
+// The optional "ab" block: how `flashproof ab` runs the case with the flag on and off.
+struct AbPlan {
+  int repetitions = 5;               // fresh launches per arm, alternating on, off, on, off ...
+  int rounds = 3;                    // measured rounds over the prompts per launch; default plan.repetitions
+  double sustained_s = 10;           // sustained phase per arm; 0 skips it
+  int concurrency = 2;               // concurrent streams in the sustained phase
+  std::vector<MechanismStatement> mechanism;
+};
+
+// The figures an A/B run compares (names a mechanism statement may use).
+const std::vector<std::string>& ab_figure_names();
 
 struct Case {
   std::string file;                 // path it was loaded from
@@ -71,6 +92,8 @@ struct Case {
   int seed = 42;
   std::vector<std::string> labels;  // extra CTest labels
   bool self_test = false;           // has a "ctest" block: flashproof must fail it (CMake reads it)
+  AbPlan ab;                        // the "ab" block, or its defaults
+  bool has_ab = false;              // the case has an "ab" block
 };
 
 // The placeholders a launch argv may use.

@@ -8,12 +8,14 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "cli/commands.h"
 #include "flow/golden_step.h"
 #include "golden/answers.h"
 #include "report/result_file.h"
+#include "golden/golden_file.h"
 #include "util/text.h"
 
 namespace fp {
@@ -42,6 +44,72 @@ bool confirm(bool yes) {
   return answer == "y" || answer == "Y" || answer == "yes";
 }
 
+// The bytes of a file, or "" when it does not exist (what accept compares before writing).
+std::string snapshot(const std::string& path) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return "";
+  auto text = read_file(path);
+  return text ? *text : std::string("\x01unreadable");
+}
+
+std::string fig_line(char mark, const std::string& name, const std::string& what) {
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "  %c %-30s ", mark, name.c_str());
+  return buf + what + "\n";
+}
+
+std::string num(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.3f", v);
+  return buf;
+}
+
+// Shows the thresholds the plan writes against the previous ones; returns the text.
+std::string show_figures(const Golden& planned, const Golden* previous, const std::string& previous_file) {
+  std::string out = "figures (medians against " + (previous ? previous_file + ", whose direction, tolerance and gate are kept" : std::string("nothing: a first golden")) + "):\n";
+  for (const auto& [name, f] : planned.figures) {
+    std::string limits = "tolerance max(" + num(f.tolerance_rel) + " x median, " + num(f.tolerance_abs) + "), " +
+                         (f.direction == Direction::lower_is_better ? "lower" : "higher") + " is better" +
+                         (f.gate ? ", gate" : "");
+    const GoldenFigure* old = previous && previous->figures.count(name) ? &previous->figures.at(name) : nullptr;
+    if (!old) {
+      out += fig_line('+', name, "new: median " + num(f.median) + ", spread " + num(f.spread) + ", n " + std::to_string(f.n) + "; " + limits);
+    } else if (old->median == f.median && old->spread == f.spread && old->n == f.n) {
+      out += fig_line('=', name, "unchanged: median " + num(f.median) + " (n " + std::to_string(f.n) + ")");
+    } else {
+      char pct[32];
+      std::snprintf(pct, sizeof pct, "%+.1f%%", old->median != 0 ? 100.0 * (f.median - old->median) / std::fabs(old->median) : 0.0);
+      out += fig_line('~', name, "median " + num(old->median) + " -> " + num(f.median) + " (" + pct + "), spread " +
+                                     num(old->spread) + " -> " + num(f.spread) + ", n " + std::to_string(old->n) + " -> " +
+                                     std::to_string(f.n) + "; " + limits);
+    }
+  }
+  if (previous)
+    for (const auto& [name, f] : previous->figures)
+      if (!planned.figures.count(name))
+        out += fig_line('-', name, "removed: this run did not measure it (golden median " + num(f.median) + (f.gate ? ", was a gate" : "") + ")");
+  return out;
+}
+
+// result.json's golden.dir: the golden folder the run was compared with ("" when none).
+std::string compared_golden_dir(const std::string& result_json) {
+  auto text = read_file(result_json);
+  if (!text) return "";
+  try {
+    auto j = nlohmann::json::parse(*text);
+    return j.at("golden").at("dir").get<std::string>();
+  } catch (const nlohmann::json::exception&) {
+    return "";
+  }
+}
+
+bool same_plan(const std::vector<PlannedAnswerChange>& a, const std::vector<PlannedAnswerChange>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i].prompt_id != b[i].prompt_id || a[i].kind != b[i].kind || a[i].diff != b[i].diff) return false;
+  return true;
+}
+
 int accept_one(const std::string& run_dir, const std::string& golden_root, const std::string& only, bool yes) {
   auto r = load_result_json(run_dir + "/result.json");
   if (!r) {
@@ -57,63 +125,79 @@ int accept_one(const std::string& run_dir, const std::string& golden_root, const
               << ") does not match the case's expectation; a golden must not bless that. Fix the deployment or the case.\n";
     return 1;
   }
+  const bool figures = only != "answers", answers = only != "figures";
   const GoldenPaths paths = golden_paths(golden_root, r->fingerprint_id, r->case_name);
+  // Thresholds to keep: this fingerprint's golden, else the one the run was compared with (the
+  // upgrade gate's baseline), so an operator's tuned tolerances survive an upgrade.
+  std::string previous_file = paths.golden_file;
+  const std::string compared_dir = compared_golden_dir(run_dir + "/result.json");
+  if (!fs::exists(previous_file) && !compared_dir.empty() && fs::exists(compared_dir + "/" + r->case_name + ".json"))
+    previous_file = compared_dir + "/" + r->case_name + ".json";
   std::unique_ptr<Golden> previous;
-  if (fs::exists(paths.golden_file)) {
-    auto g = load_golden(paths.golden_file);
+  if (fs::exists(previous_file)) {
+    auto g = load_golden(previous_file);
     if (!g) {
       std::cerr << "flashproof accept: " << g.error().message << " (fix or remove it by hand; it is not overwritten)\n";
       return 2;
     }
     previous = std::make_unique<Golden>(*g);
   }
-  std::cout << "case " << r->case_name << " (" << run_dir << ") -> " << paths.dir << "\n";
-  if (only != "answers") {
-    std::cout << "figures:\n";
-    for (const auto& f : r->figures) {
-      double old = NAN;
-      if (previous && previous->figures.count(f.name)) old = previous->figures.at(f.name).median;
-      char buf[200];
-      if (std::isnan(old))
-        std::snprintf(buf, sizeof buf, "  + %-32s new median %.3f (n=%zu)\n", f.name.c_str(), f.summary.median, f.summary.n);
-      else
-        std::snprintf(buf, sizeof buf, "  ~ %-32s median %.3f -> %.3f (%+.1f%%, n=%zu)\n", f.name.c_str(), old,
-                      f.summary.median, old != 0 ? 100.0 * (f.summary.median - old) / old : 0.0, f.summary.n);
-      std::cout << buf;
-    }
+  const std::string golden_before = snapshot(paths.golden_file);
+  auto plan = plan_golden(paths, *r, previous.get(), figures, answers);
+  if (!plan) {
+    std::cerr << "flashproof accept: " << plan.error().message << "\n";
+    return 2;
   }
-  if (only != "figures") {
-    std::map<std::string, std::string> answers;
-    for (const auto& a : r->answers) answers[a.prompt_id] = a.text;
-    auto plan = plan_answer_changes(paths.answers_dir, answers);
-    if (!plan) {
-      std::cerr << "flashproof accept: " << plan.error().message << "\n";
+  std::cout << "case " << r->case_name << " (" << run_dir << ") -> " << paths.dir << "\n";
+  bool changes = false;
+  if (plan->golden) {
+    std::cout << show_figures(*plan->golden, previous.get(), previous_file);
+    changes = changes || golden_to_json(*plan->golden) != golden_before;
+    std::cout << "files: " << paths.golden_file << (golden_before.empty() ? " (new)" : "") << ", " << paths.verdict_file
+              << " (verdict " << r->verdict << (r->verdict_backend.empty() ? "" : " " + r->verdict_backend) << ")"
+              << (plan->case_fingerprint_json.empty() ? "" : ", " + paths.case_fingerprint_file + " (fingerprint " + r->fingerprint_id + ")")
+              << "\n";
+  }
+  if (!plan->machine_fingerprint_json.empty()) {
+    std::cout << "new fingerprint folder: " << paths.machine_fingerprint_file << ":\n" << plan->machine_fingerprint_json;
+    changes = true;
+  }
+  std::vector<PlannedAnswerChange> shown_answers;
+  if (plan->answers) {
+    auto planned = plan_answer_changes(paths.answers_dir, *plan->answers);
+    if (!planned) {
+      std::cerr << "flashproof accept: " << planned.error().message << "\n";
       return 2;
     }
-    std::cout << "answers:\n";
-    for (const auto& c : *plan) {
+    shown_answers = *planned;
+    std::cout << "answers (" << paths.answers_dir << "):\n";
+    for (const auto& c : shown_answers) {
       std::cout << "  " << to_string(c.kind) << " " << c.prompt_id << "\n";
       if (!c.diff.empty()) std::cout << c.diff << "\n";
+      changes = changes || c.kind != AnswerChangeKind::unchanged;
     }
+  }
+  if (!changes) {
+    std::cout << "nothing to change: the goldens already hold this run\n";
+    return 0;
   }
   if (!confirm(yes)) {
     std::cout << "nothing written (pass --yes, or answer y on a terminal)\n";
     return 0;
   }
-  Status st = ok_status();
-  if (only == "answers") {
-    std::map<std::string, std::string> answers;
-    for (const auto& a : r->answers) answers[a.prompt_id] = a.text;
-    auto saved = save_reference_answers(paths.answers_dir, answers);
-    if (!saved) st = saved.error();
-  } else if (only == "figures") {
-    RunResult figures_only = *r;
-    figures_only.answers.clear();
-    st = record_golden(paths, figures_only, previous.get());
-  } else {
-    st = record_golden(paths, *r, previous.get());
+  // Write only what was shown: refuse when the goldens changed meanwhile (another accept).
+  if (snapshot(paths.golden_file) != golden_before) {
+    std::cerr << "flashproof accept: " << paths.golden_file << " changed since it was shown; nothing written, run accept again\n";
+    return 2;
   }
-  if (!st) {
+  if (plan->answers) {
+    auto again = plan_answer_changes(paths.answers_dir, *plan->answers);
+    if (!again || !same_plan(*again, shown_answers)) {
+      std::cerr << "flashproof accept: " << paths.answers_dir << " changed since it was shown; nothing written, run accept again\n";
+      return 2;
+    }
+  }
+  if (auto st = write_golden_plan(paths, *plan); !st) {
     std::cerr << "flashproof accept: " << st.error().message << "\n";
     return 2;
   }

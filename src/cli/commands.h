@@ -7,5 +7,12 @@ int run_command(int argc, char** argv);
 int explain_command(int argc, char** argv);
 int make_model_command(int argc, char** argv);
 int accept_command(int argc, char** argv);
+int ab_command(int argc, char** argv);
+int fingerprint_command(int argc, char** argv);
+int diff_command(int argc, char** argv);
+int gate_command(int argc, char** argv);
+int history_command(int argc, char** argv);
+int report_command(int argc, char** argv);
+int gpus_command(int argc, char** argv);
 
 }  // namespace fp

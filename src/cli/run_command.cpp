@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "flow/case_runner.h"
+#include "report/ctest_measurements.h"
 #include "runtime/process.h"
 #include "util/text.h"
 
@@ -25,7 +26,10 @@ const char* kUsage =
     "  --repetitions N      override the case's plan.repetitions\n"
     "  --warmup N           override the case's plan.warmup\n"
     "  --flag on|off        launch with the flag's on or off value instead of the case's flag.use\n"
-    "  --quiet              no progress lines\n"
+    "  --quiet              no progress lines (progress: a status line on a terminal, plain lines in CI\n"
+    "                       or when stderr is not a terminal; FLASHPROOF_PROGRESS=terminal|lines|quiet)\n"
+    "  --ctest              print key figures as <CTestMeasurement> tags and the failure as <CTestDetails>\n"
+    "                       (also with FLASHPROOF_CTEST=1, which the registered CTest cases set)\n"
     "exit: 0 pass, 1 fail (verdict, regression, changed answer), 2 incomplete or bad input, 125 skipped\n";
 
 std::string fmt(double v, const char* f = "%.1f") {
@@ -60,11 +64,29 @@ void print_row(const CaseRun& run, const std::string& case_path) {
               tps ? fmt(tps->summary.median).c_str() : "-", answers.c_str());
 }
 
+// Key figures as CTest measurements (Test.xml, CDash) and the failure's explanation as CTest's
+// details (report/ctest_measurements.h). Names carry the case only when one test runs several.
+void print_for_ctest(const std::vector<CaseRun>& runs) {
+  std::vector<std::string> details;
+  for (const auto& run : runs) {
+    const RunResult& r = run.result;
+    if (r.case_name.empty()) {
+      if (!run.message.empty()) details.push_back(run.message);
+      continue;
+    }
+    for (const auto& m : run_measurements(r, runs.size() > 1 ? r.case_name + "/" : "")) std::printf("%s\n", m.c_str());
+    if (std::string s = failure_summary(r); !s.empty()) details.push_back((runs.size() > 1 ? r.case_name + ": " : "") + s);
+  }
+  if (!details.empty()) std::printf("%s\n", ctest_details(join(details, "; ")).c_str());
+}
+
 }  // namespace
 
 int run_command(int argc, char** argv) {
   RunOptions o;
   std::vector<std::string> cases;
+  const char* ctest_env = std::getenv("FLASHPROOF_CTEST");
+  bool ctest = ctest_env && std::string(ctest_env) == "1";
   for (int i = 0; i < argc; ++i) {
     std::string a = argv[i];
     auto value = [&](const char* name) -> const char* {
@@ -108,6 +130,8 @@ int run_command(int argc, char** argv) {
       o.flag_on = v == "on";
     } else if (a == "--quiet") {
       o.quiet = true;
+    } else if (a == "--ctest") {
+      ctest = true;
     } else if (!a.empty() && a[0] == '-') {
       std::cerr << "flashproof run: unknown option " << quote(a) << "\n" << kUsage;
       return kRunUsage;
@@ -130,7 +154,7 @@ int run_command(int argc, char** argv) {
   for (const auto& path : cases) {
     CaseRun run = run_case_file(path, o);
     if (!run.message.empty()) std::cerr << "flashproof run: " << run.message << "\n";
-    for (const auto& f : run.result.failures) std::cerr << "FAIL " << run.result.case_name << ": " << f << "\n";
+    for (const auto& f : failure_explanation(run.result)) std::cerr << "FAIL " << run.result.case_name << ": " << f << "\n";
     if (!run.result.output_dir.empty()) std::cerr << "result: " << run.result.output_dir << "/result.txt\n";
     if (run.exit_code != kRunSkip) {
       any_ran = true;
@@ -141,7 +165,12 @@ int run_command(int argc, char** argv) {
   }
   std::printf("\n%-28s %-10s %-34s %8s %8s %8s  %s\n", "case", "status", "verdict [evidence]", "TTFT p50", "p95", "tok/s", "answers");
   for (size_t i = 0; i < runs.size(); ++i) print_row(runs[i], cases[i]);
+  if (ctest) print_for_ctest(runs);
   std::fflush(stdout);
+  if (interrupted()) {
+    std::fprintf(stderr, "flashproof run: interrupted by signal %d; partial results are marked incomplete\n", interrupt_signal());
+    return 128 + interrupt_signal();
+  }
   return any_ran ? worst : kRunSkip;
 }
 

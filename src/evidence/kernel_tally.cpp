@@ -73,8 +73,13 @@ KernelSummary classify_kernels(const KernelTally& tally, const RuntimeSignatures
   KernelSummary s;
   s.source = tally.source;
   s.records = tally.kernels.size();
-  for (const auto& rule : sigs.kernels)
+  std::map<std::string, std::vector<Ranked>> by_backend;
+  for (const auto& rule : sigs.kernels) {
     if (rule.kind == RuleKind::FusedKernel) s.fused_patterns.push_back(rule.pattern);
+    if (!rule.backend.empty() && std::find(s.backends_with_patterns.begin(), s.backends_with_patterns.end(),
+                                           rule.backend) == s.backends_with_patterns.end())
+      s.backends_with_patterns.push_back(rule.backend);
+  }
   std::vector<Ranked> fused, unfused;
   std::smatch m;
   for (const auto& k : tally.kernels) {
@@ -86,11 +91,16 @@ KernelSummary classify_kernels(const KernelTally& tally, const RuntimeSignatures
       (is_fused ? s.fused_launches : s.unfused_launches) += k.launches;
       (is_fused ? s.fused_ns : s.unfused_ns) += k.gpu_ns;
       (is_fused ? fused : unfused).push_back({k.gpu_ns, k.name});
+      if (!rule.backend.empty()) {
+        s.launches_by_backend[rule.backend] += k.launches;
+        by_backend[rule.backend].push_back({k.gpu_ns, k.name});
+      }
       break;
     }
   }
   s.top_fused = top3(std::move(fused));
   s.top_unfused = top3(std::move(unfused));
+  for (auto& [backend, ranked] : by_backend) s.top_by_backend[backend] = top3(std::move(ranked));
   return s;
 }
 

@@ -2,6 +2,7 @@
 // (one line per kernel: launches<TAB>total_gpu_ns<TAB>demangled name).
 #pragma once
 
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,6 +40,11 @@ struct KernelSummary {
   std::vector<std::string> top_fused;    // up to 3 names, most GPU time first
   std::vector<std::string> top_unfused;
   std::vector<std::string> fused_patterns;  // the rules' patterns, to say what was looked for
+  // Kernel rules that name an attention backend (key "backend"): launches and top names per backend,
+  // and the backends some rule names (even when none of their kernels ran).
+  std::map<std::string, long long> launches_by_backend;
+  std::map<std::string, std::vector<std::string>> top_by_backend;
+  std::vector<std::string> backends_with_patterns;
 
   bool has_records() const { return records > 0; }
   // Fused plus unfused attention GPU time over all GPU time (0 when no time).

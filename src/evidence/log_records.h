@@ -14,10 +14,13 @@ namespace fp {
 struct LogRecord {
   size_t line = 0;
   std::string text;
+  std::string process;  // the line's process label (vLLM "EngineCore_DP0 pid=7"), "" when not labelled
 };
 
-// Records of the log: each physical line is cut before every match of the runtime's record
-// prefix (which is removed); a line without a prefix is one record. Empty records are dropped.
+// Records of the log: the runtime's process prefix, when it has one, is removed from the start
+// of each physical line and kept as the records' process label; then each line is cut before
+// every match of the runtime's record prefix (which is removed); a line without a prefix is one
+// record. Empty records are dropped.
 std::vector<LogRecord> split_records(std::string_view log, const RuntimeSignatures& sigs);
 
 }  // namespace fp

@@ -12,11 +12,20 @@ constexpr size_t kMaxSearched = 4096;
 
 double to_mib(const Rule& rule, const std::string& text) { return std::atof(text.c_str()) * rule.scale_to_mib; }
 
-StateLine state_line(const Rule& rule, const std::smatch& m, Quote q) {
+// "127,472" -> 127472 (vLLM prints token counts with thousands separators).
+int count_value(const std::string& text) {
+  std::string digits;
+  for (char c : text)
+    if (c != ',' && c != '_') digits += c;
+  return std::atoi(digits.c_str());
+}
+
+StateLine state_line(const Rule& rule, const std::smatch& m, Quote q, const RuntimeSignatures& sigs) {
   StateLine s;
   s.kind = rule.kind;
   s.state = capture(rule, m, "state");
   s.backend = capture(rule, m, "backend");
+  if (!s.backend.empty()) s.backend = sigs.canonical_backend(s.backend);
   s.reason = capture(rule, m, "reason");
   s.fused = rule.fused;
   if (!s.state.empty()) {
@@ -27,14 +36,24 @@ StateLine state_line(const Rule& rule, const std::smatch& m, Quote q) {
   return s;
 }
 
-void apply(LogScan& scan, const Rule& rule, const std::smatch& m, Quote q) {
+void apply(LogScan& scan, const Rule& rule, const std::smatch& m, Quote q, const RuntimeSignatures& sigs) {
   switch (rule.kind) {
     case RuleKind::Requested:
     case RuleKind::Decision:
-      scan.states.push_back(state_line(rule, m, std::move(q)));
+      scan.states.push_back(state_line(rule, m, std::move(q), sigs));
       break;
-    case RuleKind::Reason:
+    case RuleKind::Reason: {
+      std::string backend = capture(rule, m, "backend");
+      if (!backend.empty()) backend = sigs.canonical_backend(backend);
+      scan.reason_lines.push_back({backend, capture(rule, m, "reason"), q});
       scan.reasons.push_back(std::move(q));
+      break;
+    }
+    case RuleKind::Note:
+      scan.notes.push_back(std::move(q));
+      break;
+    case RuleKind::KvTokens:
+      scan.kv_tokens.push_back({count_value(capture(rule, m, "value")), 0, std::move(q)});
       break;
     case RuleKind::Fatal:
       scan.fatal.push_back(std::move(q));
@@ -79,6 +98,7 @@ std::map<std::string, double> last_by_device(const std::vector<DeviceMib>& lines
 
 LogScan scan_log(const std::vector<LogRecord>& records, const RuntimeSignatures& sigs) {
   LogScan scan;
+  scan.attention_backends = sigs.attention_backends;
   std::smatch m;
   for (const auto& rec : records) {
     std::string head;
@@ -89,7 +109,7 @@ LogScan scan_log(const std::vector<LogRecord>& records, const RuntimeSignatures&
     }
     for (const auto& rule : sigs.log) {
       if (!rule_search(rule, *text, m)) continue;
-      apply(scan, rule, m, Quote{*text, rec.line, rule.name});
+      apply(scan, rule, m, Quote{*text, rec.line, rule.name, rec.process}, sigs);
     }
   }
   return scan;
@@ -97,7 +117,23 @@ LogScan scan_log(const std::vector<LogRecord>& records, const RuntimeSignatures&
 
 bool LogScan::empty() const {
   return states.empty() && reasons.empty() && fatal.empty() && graph_splits.empty() && graph_nodes.empty() &&
-         kv_buffers.empty() && kv_totals.empty() && compute_buffers.empty();
+         kv_buffers.empty() && kv_totals.empty() && compute_buffers.empty() && notes.empty() && kv_tokens.empty();
+}
+
+std::string quoted_with_process(const Quote& q) { return q.process.empty() ? q.text : "(" + q.process + ") " + q.text; }
+
+std::vector<const StateLine*> LogScan::backend_decisions() const {
+  std::vector<const StateLine*> out;
+  for (const auto& s : states)
+    if (s.kind == RuleKind::Decision && !s.backend.empty()) out.push_back(&s);
+  return out;
+}
+
+std::vector<std::string> LogScan::decided_backends() const {
+  std::vector<std::string> out;
+  for (const StateLine* s : backend_decisions())
+    if (std::find(out.begin(), out.end(), s->backend) == out.end()) out.push_back(s->backend);
+  return out;
 }
 
 ResolvedState LogScan::resolved() const {

@@ -17,7 +17,11 @@ struct Quote {
   std::string text;
   size_t line = 0;
   std::string rule;
+  std::string process;  // the record's process label, "" when the log does not label processes
 };
+
+// The quote as a person reads it: "(PROCESS) text" when labelled, else the text.
+std::string quoted_with_process(const Quote& q);
 
 // A requested or decided fused-attention state.
 struct StateLine {
@@ -26,6 +30,13 @@ struct StateLine {
   std::string state;                    // captured text ("enabled", "auto", "1"), "" when constant
   std::string backend;                  // captured backend, "" if none
   std::string reason;                   // captured reason, "" if none
+  Quote quote;
+};
+
+// A fallback or explanation line, and the backend it speaks of ("" when it names none).
+struct ReasonLine {
+  std::string backend;  // canonical name (RuntimeSignatures::canonical_backend)
+  std::string reason;
   Quote quote;
 };
 
@@ -62,12 +73,16 @@ struct ResolvedState {
 struct LogScan {
   std::vector<StateLine> states;   // requests and decisions, in order
   std::vector<Quote> reasons;      // why a fallback happened
+  std::vector<ReasonLine> reason_lines;  // the same lines, with the backend each names
+  std::vector<Quote> notes;        // quoted, decide nothing
   std::vector<Quote> fatal;
   std::vector<CountLine> graph_splits;
   std::vector<CountLine> graph_nodes;
   std::vector<DeviceMib> kv_buffers;
   std::vector<KvTotal> kv_totals;
   std::vector<DeviceMib> compute_buffers;
+  std::vector<CountLine> kv_tokens;  // KV cache capacity in tokens (vLLM "GPU KV cache size")
+  std::vector<std::string> attention_backends;  // copied from the signatures: what an expectation may name
 
   // True when no rule matched any record.
   bool empty() const;
@@ -80,6 +95,10 @@ struct LogScan {
   std::map<std::string, double> compute_mib_by_device() const;
   // Last KV total, if any.
   std::optional<KvTotal> kv_total() const;
+  // Decisions that name a backend, in log order.
+  std::vector<const StateLine*> backend_decisions() const;
+  // Distinct decided backends, in order of first appearance.
+  std::vector<std::string> decided_backends() const;
 };
 
 // Scans records with the runtime's level-1 rules.

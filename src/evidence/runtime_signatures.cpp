@@ -1,5 +1,6 @@
 #include "evidence/runtime_signatures.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <set>
@@ -27,6 +28,8 @@ const std::vector<KindInfo>& kinds() {
       {RuleKind::Decision, "decision", "log", {}, {"state", "backend", "reason"}},
       {RuleKind::Reason, "reason", "log", {}, {"backend", "reason"}},
       {RuleKind::Fatal, "fatal", "log", {}, {"reason"}},
+      {RuleKind::Note, "note", "log", {}, {"backend", "reason"}},
+      {RuleKind::KvTokens, "kv_tokens", "log", {"value"}, {}},
       {RuleKind::GraphSplits, "graph_splits", "log", {"value"}, {"batch"}},
       {RuleKind::GraphNodes, "graph_nodes", "log", {"value"}, {}},
       {RuleKind::KvBuffer, "kv_buffer", "log", {"device", "mib"}, {}},
@@ -159,7 +162,7 @@ Result<Rule> parse_rule(const json& obj, const std::string& section, const Where
   if (!obj.is_object()) return where.error("value " + quote(obj.dump()) + " is not an object");
   FP_TRY_STATUS(check_keys(obj, where,
                            {"name", "kind", "pattern", "captures", "fused", "states", "scale_to_mib", "comment",
-                            "examples", "counter_examples"}));
+                            "examples", "counter_examples", "backend"}));
   Rule rule;
   FP_TRY(rule.name, get_string(obj, "name", where, true));
   FP_TRY(std::string kind, get_string(obj, "kind", where, true));
@@ -181,6 +184,9 @@ Result<Rule> parse_rule(const json& obj, const std::string& section, const Where
       return where.at("scale_to_mib").error("value " + quote(s.dump()) + " is not a positive number");
     rule.scale_to_mib = s.get<double>();
   }
+  FP_TRY(rule.backend, get_string(obj, "backend", where, false));
+  if (!rule.backend.empty() && section != "kernels")
+    return where.at("backend").error("belongs to kernel rules only (the attention backend a kernel belongs to)");
   FP_TRY(rule.examples, get_strings(obj, "examples", where));
   FP_TRY(rule.counter_examples, get_strings(obj, "counter_examples", where));
   if (rule.examples.empty())
@@ -219,6 +225,46 @@ Result<Rule> parse_prefix(const json& obj, const Where& where) {
   FP_TRY(rule.counter_examples, get_strings(obj, "counter_examples", where));
   if (rule.examples.empty()) return where.at("examples").error("missing: needs at least one sample record");
   return rule;
+}
+
+Result<Rule> parse_process_prefix(const json& obj, const Where& where) {
+  FP_TRY(Rule rule, parse_prefix(obj, where));
+  rule.name = "process_prefix";
+  if (rule.regex.mark_count() < 1)
+    return where.at("pattern").error("value " + quote(rule.pattern) +
+                                     " has no group; group 1 must capture the process label");
+  if (rule.pattern.empty() || rule.pattern[0] != '^')
+    return where.at("pattern").error("value " + quote(rule.pattern) + " must start with '^' (a line's start)");
+  return rule;
+}
+
+Status parse_attention_backends(const json& obj, const Where& where, RuntimeSignatures& sigs) {
+  if (!obj.is_object()) return where.error("value " + quote(obj.dump()) + " is not an object");
+  FP_TRY_STATUS(check_keys(obj, where, {"comment", "names", "aliases"}));
+  FP_TRY(std::string comment, get_string(obj, "comment", where, true));
+  (void)comment;
+  FP_TRY(sigs.attention_backends, get_strings(obj, "names", where));
+  if (sigs.attention_backends.empty())
+    return where.at("names").error("missing: the attention backend names an expectation may use");
+  const std::regex name_re("[A-Za-z][A-Za-z0-9_]*");
+  for (size_t i = 0; i < sigs.attention_backends.size(); ++i)
+    if (!std::regex_match(sigs.attention_backends[i], name_re))
+      return where.at("names").index(i).error("value " + quote(sigs.attention_backends[i]) +
+                                              " is not a backend name (letters, digits, _)");
+  if (obj.contains("aliases")) {
+    const json& a = obj.at("aliases");
+    if (!a.is_object()) return where.at("aliases").error("value " + quote(a.dump()) + " is not an object");
+    for (const auto& [text, v] : a.items()) {
+      if (!v.is_string()) return where.at("aliases").at(text).error("value " + quote(v.dump()) + " is not a string");
+      std::string name = v.get<std::string>();
+      if (std::find(sigs.attention_backends.begin(), sigs.attention_backends.end(), name) ==
+          sigs.attention_backends.end())
+        return where.at("aliases").at(text).error("value " + quote(name) + " is not one of \"names\": " +
+                                                  join(sigs.attention_backends, ", "));
+      sigs.backend_aliases[text] = name;
+    }
+  }
+  return ok_status();
 }
 
 Status parse_hints(const json& obj, const Where& where, std::map<std::string, std::string>& hints) {
@@ -271,7 +317,22 @@ Result<RuntimeSignatures> parse_runtime_signatures(const std::string& json_text,
   const json& ev = doc.at("evidence");
   Where where{path, "evidence"};
   if (!ev.is_object()) return where.error("value is not an object");
-  FP_TRY_STATUS(check_keys(ev, where, {"comment", "record_prefix", "hints", "log", "placement", "kernels"}));
+  if (ev.contains("same_as")) {
+    // Another runtime's signatures, whole: a runtime driven through a different adapter (e.g. the
+    // generic OpenAI-compatible one) still prints its own log.
+    FP_TRY_STATUS(check_keys(ev, where, {"comment", "same_as"}));
+    const json& other = ev.at("same_as");
+    if (!other.is_string()) return where.at("same_as").error("value " + quote(other.dump()) + " is not a runtime name");
+    std::string name = other.get<std::string>();
+    if (name == runtime) return where.at("same_as").error("value " + quote(name) + " names this file itself");
+    auto base = load_runtime_signatures(name);
+    if (!base) return where.at("same_as").error(base.error().message);
+    base->runtime = runtime;
+    base->source = path + " (evidence same as " + base->source + ")";
+    return *base;
+  }
+  FP_TRY_STATUS(check_keys(ev, where, {"comment", "record_prefix", "process_prefix", "attention_backends", "hints",
+                                       "log", "placement", "kernels"}));
   RuntimeSignatures sigs;
   sigs.runtime = runtime;
   sigs.source = path;
@@ -279,11 +340,30 @@ Result<RuntimeSignatures> parse_runtime_signatures(const std::string& json_text,
     FP_TRY(Rule prefix, parse_prefix(ev.at("record_prefix"), where.at("record_prefix")));
     sigs.record_prefix = std::move(prefix);
   }
+  if (ev.contains("process_prefix")) {
+    FP_TRY(Rule prefix, parse_process_prefix(ev.at("process_prefix"), where.at("process_prefix")));
+    sigs.process_prefix = std::move(prefix);
+  }
+  if (ev.contains("attention_backends"))
+    FP_TRY_STATUS(parse_attention_backends(ev.at("attention_backends"), where.at("attention_backends"), sigs));
   if (ev.contains("hints")) FP_TRY_STATUS(parse_hints(ev.at("hints"), where.at("hints"), sigs.hints));
   FP_TRY(sigs.log, parse_section(ev, "log", where, true));
   FP_TRY(sigs.placement, parse_section(ev, "placement", where, false));
   FP_TRY(sigs.kernels, parse_section(ev, "kernels", where, true));
   return sigs;
+}
+
+std::string RuntimeSignatures::canonical_backend(const std::string& text) const {
+  std::string t = trim(text);
+  auto it = backend_aliases.find(t);
+  if (it != backend_aliases.end()) return it->second;
+  size_t dot = t.rfind('.');
+  if (dot != std::string::npos && dot + 1 < t.size()) {
+    std::string tail = t.substr(dot + 1);
+    auto jt = backend_aliases.find(tail);
+    return jt != backend_aliases.end() ? jt->second : tail;
+  }
+  return t;
 }
 
 bool rule_search(const Rule& rule, const std::string& text, std::smatch& match) {

@@ -20,6 +20,8 @@ enum class RuleKind {
                   // optional captures "backend", "reason"
   Reason,         // a line explaining a fallback; optional capture "backend"
   Fatal,          // the runtime refused to start for want of fused attention
+  Note,           // quoted for the reader, decides nothing (e.g. a deprecation warning); optional "backend"
+  KvTokens,       // capture "value": KV cache capacity in tokens (digits, thousands separators allowed)
   GraphSplits,    // capture "value", optional "batch"
   GraphNodes,     // capture "value"
   KvBuffer,       // captures "device", "mib"
@@ -48,6 +50,7 @@ struct Rule {
   std::optional<bool> fused;              // Decision: constant answer
   std::map<std::string, std::optional<bool>> states;  // captured "state" -> fused (null: undecided)
   double scale_to_mib = 1.0;              // multiplies captured sizes ("mib", "k_mib", "v_mib")
+  std::string backend;                    // kernel rules: the attention backend the kernel belongs to ("" any)
   std::string comment;
   std::vector<std::string> examples;
   std::vector<std::string> counter_examples;
@@ -58,10 +61,22 @@ struct RuntimeSignatures {
   std::string runtime;                    // file stem, e.g. "llama-server"
   std::string source;                     // path of the data file
   std::optional<Rule> record_prefix;      // start of one log record (timestamp); none: a record is a line
+  std::optional<Rule> process_prefix;     // a line's process label, capture 1 (vLLM "(EngineCore_DP0 pid=7) ");
+                                          // none: one process
   std::vector<Rule> log;                  // level 1
   std::vector<Rule> placement;            // level 2; empty when the runtime has none
   std::vector<Rule> kernels;              // level 3
   std::map<std::string, std::string> hints;  // "log"/"placement"/"kernels" -> how to get that level
+  // Key "attention_backends": when present, an expected backend names an attention backend
+  // (vLLM: FLASH_ATTN, FLASHINFER, ...), not a device, and captured backend texts are mapped to
+  // these names through `backend_aliases` (e.g. "Flash Attention" -> FLASH_ATTN).
+  std::vector<std::string> attention_backends;
+  std::map<std::string, std::string> backend_aliases;
+
+  bool names_attention_backends() const { return !attention_backends.empty(); }
+  // The canonical name of a captured backend text: an alias, else the text without an enum class
+  // prefix ("AttentionBackendEnum.FLASH_ATTN" -> FLASH_ATTN), else the text.
+  std::string canonical_backend(const std::string& text) const;
 };
 
 // Folder of runtime data files: $FLASHPROOF_DATA_DIR if set, else <source>/src/runtime/data.

@@ -26,6 +26,8 @@ CheapSignals cheap_signals(const LogScan& scan) {
   s.flash_attn = scan.resolved().fused;
   s.graph_splits = scan.split_counts();
   std::sort(s.graph_splits.begin(), s.graph_splits.end());
+  s.attention_backends = scan.decided_backends();
+  std::sort(s.attention_backends.begin(), s.attention_backends.end());
   return s;
 }
 
@@ -37,6 +39,11 @@ std::vector<std::string> compare_signals(const CheapSignals& evidence, const Che
   if (evidence.graph_splits != timed.graph_splits)
     out.push_back("graph splits: evidence pass " + splits_text(evidence.graph_splits) + ", timed run " +
                   splits_text(timed.graph_splits));
+  if (evidence.attention_backends != timed.attention_backends)
+    out.push_back("attention backend: evidence pass " +
+                  (evidence.attention_backends.empty() ? std::string("not stated") : join(evidence.attention_backends, ", ")) +
+                  ", timed run " +
+                  (timed.attention_backends.empty() ? std::string("not stated") : join(timed.attention_backends, ", ")));
   return out;
 }
 

@@ -13,6 +13,7 @@ namespace fp {
 struct CheapSignals {
   std::optional<bool> flash_attn;  // resolved state; null when the log does not say
   std::vector<int> graph_splits;   // distinct counts, ascending
+  std::vector<std::string> attention_backends;  // decided backends (vLLM), sorted; empty when none named
 };
 
 CheapSignals cheap_signals(const LogScan& scan);

@@ -71,6 +71,103 @@ LevelFinding log_level(const VerdictInput& in) {
   return f;
 }
 
+std::string process_name(const std::string& p) { return p.empty() ? "main process" : p; }
+
+bool contains(const std::vector<std::string>& v, const std::string& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+// Level 1 when the expectation names an attention backend (vLLM): every process that logged a
+// backend decision must have decided the expected one, and no fallback line may speak against it.
+LevelFinding log_level_backend(const VerdictInput& in, Verdict& v) {
+  LevelFinding f{1, "log"};
+  const std::string& expected = v.expected_backend;
+  if (!expected.empty() && !contains(in.attention_backends, expected)) {
+    f.unavailable_why = "expected backend " + quote(expected) + " is not an attention backend of this runtime; valid: " +
+                        join(in.attention_backends, ", ");
+    return f;
+  }
+  if (!in.log || in.log->empty()) {
+    f.unavailable_why = "no line matched the runtime's log signatures" + hint(in, "log");
+    return f;
+  }
+  const LogScan& log = *in.log;
+  for (const auto& q : log.notes) f.quotes.push_back(quoted_with_process(q));
+  if (!log.fatal.empty()) {
+    for (const auto& q : log.fatal) f.quotes.push_back(quoted_with_process(q));
+    f.used = true;
+    f.active = f.any_on_expected = false;
+    f.summary = "fatal: " + quote(quoted_with_process(log.fatal.front()));
+    return f;
+  }
+  // Fallback lines against the expectation: those naming the expected backend, or naming none.
+  // Without an expectation, every fallback line counts.
+  std::vector<const ReasonLine*> against;
+  for (const auto& r : log.reason_lines)
+    if (expected.empty() || r.backend.empty() || r.backend == expected) against.push_back(&r);
+  auto decisions = log.backend_decisions();
+  for (const auto* d : decisions) {
+    auto& seen = v.backends_by_process[process_name(d->quote.process)];
+    if (!contains(seen, d->backend)) seen.push_back(d->backend);
+  }
+  for (const auto* r : against) f.quotes.push_back(quoted_with_process(r->quote));
+  if (decisions.empty()) {
+    if (against.empty()) {
+      f.unavailable_why = "the log holds no attention backend decision (cut off during start-up?)" + hint(in, "log");
+      return f;
+    }
+    f.used = true;
+    f.active = f.any_on_expected = false;
+    f.summary = "no backend decision, but a fallback: " + quote(quoted_with_process(against.front()->quote));
+    return f;
+  }
+  auto ok = [&](const StateLine* d) { return expected.empty() ? d->fused == true : d->backend == expected; };
+  bool all_ok = true, any_ok = false;
+  const StateLine* first_bad = nullptr;
+  for (const auto* d : decisions) {
+    if (ok(d)) any_ok = true;
+    else if (all_ok) {
+      all_ok = false;
+      first_bad = d;
+    }
+  }
+  // One quote per distinct (process, backend).
+  std::vector<std::string> seen;
+  for (const auto* d : decisions) {
+    std::string key = d->quote.process + "|" + d->backend;
+    if (contains(seen, key)) continue;
+    seen.push_back(key);
+    f.quotes.insert(f.quotes.begin() + static_cast<long>(seen.size() - 1), quoted_with_process(d->quote));
+  }
+  f.used = true;
+  f.active = all_ok && against.empty();
+  f.any_on_expected = any_ok && against.empty();
+  std::vector<std::string> chosen = log.decided_backends();
+  f.summary = "attention backend " + join(chosen, " and ") + " (" + quote(quoted_with_process(decisions.front()->quote)) + ")";
+  if (first_bad && !expected.empty())
+    f.summary += "; expected " + expected + ", got " + first_bad->backend + ": " + quote(quoted_with_process(first_bad->quote));
+  else if (first_bad)
+    f.summary += "; " + first_bad->backend + " is not a fused attention backend";
+  if (!against.empty()) f.summary += "; fallback: " + quote(quoted_with_process(against.front()->quote));
+  // Processes that decided differently: reported, and a failure.
+  if (v.backends_by_process.size() > 1) {
+    const auto& first = *v.backends_by_process.begin();
+    for (const auto& [proc, backends] : v.backends_by_process) {
+      if (backends == first.second) continue;
+      v.disagreement = true;
+      std::string a, b;
+      for (const auto* d : decisions) {
+        if (a.empty() && process_name(d->quote.process) == first.first) a = d->quote.text;
+        if (b.empty() && process_name(d->quote.process) == proc) b = d->quote.text;
+      }
+      v.disagreement_detail = "processes disagree: " + first.first + " decided " + join(first.second, ", ") + " (" +
+                              quote(a) + "); " + proc + " decided " + join(backends, ", ") + " (" + quote(b) + ")";
+      break;
+    }
+  }
+  return f;
+}
+
 std::string fused_share(int on, int total, const std::string& op, const std::string& backend) {
   return std::to_string(on) + " of " + std::to_string(total) + " " + op + " nodes on " + backend;
 }
@@ -120,6 +217,36 @@ LevelFinding placement_level(const VerdictInput& in, const std::string& expected
   return f;
 }
 
+// Level 3 when the expectation names an attention backend: did that backend's kernels run?
+LevelFinding kernel_level_backend(const KernelSummary& k, const std::string& expected, LevelFinding f) {
+  if (!contains(k.backends_with_patterns, expected)) {
+    f.unavailable_why = "no kernel pattern for backend " + expected + " in the runtime data file (patterns for: " +
+                        (k.backends_with_patterns.empty() ? std::string("none") : join(k.backends_with_patterns, ", ")) + ")";
+    return f;
+  }
+  f.used = true;
+  auto it = k.launches_by_backend.find(expected);
+  long long launches = it == k.launches_by_backend.end() ? 0 : it->second;
+  f.active = f.any_on_expected = launches > 0;
+  std::ostringstream s;
+  if (launches > 0) {
+    s << launches << " " << expected << " kernel launches";
+    for (const auto& n : k.top_by_backend.at(expected)) f.quotes.push_back(kernel_short_name(n));
+  } else {
+    s << "no " << expected << " kernel among " << k.records << " kernels";
+  }
+  std::vector<std::string> others;
+  for (const auto& [backend, n] : k.launches_by_backend)
+    if (backend != expected && n > 0) {
+      others.push_back(backend + " " + std::to_string(n));
+      for (const auto& name : k.top_by_backend.at(backend)) f.quotes.push_back(kernel_short_name(name));
+    }
+  if (!others.empty()) s << "; other backends' kernel launches: " << join(others, ", ");
+  if (!f.quotes.empty()) s << " (" << quote(f.quotes.front()) << ")";
+  f.summary = s.str();
+  return f;
+}
+
 LevelFinding kernel_level(const VerdictInput& in, const std::string& expected) {
   LevelFinding f{3, "kernels"};
   const KernelSummary* k = in.kernels;
@@ -131,6 +258,7 @@ LevelFinding kernel_level(const VerdictInput& in, const std::string& expected) {
     f.unavailable_why = "tally " + k->source + " has no kernel records (no evidence: the probe saw nothing)";
     return f;
   }
+  if (!in.attention_backends.empty() && !expected.empty()) return kernel_level_backend(*k, expected, f);
   if (expected == kCpuBackend) {
     f.unavailable_why = "not applicable: the expected backend is CPU and kernels show only the GPU";
     return f;
@@ -170,7 +298,9 @@ void find_disagreement(Verdict& v) {
 }
 
 std::string conclusion(const Verdict& v) {
-  std::string where = v.expected_backend.empty() ? std::string() : " on " + v.expected_backend;
+  std::string where = v.expected_backend.empty() ? std::string()
+                      : v.names_attention_backend ? " with backend " + v.expected_backend
+                                                  : " on " + v.expected_backend;
   switch (v.activity) {
     case Activity::NoEvidence:
       return "no evidence either way";
@@ -180,7 +310,9 @@ std::string conclusion(const Verdict& v) {
       break;
   }
   if (v.partial_offload) return "fused attention is only partly" + where + ": partial offload";
-  if (v.silent_fallback) return "fused attention is NOT running" + where + " (silent fallback: the log says enabled)";
+  if (v.silent_fallback)
+    return "fused attention is NOT running" + where +
+           (v.names_attention_backend ? " (the log names it, the kernels do not)" : " (silent fallback: the log says enabled)");
   return "fused attention is not active" + where;
 }
 
@@ -209,7 +341,9 @@ std::string to_string(Activity a) {
   return "unknown";
 }
 
-Verdict decide(const VerdictInput& in) {
+Verdict decide(const VerdictInput& in_given) {
+  VerdictInput in = in_given;
+  if (in.attention_backends.empty() && in.log) in.attention_backends = in.log->attention_backends;
   Verdict v;
   v.expected_backend = in.expect_backend;
   v.expected_from = in.expect_backend.empty() ? "" : "given";
@@ -218,7 +352,14 @@ Verdict decide(const VerdictInput& in) {
     if (!v.expected_backend.empty()) v.expected_from = "KV cache device";
   }
   if (in.placement) v.fused_backends = in.placement->fused_nodes;
-  v.levels = {log_level(in), placement_level(in, v.expected_backend), kernel_level(in, v.expected_backend)};
+  v.names_attention_backend = !in.attention_backends.empty();
+  if (v.names_attention_backend && v.expected_from == "KV cache device") {
+    v.expected_backend.clear();  // a device says nothing about an attention backend
+    v.expected_from.clear();
+  }
+  v.levels = {v.names_attention_backend ? log_level_backend(in, v) : log_level(in),
+              placement_level(in, v.expected_backend), kernel_level(in, v.expected_backend)};
+  const bool process_disagreement = v.disagreement;
   const LevelFinding* strongest = nullptr;
   for (const auto& f : v.levels) {
     if (!f.used) {
@@ -230,7 +371,7 @@ Verdict decide(const VerdictInput& in) {
     v.partial_offload = v.partial_offload || f.partial;
     strongest = &f;
   }
-  find_disagreement(v);
+  if (!process_disagreement) find_disagreement(v);
   const LevelFinding& l1 = v.levels[0];
   if (l1.used && l1.active == true)
     for (size_t i = 1; i < v.levels.size(); ++i)
@@ -255,6 +396,8 @@ std::string format_verdict(const Verdict& v) {
   }
   if (v.partial_offload) out << "partial offload: the fused op is split between backends\n";
   if (v.silent_fallback) out << "silent fallback: the log says enabled, the evidence says otherwise\n";
+  if (v.backends_by_process.size() > 1)
+    for (const auto& [proc, backends] : v.backends_by_process) out << "process " << proc << ": " << join(backends, ", ") << "\n";
   if (v.disagreement) out << "DISAGREEMENT: " << v.disagreement_detail << "\n";
   out << "\n" << v.explanation << "\n";
   return out.str();

@@ -36,19 +36,25 @@ struct VerdictInput {
   const KernelSummary* kernels = nullptr;  // null: no tally given
   std::string expect_backend;              // "" : the only device holding the KV cache, if any
   std::map<std::string, std::string> hints;  // RuntimeSignatures::hints, for "unavailable" texts
+  // RuntimeSignatures::attention_backends: when not empty, expect_backend names an attention
+  // backend (vLLM FLASH_ATTN, ...): level 1 compares the backend each process decided, and level 3
+  // the kernels of that backend. Empty: expect_backend is a device (llama.cpp CUDA0, CPU).
+  std::vector<std::string> attention_backends;
 };
 
 struct Verdict {
   Activity activity = Activity::NoEvidence;
   std::string expected_backend;       // "" when neither given nor inferable
   std::string expected_from;          // "given", "KV cache device", ""
+  bool names_attention_backend = false;  // expected_backend is an attention backend, not a device
+  std::map<std::string, std::vector<std::string>> backends_by_process;  // level 1, backend mode
   std::map<std::string, int> fused_backends;  // placement: backend -> fused nodes
   std::vector<LevelFinding> levels;   // always levels 1, 2, 3 in order
   std::vector<int> levels_used;
   std::vector<std::string> levels_unavailable;  // "level 3 kernels: no tally given (...)"
   std::vector<std::string> quotes;    // everything relied on, level by level
   bool disagreement = false;
-  std::string disagreement_detail;    // both sides quoted
+  std::string disagreement_detail;    // both sides quoted (levels, or processes of one log)
   bool silent_fallback = false;       // log says enabled; placement or kernels say not on the expected backend
   bool partial_offload = false;       // fused op partly on the expected backend, partly elsewhere
   std::string explanation;            // one paragraph for a person

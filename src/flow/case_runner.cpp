@@ -3,14 +3,21 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 
 #include "flow/evidence_pass.h"
 #include "flow/figures.h"
 #include "flow/golden_step.h"
+#include "flow/history.h"
+#include "flow/gpu_probe.h"
+#include "flow/progress.h"
+#include "measure/nvml.h"
 #include "golden/fingerprint.h"
+#include "report/redact.h"
 #include "report/result_file.h"
 #include "util/sha256.h"
 #include "util/text.h"
@@ -29,8 +36,44 @@ std::string utc_stamp(const char* fmt) {
   return buf;
 }
 
+// The first `n` bytes of a file ("" when unreadable): where a runtime states its build.
+std::string file_head(const std::string& path, size_t n) {
+  std::ifstream in(path, std::ios::binary);
+  std::string s(n, '\0');
+  in.read(&s[0], static_cast<std::streamsize>(n));
+  s.resize(static_cast<size_t>(in.gcount()));
+  return s;
+}
+
+// Phases go to the case's progress (flow/progress.h): a status line on a terminal, plain lines in CI.
 void progress(const RunOptions& o, const std::string& case_name, const std::string& msg) {
-  if (!o.quiet) std::cerr << "[" << case_name << "] " << msg << std::endl;
+  if (Progress* p = current_progress(); p && !o.quiet) p->phase(case_name, msg);
+}
+
+// Whether the case names a model file that is not on this machine (the loader then fails; the case
+// is skipped with its message, not failed: this box does not hold that model).
+bool model_missing(const std::string& case_path, const std::string& repo_root) {
+  std::ifstream in(case_path);
+  auto j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object() || !j.contains("model") || !j["model"].is_object() || !j["model"].contains("path") || !j["model"]["path"].is_string())
+    return false;
+  const fs::path model = j["model"]["path"].get<std::string>();
+  std::error_code ec;
+  return !fs::exists(model.is_absolute() ? model : fs::path(repo_root) / model, ec);
+}
+
+// Why a case cannot run on this machine (a skip, never a pass), or "" when it can: the case expects
+// a CUDA backend and NVML sees no GPU. The replay test double (FLASHPROOF_TEST_DOUBLE_GPU=1) stands in
+// for the GPU.
+std::string missing_gpu(const Case& c) {
+  if (c.expect.backend.rfind("CUDA", 0) != 0) return "";
+  if (const char* td = std::getenv(kTestDoubleGpuVar); td && std::string(td) == "1") return "";
+  auto nvml = Nvml::open();
+  if (!nvml) return "case expects backend " + c.expect.backend + " but no NVIDIA GPU is usable here: " + nvml.error().message;
+  auto n = nvml->gpu_count();
+  if (!n) return "case expects backend " + c.expect.backend + " but NVML cannot count the GPUs: " + n.error().message;
+  if (*n == 0) return "case expects backend " + c.expect.backend + " but NVML lists no GPU";
+  return "";
 }
 
 std::string signals_text(const CheapSignals& s) {
@@ -79,6 +122,8 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
   if (o.results_root.empty()) o.results_root = o.repo_root + "/results";
   if (o.golden_root.empty()) o.golden_root = o.repo_root + "/golden";
   CaseRun run;
+  Progress case_progress(detect_progress_style(o.quiet), std::cerr);
+  ScopedProgress progress_scope(&case_progress);
   auto fail_early = [&](int code, const std::string& msg) {
     run.exit_code = code;
     run.message = msg;
@@ -86,6 +131,7 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
   };
 
   auto loaded = load_case(case_path, o.repo_root);
+  if (!loaded && model_missing(case_path, o.repo_root)) return fail_early(kRunSkip, "SKIP: model not on this machine: " + loaded.error().message);
   if (!loaded) return fail_early(kRunIncomplete, loaded.error().message);
   CaseContext ctx;
   ctx.c = *loaded;
@@ -97,9 +143,15 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
   if (!sigs) return fail_early(kRunIncomplete, sigs.error().message);
   ctx.signatures = *sigs;
   auto runtime = locate_runtime(ctx.adapter);
-  if (!runtime) return fail_early(kRunSkip, "SKIP: " + runtime.error().message);
+  if (!runtime) {
+    // Named explicitly but broken is an error; not installed anywhere is a skip, with the reason.
+    const char* named = std::getenv(ctx.adapter.executable_var.c_str());
+    if (named && *named) return fail_early(kRunIncomplete, runtime.error().message);
+    return fail_early(kRunSkip, "SKIP: " + runtime.error().message);
+  }
   ctx.runtime = *runtime;
   ctx.model_path = fs::path(c.model.path).is_absolute() ? c.model.path : (fs::path(o.repo_root) / c.model.path).string();
+  if (std::string why = missing_gpu(c); !why.empty()) return fail_early(kRunSkip, "SKIP: " + why);
   auto sha = sha256_file(ctx.model_path);
   if (!sha) return fail_early(kRunIncomplete, c.file + ": field \"model.path\": " + sha.error().message);
   if (*sha != c.model.sha256)
@@ -128,6 +180,7 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
   Fingerprint fpr = machine_fingerprint();
   fpr.runtime = c.runtime;
   fpr.model_sha256 = *sha;
+  fpr.launch = join(c.launch.argv, " ");
   const std::string scratch = fs::temp_directory_path().string();
   auto version = runtime_version(ctx.runtime, ctx.adapter, scratch.empty() ? "/tmp" : scratch);
   if (!version) return fail_early(kRunIncomplete, "runtime version: " + version.error().message);
@@ -145,7 +198,11 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
   r.output_dir = ctx.out_dir;
 
   auto finish = [&](int code) {
+    r.fingerprint = fpr.to_json();
     if (auto st = write_result_files(ctx.out_dir, r); !st) std::cerr << "flashproof: " << st.error().message << "\n";
+    if (o.out_dir.empty())  // the default layout keeps the history (flow/history.h)
+      if (auto st = record_run(o.results_root, {utc_stamp("%Y-%m-%dT%H:%M:%SZ"), r.fingerprint_id, r.case_name, r.status(), ctx.out_dir}); !st)
+        std::cerr << "flashproof: history: " << st.error().message << "\n";
     run.exit_code = code;
     return run;
   };
@@ -156,8 +213,9 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
     r.failures.push_back("evidence pass failed: " + ev.error().message);
     return finish(kRunIncomplete);
   }
-  r.evidence_argv = ev->argv;
-  r.evidence_env = ev->env;
+  r.evidence_argv = redact_argv(ev->argv);
+  fpr.runtime_build_log = build_stated_in_log(file_head(ev->log_path, 1 << 20));
+  r.evidence_env = redact_env(ev->env);
   const Verdict& v = ev->verdict;
   r.verdict = to_string(v.activity);
   r.verdict_backend = backends_text(v.fused_backends);
@@ -181,7 +239,7 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
     r.failures.push_back("timed runs failed: " + timed.error().message);
     return finish(kRunIncomplete);
   }
-  r.timed_argv = timed->argv;
+  r.timed_argv = redact_argv(timed->argv);
   r.cold_ready_ms = timed->ready_s * 1e3;
   r.cold_first_ttft_ms = timed->cold_first.ttft_s >= 0 ? timed->cold_first.ttft_s * 1e3 : -1;
   r.cold_first_e2e_ms = timed->cold_first.e2e_s >= 0 ? timed->cold_first.e2e_s * 1e3 : -1;
@@ -210,7 +268,7 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
   }
   r.complete = true;
   r.fingerprint = fpr.to_json();
-  compare_goldens(o.golden_root, o.record_missing, r);
+  compare_goldens(o.golden_root, o.record_missing, r, o.golden_fingerprint);
   return finish(r.failures.empty() ? kRunPass : kRunFail);
 }
 

@@ -16,6 +16,7 @@ struct RunOptions {
   std::string results_root;         // default <repo_root>/results
   std::string out_dir;              // this run's folder; default results_root/<fingerprint>/<case>/<stamp>
   std::string golden_root;          // default <repo_root>/golden
+  std::string golden_fingerprint;   // compare with golden/<this id>/ instead of the run's own (upgrade gate)
   bool record_missing = false;      // no golden for this machine yet: record this run as the golden
   std::optional<bool> flag_on;      // override the case's flag.use (A/B mode)
   TimedOptions timed;

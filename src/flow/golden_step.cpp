@@ -9,13 +9,27 @@
 namespace fp {
 namespace {
 namespace fs = std::filesystem;
+
+std::string verdict_to_json(const RunResult& r) {
+  nlohmann::ordered_json j;
+  j["state"] = r.verdict;
+  j["backend"] = r.verdict_backend;
+  j["levels_used"] = r.levels_used;
+  return j.dump(2) + "\n";
 }
+
+std::string fingerprint_text(const nlohmann::ordered_json& j) { return j.dump(2) + "\n"; }
+
+}  // namespace
 
 GoldenPaths golden_paths(const std::string& golden_root, const std::string& fingerprint_id, const std::string& case_name) {
   GoldenPaths p;
   p.dir = golden_root + "/" + fingerprint_id;
   p.golden_file = p.dir + "/" + case_name + ".json";
   p.answers_dir = p.dir + "/" + case_name + "/answers";
+  p.machine_fingerprint_file = p.dir + "/fingerprint.json";
+  p.case_fingerprint_file = p.dir + "/" + case_name + "/fingerprint.json";
+  p.verdict_file = p.dir + "/" + case_name + "/verdict.json";
   return p;
 }
 
@@ -40,30 +54,83 @@ std::vector<Measured> measured_figures(const std::vector<FigureResult>& figures)
   return m;
 }
 
-Status record_golden(const GoldenPaths& paths, const RunResult& r, const Golden* previous) {
-  FP_TRY(Golden g, golden_from_measured(r.fingerprint_id, measured_figures(r.figures), figure_policies(r.figures), previous));
+Result<RecordedVerdict> load_recorded_verdict(const std::string& path) {
+  FP_TRY(std::string text, read_file(path));
+  try {
+    auto j = nlohmann::json::parse(text);
+    return RecordedVerdict{j.at("state").get<std::string>(), j.at("backend").get<std::string>()};
+  } catch (const nlohmann::json::exception& e) {
+    return make_error(path + ": not a valid verdict file (truncated or corrupt?): " + e.what());
+  }
+}
+
+Result<std::optional<Fingerprint>> load_golden_fingerprint(const GoldenPaths& paths) {
+  for (const auto& file : {paths.case_fingerprint_file, paths.machine_fingerprint_file}) {
+    std::error_code ec;
+    if (!fs::exists(file, ec)) continue;
+    FP_TRY(Fingerprint f, load_fingerprint(file));
+    return std::optional<Fingerprint>(f);
+  }
+  return std::optional<Fingerprint>();
+}
+
+Result<GoldenPlan> plan_golden(const GoldenPaths& paths, const RunResult& r, const Golden* previous, bool figures,
+                               bool answers) {
+  GoldenPlan plan;
+  if (figures) {
+    FP_TRY(Golden g, golden_from_measured(r.fingerprint_id, measured_figures(r.figures), figure_policies(r.figures), previous));
+    plan.golden = g;
+    plan.verdict_json = verdict_to_json(r);
+    if (r.fingerprint.is_object() && !r.fingerprint.empty()) plan.case_fingerprint_json = fingerprint_text(r.fingerprint);
+  }
+  if (answers) {
+    std::map<std::string, std::string> a;
+    for (const auto& ans : r.answers) a[ans.prompt_id] = ans.text;
+    plan.answers = a;
+  }
+  std::error_code ec;
+  if (!fs::exists(paths.machine_fingerprint_file, ec) && r.fingerprint.is_object() && !r.fingerprint.empty()) {
+    auto f = fingerprint_from_json(nlohmann::json::parse(r.fingerprint.dump()), r.output_dir + "/result.json");
+    if (f) plan.machine_fingerprint_json = fingerprint_text(f->machine_json());
+  }
+  return plan;
+}
+
+Status write_golden_plan(const GoldenPaths& paths, const GoldenPlan& plan) {
   std::error_code ec;
   fs::create_directories(paths.dir, ec);
   if (ec) return make_error(paths.dir + ": cannot create: " + ec.message());
-  std::map<std::string, std::string> answers;
-  for (const auto& a : r.answers) answers[a.prompt_id] = a.text;
-  FP_TRY_STATUS(save_golden_atomic(paths.golden_file, g));
-  auto saved = save_reference_answers(paths.answers_dir, answers);
-  if (!saved) return saved.error();
-  const std::string fp_file = paths.dir + "/fingerprint.json";
-  if (!fs::exists(fp_file) && !r.fingerprint.empty())
-    FP_TRY_STATUS(write_file_atomic(fp_file, r.fingerprint.dump(2) + "\n"));
+  if (plan.answers) {
+    auto saved = save_reference_answers(paths.answers_dir, *plan.answers);
+    if (!saved) return saved.error();
+  }
+  if (!plan.machine_fingerprint_json.empty() && !fs::exists(paths.machine_fingerprint_file, ec))
+    FP_TRY_STATUS(write_file_atomic(paths.machine_fingerprint_file, plan.machine_fingerprint_json));
+  if (plan.golden) {
+    fs::create_directories(fs::path(paths.verdict_file).parent_path(), ec);
+    if (ec) return make_error(paths.verdict_file + ": cannot create its folder: " + ec.message());
+    if (!plan.case_fingerprint_json.empty())
+      FP_TRY_STATUS(write_file_atomic(paths.case_fingerprint_file, plan.case_fingerprint_json));
+    FP_TRY_STATUS(write_file_atomic(paths.verdict_file, plan.verdict_json));
+    FP_TRY_STATUS(save_golden_atomic(paths.golden_file, *plan.golden));
+  }
   return ok_status();
 }
 
-void compare_goldens(const std::string& golden_root, bool record_missing, RunResult& r) {
-  const GoldenPaths paths = golden_paths(golden_root, r.fingerprint_id, r.case_name);
+Status record_golden(const GoldenPaths& paths, const RunResult& r, const Golden* previous) {
+  FP_TRY(GoldenPlan plan, plan_golden(paths, r, previous, true, true));
+  return write_golden_plan(paths, plan);
+}
+
+void compare_goldens(const std::string& golden_root, bool record_missing, RunResult& r, const std::string& golden_id) {
+  const std::string id = golden_id.empty() ? r.fingerprint_id : golden_id;
+  const GoldenPaths paths = golden_paths(golden_root, id, r.case_name);
   r.golden_dir = paths.dir;
   if (!fs::exists(paths.golden_file)) {
     r.golden_status = "missing";
-    if (!record_missing) {
+    if (!record_missing || id != r.fingerprint_id) {
       r.failures.push_back("no golden for this machine: " + paths.golden_file + " does not exist (fingerprint " +
-                           r.fingerprint_id + "); review and record one with: flashproof accept " + r.output_dir);
+                           id + "); review and record one with: flashproof accept " + r.output_dir);
       return;
     }
     if (!r.failures.empty()) {
@@ -86,6 +153,19 @@ void compare_goldens(const std::string& golden_root, bool record_missing, RunRes
     return;
   }
   r.golden_status = "compared";
+  if (id != r.fingerprint_id) r.golden_lines.push_back("compared with the goldens of fingerprint " + id + " (baseline)");
+  auto recorded = load_golden_fingerprint(paths);
+  if (!recorded) {
+    r.failures.push_back("golden fingerprint unreadable (left untouched): " + recorded.error().message);
+  } else if (*recorded && r.fingerprint.is_object()) {
+    auto now = fingerprint_from_json(nlohmann::json::parse(r.fingerprint.dump()), r.output_dir + "/result.json");
+    if (now) {
+      auto changes = fingerprint_changes(**recorded, *now);
+      for (const auto& c : changes)
+        r.golden_lines.push_back("fingerprint changed since the golden: " + c.field + ": " +
+                                 (c.before.empty() ? "(none)" : c.before) + " -> " + (c.after.empty() ? "(none)" : c.after));
+    }
+  }
   auto cmp = compare_to_golden(*golden, measured_figures(r.figures));
   if (!cmp) {
     r.failures.push_back("golden comparison: " + cmp.error().message);

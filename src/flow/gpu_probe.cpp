@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <string>
 
 #include "measure/nvml.h"
 
@@ -11,6 +12,13 @@ namespace fp {
 GpuProbePlan plan_gpu_probe(const std::string& tally_path) {
   GpuProbePlan plan;
   plan.tally_path = tally_path;
+  // TEST ONLY: the replay test double (fixtures/replay) writes a recorded kernel tally where the
+  // probe would. No NVML, no probe library; the variable is recorded in the run's evidence env.
+  if (const char* fake = std::getenv(kTestDoubleGpuVar); fake && std::string(fake) == "1") {
+    plan.attached = true;
+    plan.env = {{"FLASHPROOF_KERNEL_TALLY", tally_path}, {kTestDoubleGpuVar, "1 (test double: no GPU, no probe)"}};
+    return plan;
+  }
   auto nvml = Nvml::open();
   if (!nvml) {
     plan.why_not = "no GPU: " + nvml.error().message;

@@ -23,7 +23,7 @@ StreamRequest build_request(const Case& c, const Adapter& adapter, const std::st
   r.url = base_url + (completion ? adapter.completion_path : adapter.chat_path);
   r.body = body.dump();
   r.timeout_s = timeout_s;
-  r.stall_timeout_s = std::min(timeout_s, 60.0);
+  r.stall_timeout_s = std::min(timeout_s, c.plan.stall_timeout_s);
   return r;
 }
 

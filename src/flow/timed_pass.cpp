@@ -3,6 +3,7 @@
 #include <chrono>
 #include <csignal>
 
+#include "flow/progress.h"
 #include "flow/request_builder.h"
 #include "measure/gpu_sampler.h"
 #include "runtime/process.h"
@@ -46,11 +47,14 @@ Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& opt
   if (auto r = request(ctx.prompts.front())) out.cold_first = *r;
   else fail("cold first request (" + out.cold_first_prompt + ")", r.error());
 
-  for (int w = 0; w < warmup && out.errors.empty() && !interrupted(); ++w)
+  for (int w = 0; w < warmup && out.errors.empty() && !interrupted(); ++w) {
+    progress_repetition("warm-up", w + 1, warmup);
     for (const auto& p : ctx.prompts)
       if (auto r = request(p); !r) fail("warm-up request (" + p.id + ")", r.error());
+  }
 
   for (int round = 0; round < reps && out.errors.empty() && !interrupted(); ++round) {
+    progress_repetition("round", round + 1, reps);
     if (Clock::now() > deadline) {
       out.errors.push_back("the case's timeout_s (" + std::to_string(static_cast<int>(c.plan.timeout_s)) +
                            " s) ran out after " + std::to_string(round) + " of " + std::to_string(reps) + " rounds");

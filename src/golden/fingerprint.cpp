@@ -1,11 +1,68 @@
 #include "golden/fingerprint.h"
 
+#include <algorithm>
+#include <cctype>
 #include <fstream>
+#include <regex>
 #include <thread>
 
+#include "measure/nvml.h"
 #include "util/text.h"
 
 namespace fp {
+
+namespace {
+
+// The string fields in file order; `machine` false marks the case fields.
+struct StringField {
+  const char* key;
+  std::string Fingerprint::*member;
+  bool machine;
+};
+
+const std::vector<StringField>& string_fields() {
+  static const std::vector<StringField> fields = {
+      {"cpu_model", &Fingerprint::cpu_model, true},
+      {"gpu_name", &Fingerprint::gpu_name, true},
+      {"gpu_driver", &Fingerprint::gpu_driver, true},
+      {"cuda_version", &Fingerprint::cuda_version, true},
+      {"runtime", &Fingerprint::runtime, true},
+      {"runtime_version", &Fingerprint::runtime_version, true},
+      {"runtime_build", &Fingerprint::runtime_build, true},
+      {"runtime_build_log", &Fingerprint::runtime_build_log, true},
+      {"model_sha256", &Fingerprint::model_sha256, false},
+      {"launch", &Fingerprint::launch, false},
+      {"flashproof_version", &Fingerprint::flashproof_version, true},
+  };
+  return fields;
+}
+
+nlohmann::ordered_json fields_json(const Fingerprint& f, bool with_case) {
+  nlohmann::ordered_json j;
+  j["id"] = f.id();
+  for (const auto& field : string_fields()) {
+    if (!field.machine && !with_case) continue;
+    j[field.key] = f.*field.member;
+    if (std::string(field.key) == "cpu_model") j["cores"] = f.cores;
+  }
+  return j;
+}
+
+void fill_gpu(Fingerprint& f) {
+  auto nvml = Nvml::open();
+  if (!nvml) return;
+  auto gpus = nvml->gpus();
+  if (gpus && !gpus->empty()) {
+    f.gpu_name = gpus->front().name;
+    if (gpus->size() > 1) f.gpu_name = std::to_string(gpus->size()) + " x " + f.gpu_name;
+  }
+  if (auto d = nvml->driver()) {
+    f.gpu_driver = d->driver_version;
+    if (d->cuda_version > 0) f.cuda_version = d->cuda_version_text();
+  }
+}
+
+}  // namespace
 
 std::string slug(const std::string& s) {
   std::string out;
@@ -25,23 +82,83 @@ std::string slug(const std::string& s) {
 
 std::string Fingerprint::id() const {
   std::string hw = gpu_name.empty() ? slug(cpu_model) + "-" + std::to_string(cores) + "c"
-                                    : slug(gpu_name) + "-" + slug(gpu_driver);
-  std::string build = runtime_build.empty() ? slug(runtime_version) : slug(runtime_build);
-  return hw + "-" + slug(runtime) + "-" + build;
+                                    : slug(gpu_name) + (gpu_driver.empty() ? "" : "-" + slug(gpu_driver));
+  std::string build = slug(runtime_build);
+  if (build.empty()) build = slug(runtime_version);
+  else if (std::isdigit(static_cast<unsigned char>(build[0]))) build = "b" + build;  // llama.cpp's own spelling: b11669
+  std::string id = hw + "-" + slug(runtime);
+  return build.empty() ? id : id + "-" + build;
 }
 
-nlohmann::ordered_json Fingerprint::to_json() const {
-  return {{"id", id()},
-          {"cpu_model", cpu_model},
-          {"cores", cores},
-          {"gpu_name", gpu_name},
-          {"gpu_driver", gpu_driver},
-          {"cuda_version", cuda_version},
-          {"runtime", runtime},
-          {"runtime_version", runtime_version},
-          {"runtime_build", runtime_build},
-          {"model_sha256", model_sha256},
-          {"flashproof_version", flashproof_version}};
+nlohmann::ordered_json Fingerprint::to_json() const { return fields_json(*this, true); }
+nlohmann::ordered_json Fingerprint::machine_json() const { return fields_json(*this, false); }
+
+Result<Fingerprint> fingerprint_from_json(const nlohmann::json& j, const std::string& origin) {
+  if (!j.is_object()) return make_error(origin + ": a fingerprint must be a JSON object, got " + j.type_name());
+  Fingerprint f;
+  f.flashproof_version.clear();
+  for (const auto& [key, value] : j.items()) {
+    if (key == "id") {
+      if (!value.is_string()) return make_error(origin + ": field \"id\": expected a string");
+      continue;
+    }
+    if (key == "cores") {
+      if (!value.is_number_unsigned())
+        return make_error(origin + ": field \"cores\": " + value.dump() + " is invalid: expected a whole number");
+      f.cores = value.get<unsigned>();
+      continue;
+    }
+    bool known = false;
+    for (const auto& field : string_fields()) {
+      if (key != field.key) continue;
+      known = true;
+      if (!value.is_string())
+        return make_error(origin + ": field " + quote(key) + ": " + value.dump() + " is invalid: expected a string");
+      f.*field.member = value.get<std::string>();
+    }
+    if (!known) {
+      std::string valid = "id, cores";
+      for (const auto& field : string_fields()) valid += std::string(", ") + field.key;
+      return make_error(origin + ": unknown key " + quote(key) + " (valid keys: " + valid + ")");
+    }
+  }
+  return f;
+}
+
+Result<Fingerprint> load_fingerprint(const std::string& path) {
+  FP_TRY(std::string text, read_file(path));
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    return make_error(path + ": not a valid fingerprint file (truncated or corrupt JSON): " + e.what());
+  }
+  return fingerprint_from_json(j, path);
+}
+
+std::vector<FieldChange> fingerprint_changes(const Fingerprint& before, const Fingerprint& after) {
+  std::vector<FieldChange> out;
+  for (const auto& field : string_fields()) {
+    const std::string& a = before.*field.member;
+    const std::string& b = after.*field.member;
+    if (!field.machine && (a.empty() || b.empty())) continue;
+    if (a != b) out.push_back({field.key, a, b});
+    if (std::string(field.key) == "cpu_model" && before.cores != after.cores)
+      out.push_back({"cores", std::to_string(before.cores), std::to_string(after.cores)});
+  }
+  return out;
+}
+
+std::string describe_changes(const std::vector<FieldChange>& changes, const std::string& indent) {
+  if (changes.empty()) return indent + "(no change)\n";
+  std::string out;
+  auto shown = [](const std::string& s) { return s.empty() ? std::string("(none)") : s; };
+  for (const auto& c : changes) out += indent + c.field + ": " + shown(c.before) + " -> " + shown(c.after) + "\n";
+  return out;
+}
+
+bool same_hardware(const Fingerprint& a, const Fingerprint& b) {
+  return a.cpu_model == b.cpu_model && a.cores == b.cores && a.gpu_name == b.gpu_name;
 }
 
 Fingerprint machine_fingerprint() {
@@ -55,7 +172,23 @@ Fingerprint machine_fingerprint() {
     }
   if (f.cpu_model.empty()) f.cpu_model = "unknown-cpu";
   f.cores = std::thread::hardware_concurrency();
+  fill_gpu(f);
   return f;
+}
+
+std::string build_stated_in_log(const std::string& log_text, size_t limit) {
+  static const std::regex kBuild(R"((?:^|[\s:(])build:? b?([0-9]+)\b)");
+  const size_t end = std::min(limit, log_text.size());
+  for (size_t pos = 0; pos < end;) {
+    size_t nl = log_text.find('\n', pos);
+    if (nl == std::string::npos) nl = log_text.size();
+    std::string line = log_text.substr(pos, std::min<size_t>(nl - pos, 1024));  // long lines are request dumps
+    pos = nl + 1;
+    if (line.find("build") == std::string::npos) continue;
+    std::smatch m;
+    if (std::regex_search(line, m, kBuild)) return m[1];
+  }
+  return "";
 }
 
 }  // namespace fp

@@ -309,13 +309,14 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   p->interval_ms = interval_from_env();
   if (cuptiGetVersion(&p->cupti_version) != CUPTI_SUCCESS) p->cupti_version = 0;
 
+  g_probe = p;  // before CUPTI can deliver a buffer
   const StartFailure failed = start_cupti();
   if (failed.result != CUPTI_SUCCESS) {
+    g_probe = nullptr;
     write_refusal(*p, failed.result == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED ? "refused" : "failed",
                   failed.reason);
     return 1;  // let the runtime run on, unprofiled; the file says why there is no evidence
   }
-  g_probe = p;
   // A first (empty) tally right away: from here on the file proves the probe was loaded.
   write_tally(*p, false);
   cuptiActivityFlushPeriod(p->interval_ms > 0 ? p->interval_ms : 500);

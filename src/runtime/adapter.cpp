@@ -19,7 +19,7 @@ Result<Adapter> load_adapter_file(const std::string& path, const std::string& ru
   FP_TRY(nlohmann::json j, parse_json_object(*text, path));
   JsonFields top(j, path);
   FP_TRY(JsonFields a, top.object("adapter"));
-  FP_TRY_STATUS(a.only_keys({"executable_var", "executable_name", "health_path", "chat_path", "completion_path",
+  FP_TRY_STATUS(a.only_keys({"executable_var", "executable_name", "health_path", "ready_paths", "chat_path", "completion_path",
                              "version_args", "version_regex", "build_regex", "timed_args", "evidence_args",
                              "evidence_env", "port_in_use_regex", "request_extras", "comment"}));
   Adapter ad;
@@ -30,7 +30,15 @@ Result<Adapter> load_adapter_file(const std::string& path, const std::string& ru
   FP_TRY(ad.health_path, a.string("health_path"));
   FP_TRY(ad.chat_path, a.string("chat_path"));
   FP_TRY(ad.completion_path, a.string("completion_path"));
-  for (const auto* p : {&ad.health_path, &ad.chat_path, &ad.completion_path})
+  if (a.has("ready_paths")) {
+    FP_TRY(ad.ready_paths, a.string_list("ready_paths"));
+    if (ad.ready_paths.empty()) return a.error("ready_paths", "empty; expected the paths that answer 200 once the runtime is ready, e.g. [\"/health\", \"/v1/models\"]");
+  } else {
+    ad.ready_paths = {ad.health_path};
+  }
+  std::vector<const std::string*> paths = {&ad.health_path, &ad.chat_path, &ad.completion_path};
+  for (const auto& p : ad.ready_paths) paths.push_back(&p);
+  for (const auto* p : paths)
     if (!starts_with(*p, "/")) return a.error("", "endpoint paths must start with '/': " + quote(*p));
   FP_TRY(ad.version_args, a.string_list("version_args"));
   FP_TRY(ad.version_regex, a.string("version_regex"));

@@ -18,6 +18,8 @@ struct Adapter {
   std::string executable_var;               // env var naming the executable, e.g. FLASHPROOF_LLAMA_SERVER
   std::string executable_name;              // looked up in PATH when nothing else names it
   std::string health_path;                  // 200 when ready
+  std::vector<std::string> ready_paths;     // GET in order, each must answer 200 (vLLM: /health then
+                                            // /v1/models); key "ready_paths", default {health_path}
   std::string chat_path, completion_path;   // OpenAI-compatible streaming endpoints
   std::vector<std::string> version_args;    // e.g. --version
   std::string version_regex;                // capture 1: the version text to record

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "client/http_client.h"
+#include "runtime/ctest_gpus.h"
 #include "util/text.h"
 
 namespace fp {
@@ -156,6 +157,12 @@ std::string log_tail(const std::string& path, size_t lines) {
 
 Result<RunningServer> start_server(LaunchSpec spec, const Adapter& adapter) {
   const std::regex port_taken(adapter.port_in_use_regex);
+  // Under `ctest --resource-spec-file`, the GPUs CTest allotted this test (runtime/ctest_gpus.h).
+  FP_TRY(auto ctest_gpus, ctest_gpu_ids());
+  if (ctest_gpus) {
+    spec.env["CUDA_VISIBLE_DEVICES"] = *ctest_gpus;
+    spec.env["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID";
+  }
   for (int attempt = 0;; ++attempt) {
     auto t0 = Clock::now();
     FP_TRY(Process p, Process::spawn(spec.argv, spec.env, spec.log_path));
@@ -184,17 +191,28 @@ Result<RunningServer> start_server(LaunchSpec spec, const Adapter& adapter) {
                           std::to_string(seconds_since(t0)).substr(0, 5) + " s); log " + spec.log_path + " ends:\n" +
                           log_tail(spec.log_path));
       }
-      auto r = http_get(s.base_url + adapter.health_path, 2.0);
-      if (r && r->status == 200) {
+      // Every readiness path in order (vLLM answers /health before the model is listed).
+      std::string checked;
+      bool ready = true;
+      const std::vector<std::string> ready_paths =
+          adapter.ready_paths.empty() ? std::vector<std::string>{adapter.health_path} : adapter.ready_paths;
+      for (const auto& path : ready_paths) {
+        checked = s.base_url + path;
+        auto r = http_get(checked, 2.0);
+        if (r && r->status == 200) continue;
+        last = r ? "HTTP " + std::to_string(r->status) : r.error().message;
+        ready = false;
+        break;
+      }
+      if (ready) {
         s.ready_s = seconds_since(t0);
         s.process = std::move(p);
         return s;
       }
-      last = r ? "HTTP " + std::to_string(r->status) : r.error().message;
       if (seconds_since(t0) > spec.ready_timeout_s) {
         p.stop(2.0);
         return make_error("the runtime was not ready within " + std::to_string(static_cast<int>(spec.ready_timeout_s)) +
-                          " s (last health check " + s.base_url + adapter.health_path + ": " + last + "); log " +
+                          " s (last readiness check " + checked + ": " + last + "); log " +
                           spec.log_path + " ends:\n" + log_tail(spec.log_path));
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(20));

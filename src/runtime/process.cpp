@@ -1,5 +1,6 @@
 #include "runtime/process.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -9,6 +10,8 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <thread>
@@ -39,14 +42,18 @@ void unregister_group(pid_t pgid) {
   }
 }
 
+// The first signal stops every live runtime group and marks the harness interrupted, so the flow
+// can still write its partial result (marked incomplete); a second one ends the harness at once.
 void on_fatal_signal(int sig) {
-  g_interrupted = 1;
   for (auto& g : g_groups) {
     pid_t p = g.load();
     if (p > 0) ::kill(-p, SIGKILL);
   }
-  ::signal(sig, SIG_DFL);
-  ::raise(sig);
+  if (g_interrupted) {
+    ::signal(sig, SIG_DFL);
+    ::raise(sig);
+  }
+  g_interrupted = sig;
 }
 
 ExitInfo decode(int status) {
@@ -199,6 +206,31 @@ void install_child_cleanup_handlers() {
 }
 
 bool interrupted() { return g_interrupted != 0; }
+
+int interrupt_signal() { return g_interrupted; }
+
+std::vector<pid_t> live_processes_in_group(pid_t pgid) {
+  std::vector<pid_t> out;
+  DIR* proc = ::opendir("/proc");
+  if (!proc) return out;
+  while (const dirent* e = ::readdir(proc)) {
+    char* end = nullptr;
+    long pid = std::strtol(e->d_name, &end, 10);
+    if (end == e->d_name || *end || pid <= 0) continue;
+    std::ifstream in(std::string("/proc/") + e->d_name + "/stat");
+    std::string line;
+    if (!std::getline(in, line)) continue;
+    // pid (comm) state ppid pgrp ...: comm may hold spaces and parentheses, so parse after the last ')'.
+    size_t close = line.rfind(')');
+    if (close == std::string::npos) continue;
+    char state = 0;
+    long ppid = 0, group = 0;
+    if (std::sscanf(line.c_str() + close + 1, " %c %ld %ld", &state, &ppid, &group) != 3) continue;
+    if (group == pgid && state != 'Z' && state != 'X') out.push_back(static_cast<pid_t>(pid));
+  }
+  ::closedir(proc);
+  return out;
+}
 
 std::optional<uint64_t> peak_rss_bytes(pid_t pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/status");

@@ -49,12 +49,19 @@ class Process {
   ExitInfo exit_;
 };
 
-// Installs SIGINT/SIGTERM/SIGHUP handlers that stop every live process group, then let the signal
-// end the harness as usual. Call once at start-up.
+// Installs SIGINT/SIGTERM/SIGHUP handlers: the first signal kills every live runtime group and marks
+// the harness interrupted (the flow then writes an incomplete result and exits 128+signal); a second
+// signal ends the harness at once. Call once at start-up.
 void install_child_cleanup_handlers();
 
 // True once SIGINT/SIGTERM/SIGHUP has been received (long loops check it to end early).
 bool interrupted();
+// The signal that interrupted the harness, or 0.
+int interrupt_signal();
+
+// Processes of a group that are still running (zombies excluded), from /proc. Used to prove that
+// nothing of a runtime was left behind.
+std::vector<pid_t> live_processes_in_group(pid_t pgid);
 
 // The peak resident set (VmHWM) of a live process, in bytes; empty when unreadable.
 std::optional<uint64_t> peak_rss_bytes(pid_t pid);

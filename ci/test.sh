@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds, and runs the whole test suite: unit tests, the cases against the
+# real llama-server, integration and self-tests. GPU tests skip here with a reason when no GPU.
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+fp_build
+cd "$FP_BUILD"
+ctest --output-on-failure -j2 --timeout 900 --output-junit "$FP_BUILD/junit.xml" "$@"

@@ -1,0 +1,223 @@
+#include "case/case_file.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+namespace fp {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+
+// A scratch repository with a model, a prompt set and a document, and a valid case to break.
+class CaseFileTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() / ("fp-case-test-" + std::to_string(::getpid()) + "-" +
+                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(root_ / "fixtures/prompts/chat");
+    fs::create_directories(root_ / "fixtures/prompts/documents");
+    fs::create_directories(root_ / "models");
+    fs::create_directories(root_ / "cases");
+    std::ofstream(root_ / "fixtures/prompts/chat/hello.txt") << "hi\n";
+    std::ofstream(root_ / "fixtures/prompts/documents/doc.txt") << "a b c\n";
+    std::ofstream(root_ / "models/m.gguf") << "GGUF";
+    good_ = json::parse(R"({
+      "name": "c1", "job": "chat", "runtime": "llama-server",
+      "model": {"path": "models/m.gguf", "sha256": "0000000000000000000000000000000000000000000000000000000000000000"},
+      "shape": {"context": 2048, "prompt_set": "chat", "max_output_tokens": 8},
+      "launch": {"argv": ["{runtime}", "-m", "{model}", "--port", "{port}", "-fa", "{flag}"]},
+      "flag": {"on": "on", "off": "off", "use": "on"},
+      "expect": {"fused_attention": true, "backend": "CPU"},
+      "plan": {"warmup": 1, "repetitions": 3, "timeout_s": 120}
+    })");
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  Result<Case> load(const json& j, const std::string& name = "c1") {
+    path_ = (root_ / "cases" / (name + ".json")).string();
+    std::ofstream(path_) << j.dump(2);
+    return load_case(path_, root_.string());
+  }
+  std::string error_of(const json& j) {
+    auto r = load(j);
+    EXPECT_FALSE(r.ok()) << "expected an error for " << j.dump();
+    return r.ok() ? "" : r.error().message;
+  }
+
+  fs::path root_;
+  std::string path_;
+  json good_;
+};
+
+TEST_F(CaseFileTest, LoadsAValidCase) {
+  auto c = load(good_);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c->name, "c1");
+  EXPECT_EQ(c->job, Job::Chat);
+  EXPECT_EQ(c->shape.context, 2048);
+  EXPECT_EQ(c->flag.used(), "on");
+  EXPECT_EQ(c->plan.repetitions, 3);
+  EXPECT_EQ(c->expect.backend, "CPU");
+  EXPECT_FALSE(c->self_test);
+}
+
+TEST_F(CaseFileTest, UnknownKeyNamesFileFieldAndValidOnes) {
+  good_["shape"]["ctx"] = 5;
+  EXPECT_THAT(error_of(good_), AllOf(HasSubstr("c1.json"), HasSubstr("unknown field \"shape.ctx\""), HasSubstr("context")));
+}
+
+TEST_F(CaseFileTest, WrongTypeNamesFieldValueAndExpectation) {
+  good_["shape"]["context"] = "2048";
+  EXPECT_THAT(error_of(good_), AllOf(HasSubstr("field \"shape.context\" = \"2048\""), HasSubstr("is a string"),
+                                     HasSubstr("whole number from 128")));
+}
+
+TEST_F(CaseFileTest, OutOfRange) {
+  good_["plan"]["repetitions"] = 0;
+  EXPECT_THAT(error_of(good_), AllOf(HasSubstr("plan.repetitions\" = 0"), HasSubstr("out of range")));
+}
+
+TEST_F(CaseFileTest, BadJob) {
+  good_["job"] = "summarise";
+  EXPECT_THAT(error_of(good_), AllOf(HasSubstr("\"job\" = \"summarise\""), HasSubstr("chat, completion, extraction, batch")));
+}
+
+TEST_F(CaseFileTest, MissingModelSaysHowToGenerateIt) {
+  good_["model"]["path"] = "models/absent.gguf";
+  good_["model"]["recipe"] = "fixtures/prompts/chat/hello.txt";  // any existing file stands in for a recipe
+  EXPECT_THAT(error_of(good_), AllOf(HasSubstr("model.path"), HasSubstr("no such file"), HasSubstr("flashproof make-model")));
+}
+
+TEST_F(CaseFileTest, PathEscapingTheRepositoryIsRefused) {
+  good_["model"]["path"] = "../outside.gguf";
+  EXPECT_THAT(error_of(good_), HasSubstr("escapes the repository"));
+  good_["model"]["path"] = "models/m.gguf";
+  good_["shape"]["long_prompt"] = {{"document", "/etc/passwd"}, {"chars", 10}};
+  EXPECT_THAT(error_of(good_), AllOf(HasSubstr("shape.long_prompt.document"), HasSubstr("absolute path")));
+}
+
+TEST_F(CaseFileTest, BadSha) {
+  good_["model"]["sha256"] = "abc";
+  EXPECT_THAT(error_of(good_), AllOf(HasSubstr("model.sha256\" = \"abc\""), HasSubstr("64 lowercase hex")));
+}
+
+TEST_F(CaseFileTest, UnknownPlaceholder) {
+  good_["launch"]["argv"][2] = "{modle}";
+  EXPECT_THAT(error_of(good_), AllOf(HasSubstr("unknown placeholder {modle}"), HasSubstr("{model}")));
+}
+
+TEST_F(CaseFileTest, MissingRequiredPlaceholder) {
+  good_["launch"]["argv"] = json::array({"{runtime}", "-m", "{model}", "-fa", "{flag}"});
+  EXPECT_THAT(error_of(good_), HasSubstr("no {port} placeholder"));
+}
+
+TEST_F(CaseFileTest, UnbalancedBrace) {
+  good_["launch"]["argv"].push_back("{model");
+  EXPECT_THAT(error_of(good_), HasSubstr("unbalanced brace"));
+}
+
+TEST_F(CaseFileTest, ArgvMustStartWithRuntime) {
+  good_["launch"]["argv"][0] = "/bin/sh";
+  EXPECT_THAT(error_of(good_), HasSubstr("must start with \"{runtime}\""));
+}
+
+TEST_F(CaseFileTest, NameMustMatchTheFileSoNamesAreUnique) {
+  auto r = load(good_, "other");
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(r.error().message, AllOf(HasSubstr("other.json"), HasSubstr("must equal the file's name")));
+}
+
+TEST_F(CaseFileTest, FlagValuesMustDiffer) {
+  good_["flag"]["off"] = "on";
+  EXPECT_THAT(error_of(good_), HasSubstr("the two values must differ"));
+}
+
+TEST_F(CaseFileTest, MissingPromptSet) {
+  good_["shape"]["prompt_set"] = "nothing";
+  EXPECT_THAT(error_of(good_), AllOf(HasSubstr("shape.prompt_set"), HasSubstr("fixtures/prompts/nothing")));
+}
+
+TEST_F(CaseFileTest, NotJsonNamesTheByte) {
+  path_ = (root_ / "cases/c1.json").string();
+  std::ofstream(path_) << "{\"name\": ";
+  auto r = load_case(path_, root_.string());
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(r.error().message, AllOf(HasSubstr("c1.json"), HasSubstr("not valid JSON at byte")));
+}
+
+TEST_F(CaseFileTest, BadEnvName) {
+  good_["launch"]["env"] = {{"BAD-NAME", "1"}};
+  EXPECT_THAT(error_of(good_), HasSubstr("not a valid environment variable name"));
+}
+
+TEST_F(CaseFileTest, SelfTestBlockIsValidated) {
+  good_["ctest"] = {{"expect_exit", 1}, {"expect_output", json::array()}};
+  EXPECT_THAT(error_of(good_), HasSubstr("at least one pattern"));
+  good_["ctest"]["expect_output"] = {"NOT active"};
+  auto c = load(good_);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_TRUE(c->self_test);
+}
+
+TEST_F(CaseFileTest, AbBlockIsOptionalWithDefaults) {
+  auto c = load(good_);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_FALSE(c->has_ab);
+  EXPECT_EQ(c->ab.repetitions, 5);
+  EXPECT_EQ(c->ab.rounds, 3);  // the plan's repetitions
+  EXPECT_TRUE(c->ab.mechanism.empty());
+}
+
+TEST_F(CaseFileTest, AbBlockLoads) {
+  good_["ab"] = json::parse(R"({"repetitions": 7, "rounds": 2, "sustained": {"duration_s": 1.5, "concurrency": 3},
+    "mechanism": [{"figure": "prompt_tokens_per_s", "expect": "faster", "at_least": 0.1},
+                  {"figure": "kv_cache_mib", "expect": "unchanged", "tolerance": 0.01, "why": "f16 KV either way"}]})");
+  auto c = load(good_);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_TRUE(c->has_ab);
+  EXPECT_EQ(c->ab.repetitions, 7);
+  EXPECT_EQ(c->ab.rounds, 2);
+  EXPECT_DOUBLE_EQ(c->ab.sustained_s, 1.5);
+  EXPECT_EQ(c->ab.concurrency, 3);
+  ASSERT_EQ(c->ab.mechanism.size(), 2u);
+  EXPECT_EQ(c->ab.mechanism[0].figure, "prompt_tokens_per_s");
+  EXPECT_DOUBLE_EQ(c->ab.mechanism[0].at_least, 0.1);
+  EXPECT_EQ(c->ab.mechanism[1].expect, "unchanged");
+  EXPECT_DOUBLE_EQ(c->ab.mechanism[1].tolerance, 0.01);
+}
+
+TEST_F(CaseFileTest, AbMechanismErrorsNameTheStatement) {
+  good_["ab"] = json::parse(R"({"mechanism": [{"figure": "prompt_tps", "expect": "faster"}]})");
+  EXPECT_THAT(error_of(good_), AllOf(HasSubstr("c1.json"), HasSubstr("field \"ab.mechanism[0].figure\" = \"prompt_tps\""),
+                                     HasSubstr("prompt_tokens_per_s")));
+  good_["ab"] = json::parse(R"({"mechanism": [{"figure": "ttft_ms", "expect": "quicker"}]})");
+  EXPECT_THAT(error_of(good_), AllOf(HasSubstr("ab.mechanism[0].expect"), HasSubstr("faster, slower")));
+  good_["ab"] = json::parse(R"({"mechanism": [{"figure": "ttft_ms", "expect": "unchanged", "at_least": 0.1}]})");
+  EXPECT_THAT(error_of(good_), HasSubstr("\"unchanged\" takes \"tolerance\""));
+  good_["ab"] = json::parse(R"({"sustained": {"duration_s": -1}})");
+  EXPECT_THAT(error_of(good_), AllOf(HasSubstr("ab.sustained.duration_s"), HasSubstr("number from 0")));
+  good_["ab"] = json::parse(R"({"repetitions": 0})");
+  EXPECT_THAT(error_of(good_), AllOf(HasSubstr("ab.repetitions"), HasSubstr("whole number from 1")));
+}
+
+TEST(ShippedCases, EveryCaseInTheRepositoryLoads) {
+  int n = 0;
+  for (const auto& e : fs::directory_iterator(FLASHPROOF_SOURCE_DIR "/cases")) {
+    if (e.path().extension() != ".json") continue;
+    auto c = load_case(e.path().string(), FLASHPROOF_SOURCE_DIR);
+    // A missing generated model is the only acceptable failure (CTest generates them first).
+    if (!c.ok()) EXPECT_THAT(c.error().message, HasSubstr("flashproof make-model")) << e.path();
+    ++n;
+  }
+  EXPECT_GE(n, 3);
+}
+
+}  // namespace
+}  // namespace fp

@@ -1,0 +1,497 @@
+#include "flow/ab_runner.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <ctime>
+#include <filesystem>
+#include <iostream>
+#include <map>
+
+#include "flow/evidence_pass.h"
+#include "flow/figures.h"
+#include "flow/mechanism.h"
+#include "flow/sustained_phase.h"
+#include "flow/timed_pass.h"
+#include "golden/answers.h"
+#include "golden/fingerprint.h"
+#include "runtime/process.h"
+#include "util/sha256.h"
+#include "util/text.h"
+
+namespace fp {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Only for display: the port of a launch is replaced by {port} so that reports diff cleanly.
+constexpr int kDisplayPort = 54321;
+
+std::string utc_stamp(const char* fmt) {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, fmt, &tm);
+  return buf;
+}
+
+std::string signals_text(const CheapSignals& s) {
+  std::string fa = !s.flash_attn ? "flash attention: not stated" : *s.flash_attn ? "flash attention enabled" : "flash attention disabled";
+  std::vector<std::string> splits;
+  for (int n : s.graph_splits) splits.push_back(std::to_string(n));
+  return fa + "; graph splits " + (splits.empty() ? "not stated" : join(splits, ","));
+}
+
+std::string backends_text(const std::map<std::string, int>& b) {
+  std::vector<std::string> parts;
+  for (const auto& [k, n] : b) parts.push_back(k + " " + std::to_string(n));
+  return join(parts, ", ");
+}
+
+std::vector<std::string> display_argv(const CaseContext& ctx, const std::vector<std::string>& extra) {
+  auto argv = expand_argv(ctx.c, ctx.runtime, ctx.model_path, kDisplayPort, ctx.flag_value, extra);
+  for (auto& a : argv)
+    if (a == std::to_string(kDisplayPort)) a = "{port}";
+  return argv;
+}
+
+// Samples of one arm, by figure name, with each figure's direction, in order of first appearance.
+struct ArmSamples {
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<double>> samples;
+  std::map<std::string, bool> lower_is_better, gate;
+  void add(const std::string& name, double v, bool lower, bool is_gate = false) {
+    if (!std::isfinite(v)) return;
+    touch(name, lower, is_gate);
+    samples[name].push_back(v);
+  }
+  void touch(const std::string& name, bool lower, bool is_gate) {
+    if (!samples.count(name)) order.push_back(name);
+    samples[name];
+    lower_is_better[name] = lower;
+    gate[name] = gate[name] || is_gate;
+  }
+};
+
+// The canonical order of figures in the report: ab_figure_names(), then anything else.
+std::vector<FigureResult> to_figures(const ArmSamples& s) {
+  std::vector<std::string> names = ab_figure_names();
+  for (const auto& n : s.order)
+    if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
+  std::vector<FigureResult> out;
+  for (const auto& n : names) {
+    auto it = s.samples.find(n);
+    if (it == s.samples.end() || it->second.empty()) continue;
+    FigureResult f;
+    f.name = n;
+    f.samples = it->second;
+    f.summary = summarize(it->second);
+    f.lower_is_better = s.lower_is_better.at(n);
+    f.gate = s.gate.at(n);
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+struct ArmState {
+  CaseContext ctx;
+  AbArm arm;
+  ArmSamples samples;
+  std::map<std::string, std::vector<std::string>> answers;  // prompt -> every answer
+  CheapSignals evidence_signals;
+  bool evidence_ok = false;
+};
+
+void progress(const AbRunOptions& o, const std::string& name, const std::string& msg) {
+  if (!o.quiet) std::cerr << "[" << name << " ab] " << msg << std::endl;
+}
+
+void run_evidence(ArmState& s, const AbRunOptions& o) {
+  progress(o, s.ctx.c.name, "evidence pass, flag " + s.arm.name + " (" + s.ctx.flag_value + ")");
+  auto ev = run_evidence_pass(s.ctx);
+  if (!ev) {
+    s.arm.errors.push_back("evidence pass: " + ev.error().message);
+    return;
+  }
+  const Verdict& v = ev->verdict;
+  s.arm.evidence_argv = display_argv(s.ctx, s.ctx.adapter.evidence_args);
+  s.arm.evidence_env = ev->env;
+  s.arm.verdict = to_string(v.activity);
+  s.arm.verdict_backend = backends_text(v.fused_backends);
+  for (int l : v.levels_used) s.arm.levels_used.push_back(v.levels[static_cast<size_t>(l - 1)].name);
+  s.arm.verdict_explanation = v.explanation;
+  s.arm.verdict_quotes = v.quotes;
+  const Activity required = s.arm.name == "on" ? Activity::Active : Activity::NotActive;
+  s.arm.verdict_as_required = !v.disagreement && v.activity == required;
+  s.evidence_signals = ev->signals;
+  s.arm.evidence_signals = signals_text(ev->signals);
+  s.evidence_ok = true;
+}
+
+void run_launch(ArmState& s, int index, const TimedOptions& t, const AbRunOptions& o) {
+  CaseContext ctx = s.ctx;
+  ctx.out_dir = s.ctx.out_dir + "/launch-" + std::to_string(index + 1);
+  std::error_code ec;
+  fs::create_directories(ctx.out_dir, ec);
+  progress(o, ctx.c.name, "launch " + std::to_string(index + 1) + ", flag " + s.arm.name);
+  auto pass = run_timed_pass(ctx, t);
+  if (!pass) {
+    s.arm.errors.push_back("launch " + std::to_string(index + 1) + ": " + pass.error().message);
+    return;
+  }
+  for (const auto& e : pass->errors) s.arm.errors.push_back("launch " + std::to_string(index + 1) + ": " + e);
+  if (!pass->errors.empty()) return;
+  ++s.arm.launches;
+  ArmSamples& a = s.samples;
+  a.add("cold_ready_ms", pass->ready_s * 1e3, true);
+  if (pass->cold_first.ttft_s >= 0) a.add("cold_first_ttft_ms", pass->cold_first.ttft_s * 1e3, true);
+  if (pass->cold_first.e2e_s >= 0) a.add("cold_first_e2e_ms", pass->cold_first.e2e_s * 1e3, true);
+  for (const auto& f : compute_figures(ctx.c.job, *pass)) {
+    a.touch(f.name, f.lower_is_better, f.gate);
+    for (double v : f.samples) a.add(f.name, v, f.lower_is_better, f.gate);
+  }
+  if (pass->peak_rss_bytes) a.add("host_peak_rss_mib", static_cast<double>(*pass->peak_rss_bytes) / (1024.0 * 1024.0), true);
+  s.arm.gpu_memory = pass->gpu_memory;
+  if (pass->cold_first.done) s.answers[pass->cold_first_prompt].push_back(pass->cold_first.text);
+  for (const auto& r : pass->requests) s.answers[r.prompt_id].push_back(r.result.text);
+
+  auto log = analyse_log(pass->log_path, ctx.signatures);
+  if (!log) {
+    s.arm.errors.push_back("launch " + std::to_string(index + 1) + " log: " + log.error().message);
+    return;
+  }
+  if (s.evidence_ok)
+    for (const auto& m : compare_signals(s.evidence_signals, cheap_signals(log->scan)))
+      s.arm.signal_mismatches.push_back("launch " + std::to_string(index + 1) + ": " + m);
+  s.arm.kv_mib_by_device = log->scan.kv_mib_by_device();
+  s.arm.compute_mib_by_device = log->scan.compute_mib_by_device();
+  if (auto kv = log->scan.kv_total()) a.add("kv_cache_mib", kv->mib, true);
+  double compute = 0;
+  for (const auto& [d, v] : s.arm.compute_mib_by_device) compute += v;
+  if (!s.arm.compute_mib_by_device.empty()) a.add("compute_buffer_mib", compute, true);
+}
+
+void run_sustained(ArmState& s, const SustainedOptions& so, const AbRunOptions& o) {
+  CaseContext ctx = s.ctx;
+  ctx.out_dir = s.ctx.out_dir + "/sustained";
+  std::error_code ec;
+  fs::create_directories(ctx.out_dir, ec);
+  progress(o, ctx.c.name, "sustained phase, flag " + s.arm.name);
+  auto pass = run_sustained_phase(ctx, so);
+  if (!pass) {
+    s.arm.errors.push_back("sustained phase: " + pass.error().message);
+    return;
+  }
+  for (const auto& e : pass->errors) s.arm.errors.push_back(e);
+  SustainedFigures f = sustained_figures(*pass, so.concurrency);
+  s.arm.sustained_ran = true;
+  s.arm.sustained_wall_s = f.wall_s;
+  s.arm.sustained_requests = f.requests;
+  s.arm.sustained_concurrency = so.concurrency;
+  for (double v : f.ttft_ms) s.samples.add("sustained_ttft_ms", v, true);
+  for (double v : f.queue_ms) s.samples.add("sustained_queue_ms", v, true);
+  for (double v : f.tpot_ms) s.samples.add("sustained_tpot_ms", v, true);
+  if (f.throughput_tokens_per_s >= 0) s.samples.add("sustained_throughput_tokens_per_s", f.throughput_tokens_per_s, false);
+  for (const auto& d : f.drift) {
+    const AbResult& c = d.first_vs_last;
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "%s: last %zu against first %zu requests: median %.3f -> %.3f (%+.1f%%), %s",
+                  d.figure.c_str(), d.window, d.window, c.median_a, c.median_b, 100.0 * c.diff_rel,
+                  c.verdict == AbVerdict::different ? "drift" : "no drift beyond noise");
+    s.arm.drift_lines.push_back(buf);
+  }
+}
+
+void finish_arm(ArmState& s) {
+  s.arm.figures = to_figures(s.samples);
+  for (const auto& [id, texts] : s.answers) {
+    s.arm.answers[id] = texts.front();
+    if (std::any_of(texts.begin(), texts.end(), [&](const std::string& t) { return t != texts.front(); }))
+      s.arm.unstable_answers.push_back(id);
+  }
+}
+
+const FigureResult* find_figure(const AbArm& a, const std::string& name) {
+  for (const auto& f : a.figures)
+    if (f.name == name) return &f;
+  return nullptr;
+}
+
+std::string fmt_pct(double rel) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%+.1f%%", 100.0 * rel);
+  return std::isfinite(rel) ? buf : "n/a";
+}
+
+}  // namespace
+
+std::vector<std::string> arm_order(int repetitions) {
+  std::vector<std::string> out;
+  for (int i = 0; i < repetitions; ++i) {
+    out.push_back("on");
+    out.push_back("off");
+  }
+  return out;
+}
+
+std::vector<AbFigure> compare_arms(const AbArm& off, const AbArm& on) {
+  std::vector<AbFigure> out;
+  for (const auto& fb : on.figures) {
+    const FigureResult* fa = find_figure(off, fb.name);
+    if (!fa) continue;
+    AbFigure f;
+    f.name = fb.name;
+    f.gate = fb.gate || fa->gate;
+    f.lower_is_better = fb.lower_is_better;
+    f.cmp = compare_ab(fa->samples, fb.samples);
+    f.effect = effect_of(f.cmp, f.lower_is_better);
+    out.push_back(std::move(f));
+  }
+  // The off arm's order is the canonical one too; the on arm may lack a figure.
+  return out;
+}
+
+std::vector<AbAnswerDiff> compare_arm_answers(const AbArm& off, const AbArm& on) {
+  std::vector<AbAnswerDiff> out;
+  for (const auto& [id, a] : off.answers) {
+    auto it = on.answers.find(id);
+    if (it == on.answers.end()) continue;
+    AbAnswerDiff d;
+    d.prompt_id = id;
+    AnswerComparison c = compare_answer(id, a, it->second);
+    d.identical = c.identical;
+    d.diff = c.diff;
+    // compare_answer labels its sides reference/run; here they are the two arms.
+    if (starts_with(d.diff, "--- reference/")) d.diff.replace(0, 14, "--- flag-off/");
+    if (auto p = d.diff.find("\n+++ run/"); p != std::string::npos) d.diff.replace(p, 9, "\n+++ flag-on/");
+    auto q = d.diff.find(": reference has ");
+    if (q != std::string::npos) d.diff.replace(q, 16, ": flag off has ");
+    q = d.diff.find(", run has ");
+    if (q != std::string::npos) d.diff.replace(q, 10, ", flag on has ");
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+void decide_ab(Job job, AbRun& r) {
+  r.gates.clear();
+  bool incomplete = !r.off.errors.empty() || !r.on.errors.empty();
+  for (const AbArm* a : {&r.off, &r.on}) {
+    for (const auto& e : a->errors) r.failures.push_back("arm " + a->name + ": " + e);
+    if (a->verdict != "no evidence" || a->errors.empty()) {
+      if (!a->verdict_as_required)
+        r.failures.push_back("arm " + a->name + " (" + a->flag_value + "): fused attention must be " +
+                             (a->name == "on" ? "active" : "not active") + ", the evidence says " + a->verdict +
+                             (a->verdict_explanation.empty() ? "" : ": " + a->verdict_explanation) +
+                             "; the A/B does not compare the flag on against off");
+    }
+    for (const auto& m : a->signal_mismatches)
+      r.failures.push_back("arm " + a->name + ": a timed launch differs from its evidence pass: " + m);
+  }
+
+  // Same system?
+  size_t differ = 0;
+  for (const auto& a : r.answers) differ += !a.identical;
+  const AbFigure* speed = nullptr;
+  for (const auto& f : r.figures)
+    if (f.gate && f.cmp.verdict == AbVerdict::different) { speed = &f; break; }
+  if (!speed)
+    for (const auto& f : r.figures)
+      if (f.name == "e2e_ms" && f.cmp.verdict == AbVerdict::different) speed = &f;
+  if (r.answers.empty()) {
+    r.same_system = "no answers to compare";
+  } else if (differ == 0) {
+    r.same_system = "identical answers for all " + std::to_string(r.answers.size()) + " prompts: the same system";
+  } else {
+    std::string faster = !speed ? "neither arm is measurably faster, but the two arms are different systems"
+                         : (speed->effect == "better with the flag on")
+                             ? "the faster arm (flag on, by " + speed->name + ") is a different system"
+                             : "the faster arm (flag off, by " + speed->name + ") is a different system";
+    r.same_system = std::to_string(differ) + " of " + std::to_string(r.answers.size()) +
+                    " prompts answer differently with the flag on: " + faster;
+  }
+
+  // Gates
+  const size_t floor_n = min_repetitions_for_alpha(0.05);
+  for (const auto& f : r.figures) {
+    if (!f.gate) continue;
+    AbGate g;
+    g.figure = f.name;
+    const size_t n = std::min(f.cmp.n_a, f.cmp.n_b);
+    std::string m = "on - off " + fmt_pct(f.cmp.diff_rel) + ", " + f.effect + " (n " + std::to_string(f.cmp.n_a) + "/" +
+                    std::to_string(f.cmp.n_b) + ")";
+    if (n < floor_n) {
+      g.outcome = "undecided";
+      g.detail = m + "; too few samples: the test cannot reach p < 0.05 with fewer than " + std::to_string(floor_n) +
+                 " per arm";
+      incomplete = true;
+    } else if (f.effect == "worse with the flag on") {
+      g.outcome = "fail";
+      g.detail = m;
+      r.failures.push_back("gate " + f.name + " is worse with the flag on: " + f.cmp.explanation);
+    } else {
+      g.outcome = "pass";
+      g.detail = m + (f.cmp.too_few_repetitions && f.effect == "within noise"
+                          ? "; a difference this size would need about " +
+                                (f.cmp.repetitions_needed ? std::to_string(*f.cmp.repetitions_needed) : std::string("many")) +
+                                " samples per arm to resolve"
+                          : "");
+    }
+    r.gates.push_back(g);
+  }
+  const bool has_gate_figure = std::any_of(r.figures.begin(), r.figures.end(), [](const AbFigure& f) { return f.gate; });
+  if (job != Job::Extraction && !has_gate_figure) {
+    r.gates.push_back({"(gate figure)", "undecided", "the job's gate figure was not measured in both arms"});
+    incomplete = true;
+  }
+  if (job == Job::Extraction) {
+    AbGate g{"answers", differ == 0 && !r.answers.empty() ? "pass" : "fail", r.same_system};
+    if (r.answers.empty()) g.outcome = "undecided", incomplete = true;
+    if (g.outcome == "fail") r.failures.push_back("extraction: " + r.same_system);
+    r.gates.push_back(g);
+  }
+  r.complete = !incomplete;
+  r.exit_code = incomplete ? 2 : r.failures.empty() ? 0 : 1;
+  if (r.exit_code == 0)
+    r.decision = "PASS: the job's gates are not worse with the flag on and the answers satisfy the " + r.job + " job";
+  else if (r.exit_code == 1)
+    r.decision = "FAIL: " + r.failures.front();
+  else
+    r.decision = "INCOMPLETE: " + (r.failures.empty() ? std::string("too few samples to decide a gate") : r.failures.front());
+}
+
+Result<CaseContext> resolve_case_context(const std::string& case_path, const std::string& repo_root, int* exit_code) {
+  *exit_code = kAbIncomplete;
+  FP_TRY(Case loaded, load_case(case_path, repo_root));
+  CaseContext ctx;
+  ctx.c = loaded;
+  const Case& c = ctx.c;
+  auto adapter = load_adapter(c.runtime);
+  if (!adapter) return make_error(c.file + ": field \"runtime\": " + adapter.error().message);
+  ctx.adapter = *adapter;
+  FP_TRY(ctx.signatures, load_runtime_signatures(c.runtime));
+  auto runtime = locate_runtime(ctx.adapter);
+  if (!runtime) {
+    *exit_code = kAbSkip;
+    return make_error("SKIP: " + runtime.error().message);
+  }
+  ctx.runtime = *runtime;
+  ctx.model_path = fs::path(c.model.path).is_absolute() ? c.model.path : (fs::path(repo_root) / c.model.path).string();
+  auto sha = sha256_file(ctx.model_path);
+  if (!sha) return make_error(c.file + ": field \"model.path\": " + sha.error().message);
+  if (*sha != c.model.sha256)
+    return make_error(c.file + ": field \"model.sha256\" = " + c.model.sha256 + " but " + ctx.model_path + " has sha256 " + *sha +
+                      " (a different model file: regenerate it or update the case)");
+  auto prompts = load_prompt_set(repo_root, c.shape.prompt_set, c.shape.long_prompt);
+  if (!prompts) return make_error(c.file + ": field \"shape.prompt_set\": " + prompts.error().message);
+  ctx.prompts = *prompts;
+  ctx.flag_value = c.flag.used();
+  return ctx;
+}
+
+AbOutcome run_ab(const std::string& case_path, const AbRunOptions& opts_in) {
+  AbRunOptions o = opts_in;
+  if (o.results_root.empty()) o.results_root = o.repo_root + "/results";
+  AbOutcome out;
+  auto fail_early = [&](int code, const std::string& msg) {
+    out.exit_code = code;
+    out.message = msg;
+    return out;
+  };
+  int code = kAbIncomplete;
+  auto resolved = resolve_case_context(case_path, o.repo_root, &code);
+  if (!resolved) return fail_early(code, resolved.error().message);
+  CaseContext ctx = *resolved;
+  const Case& c = ctx.c;
+  const std::string sha = c.model.sha256;  // checked against the file by resolve_case_context
+
+  AbRun& r = out.run;
+  r.case_name = c.name;
+  r.case_file = c.file;
+  r.job = job_name(c.job);
+  r.description = c.description;
+  r.runtime = c.runtime;
+  r.flashproof_version = FLASHPROOF_VERSION;
+  r.started_utc = utc_stamp("%Y-%m-%dT%H:%M:%SZ");
+  r.model_path = c.model.path;
+  r.model_sha256 = sha;
+  r.repetitions = o.repetitions > 0 ? o.repetitions : c.ab.repetitions;
+  r.rounds = o.rounds > 0 ? o.rounds : c.ab.rounds;
+  r.warmup = o.warmup >= 0 ? o.warmup : c.plan.warmup;
+  r.sustained_s = o.sustained_s >= 0 ? o.sustained_s : c.ab.sustained_s;
+  r.concurrency = o.concurrency > 0 ? o.concurrency : c.ab.concurrency;
+
+  Fingerprint fpr = machine_fingerprint();
+  fpr.runtime = c.runtime;
+  fpr.model_sha256 = sha;
+  auto version = runtime_version(ctx.runtime, ctx.adapter, fs::temp_directory_path().string());
+  if (!version) return fail_early(kAbIncomplete, "runtime version: " + version.error().message);
+  r.runtime_version = version->text;
+  r.runtime_build = version->build;
+  fpr.runtime_version = version->text;
+  fpr.runtime_build = version->build;
+  r.fingerprint_id = fpr.id();
+  const std::string dir = o.out_dir.empty() ? o.results_root + "/" + fpr.id() + "/" + c.name + "/ab-" +
+                                                  utc_stamp("%Y%m%dT%H%M%SZ") + "-" + std::to_string(getpid())
+                                            : o.out_dir;
+  r.output_dir = dir;
+
+  ArmState off, on;
+  for (ArmState* s : {&on, &off}) {
+    const bool is_on = s == &on;
+    s->ctx = ctx;
+    s->ctx.flag_value = is_on ? c.flag.on : c.flag.off;
+    s->ctx.out_dir = dir + "/" + (is_on ? "on" : "off");
+    s->arm.name = is_on ? "on" : "off";
+    s->arm.flag_value = s->ctx.flag_value;
+    std::error_code ec;
+    fs::create_directories(s->ctx.out_dir, ec);
+    if (ec) return fail_early(kAbIncomplete, s->ctx.out_dir + ": cannot create the A/B folder: " + ec.message());
+    s->arm.timed_argv = display_argv(s->ctx, ctx.adapter.timed_args);
+  }
+
+  // Evidence once per arm, then the alternating timed launches, then the sustained phases.
+  run_evidence(on, o);
+  run_evidence(off, o);
+  TimedOptions t;
+  t.warmup = r.warmup;
+  t.repetitions = r.rounds;
+  t.concurrent_rounds = c.job == Job::Batch;
+  const auto order = arm_order(r.repetitions);
+  std::map<std::string, int> launched;
+  for (const auto& arm : order) {
+    if (interrupted()) break;
+    ArmState& s = arm == "on" ? on : off;
+    r.order.push_back(arm);
+    run_launch(s, launched[arm]++, t, o);
+  }
+  if (r.sustained_s > 0 && !interrupted()) {
+    SustainedOptions so{r.sustained_s, r.concurrency};
+    run_sustained(on, so, o);
+    run_sustained(off, so, o);
+  }
+  if (interrupted()) on.arm.errors.push_back("interrupted");
+  finish_arm(on);
+  finish_arm(off);
+  r.on = on.arm;
+  r.off = off.arm;
+  r.figures = compare_arms(r.off, r.on);
+  MechanismOutcome mech = check_mechanism(c.ab.mechanism, r.figures);
+  r.mechanism = mech.checks;
+  r.unpredicted = mech.unpredicted;
+  for (auto& f : r.figures) {
+    const bool stated = std::any_of(c.ab.mechanism.begin(), c.ab.mechanism.end(), [&](const auto& s) { return s.figure == f.name; });
+    const bool unpredicted = std::any_of(r.unpredicted.begin(), r.unpredicted.end(),
+                                         [&](const std::string& u) { return starts_with(u, f.name + ":"); });
+    f.headline = f.gate || stated || unpredicted;
+  }
+  r.answers = compare_arm_answers(r.off, r.on);
+  decide_ab(c.job, r);
+  if (auto st = write_ab_files(dir, r); !st) std::cerr << "flashproof ab: " << st.error().message << "\n";
+  out.exit_code = r.exit_code;
+  return out;
+}
+
+}  // namespace fp

@@ -1,0 +1,64 @@
+// A/B mode: one case run with the flag on and with it off, everything else identical (same
+// binary, model, prompts, seed, threads, context, port policy). One evidence pass per arm proves
+// what each arm really ran (on: fused attention active; off: not active). Then the arms' timed
+// launches alternate on, off, on, off ... so that drift of the machine falls on both; every launch
+// starts the runtime afresh (cold start per repetition), warms up, and measures rounds over the
+// case's prompts. A sustained phase per arm follows. Each figure is compared with its uncertainty
+// (measure/ab_stats.h), the stated mechanism is checked, the answers are compared prompt by prompt,
+// and the job decides.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "case/case_file.h"
+#include "flow/case_context.h"
+#include "report/ab_report.h"
+
+namespace fp {
+
+struct AbRunOptions {
+  std::string repo_root = FLASHPROOF_SOURCE_DIR;
+  std::string results_root;   // default <repo_root>/results
+  std::string out_dir;        // default results_root/<fingerprint>/<case>/ab-<stamp>
+  int repetitions = -1;       // launches per arm; default the case's ab.repetitions
+  int rounds = -1;            // rounds per launch; default ab.rounds
+  int warmup = -1;            // warm-up rounds per launch; default plan.warmup
+  double sustained_s = -1;    // default ab.sustained.duration_s; 0 skips the phase
+  int concurrency = -1;       // default ab.sustained.concurrency
+  bool quiet = false;
+};
+
+// Exit codes of `flashproof ab`: 0 the job's gates are not worse with the flag on and the answers
+// satisfy the job; 1 otherwise (or the evidence shows the arms did not differ as asked); 2 incomplete
+// (a launch or request failed, or too few samples to decide a gate); 64 usage; 125 skipped.
+enum AbExit { kAbPass = 0, kAbFail = 1, kAbIncomplete = 2, kAbUsage = 64, kAbSkip = 125 };
+
+struct AbOutcome {
+  AbRun run;
+  int exit_code = kAbIncomplete;
+  std::string message;  // an error before any result existed, or a skip reason
+};
+
+AbOutcome run_ab(const std::string& case_path, const AbRunOptions& options);
+
+// Loads a case and resolves what its passes share (adapter, signatures, runtime, model checked
+// against its sha256, prompts). On failure *exit_code is kAbSkip (no runtime here) or kAbIncomplete.
+// Also used by the benchmarks in bench/.
+Result<CaseContext> resolve_case_context(const std::string& case_path, const std::string& repo_root, int* exit_code);
+
+// The parts below are pure, for tests.
+
+// The arm of each timed launch: on, off, on, off ... (2 x repetitions entries).
+std::vector<std::string> arm_order(int repetitions);
+
+// Every figure present in both arms, compared B (on) against A (off), in the arms' figure order.
+std::vector<AbFigure> compare_arms(const AbArm& off, const AbArm& on);
+
+// The answers of both arms, prompt by prompt (prompt id order); a unified diff off -> on.
+std::vector<AbAnswerDiff> compare_arm_answers(const AbArm& off, const AbArm& on);
+
+// Fills gates, same_system, failures, exit_code and decision from figures, answers and evidence.
+void decide_ab(Job job, AbRun& r);
+
+}  // namespace fp

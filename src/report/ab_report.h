@@ -1,0 +1,100 @@
+// The data of an A/B run (the flag off = arm A, on = arm B, everything else identical) and its
+// report: ab.txt (headlines first: the decision, the job's gates, the answers, the stated
+// mechanism, differences nobody predicted; then every figure) and ab.json with the same data.
+// Stable order, no timestamps in ab.txt: two A/B reports of the same case diff cleanly.
+#pragma once
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "measure/ab_stats.h"
+#include "report/run_result.h"
+#include "util/result.h"
+
+namespace fp {
+
+// What one arm established: its evidence, its launches, its samples.
+struct AbArm {
+  std::string name;          // "on" or "off"
+  std::string flag_value;    // the value {flag} was replaced by
+  std::string verdict = "no evidence";   // evidence pass: active | not active | no evidence
+  std::string verdict_backend;
+  std::vector<std::string> levels_used;
+  std::string verdict_explanation;
+  std::vector<std::string> verdict_quotes;
+  bool verdict_as_required = false;      // on: active; off: not active
+  std::string evidence_signals;          // e.g. "flash attention enabled; graph splits 1"
+  std::vector<std::string> signal_mismatches;  // a timed launch that differs from the evidence pass
+  std::vector<std::string> evidence_argv, timed_argv;
+  std::map<std::string, std::string> evidence_env;
+  int launches = 0;                      // timed launches completed
+  std::vector<FigureResult> figures;     // pooled over the arm's launches, in ab_figure order
+  std::string gpu_memory = "not measured";
+  std::map<std::string, double> kv_mib_by_device, compute_mib_by_device;  // last launch
+  // Sustained phase
+  bool sustained_ran = false;
+  double sustained_wall_s = 0;
+  size_t sustained_requests = 0;
+  int sustained_concurrency = 0;
+  std::vector<std::string> drift_lines;  // "tpot_ms: last 5 vs first 5 requests: +1.2% (within noise)"
+  std::map<std::string, std::string> answers;  // prompt id -> first answer
+  std::vector<std::string> unstable_answers;   // prompt ids answered differently across repetitions
+  std::vector<std::string> errors;
+};
+
+// One figure compared: B (on) against A (off).
+struct AbFigure {
+  std::string name;
+  bool gate = false;
+  bool lower_is_better = true;
+  bool headline = false;     // a gate, a stated mechanism, or a difference nobody predicted
+  AbResult cmp;
+  std::string effect;        // "within noise" | "better with the flag on" | "worse with the flag on"
+};
+
+struct MechanismCheck {
+  std::string figure, expect;
+  double at_least = 0, tolerance = 0;
+  std::string outcome;       // confirmed | not shown | smaller than stated | contradicted | not measured
+  std::string detail;        // the measurement behind it, in words
+};
+
+struct AbAnswerDiff {
+  std::string prompt_id;
+  bool identical = false;
+  std::string diff;          // unified diff, off -> on
+};
+
+struct AbGate {
+  std::string figure;        // or "answers"
+  std::string outcome;       // pass | fail | undecided
+  std::string detail;
+};
+
+struct AbRun {
+  std::string case_name, case_file, job, description, runtime, runtime_version, runtime_build;
+  std::string fingerprint_id, model_path, model_sha256, flashproof_version, started_utc, output_dir;
+  int repetitions = 0, rounds = 0, warmup = 0, concurrency = 0;
+  double sustained_s = 0;
+  std::vector<std::string> order;        // the arms in the order they ran: on, off, on, off ...
+  AbArm off, on;                         // A and B
+  std::vector<AbFigure> figures;
+  std::vector<MechanismCheck> mechanism;
+  std::vector<std::string> unpredicted;  // figures that differ with no statement about them
+  std::vector<AbAnswerDiff> answers;
+  std::string same_system;               // the answers' verdict, in words
+  std::vector<AbGate> gates;
+  std::vector<std::string> failures;
+  bool complete = false;
+  int exit_code = 2;                     // 0 pass, 1 fail, 2 incomplete
+  std::string decision;                  // one line
+};
+
+std::string ab_to_text(const AbRun& r);
+nlohmann::ordered_json ab_to_json(const AbRun& r);
+// Writes <dir>/ab.txt and <dir>/ab.json atomically.
+Status write_ab_files(const std::string& dir, const AbRun& r);
+
+}  // namespace fp

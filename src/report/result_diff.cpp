@@ -1,0 +1,196 @@
+#include "report/result_diff.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <set>
+
+#include "golden/answers.h"
+#include "util/text.h"
+
+namespace fp {
+namespace {
+
+std::string num(double v) {
+  if (!std::isfinite(v)) return "-";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.3f", v);
+  return buf;
+}
+
+std::string signed_num(double v, const char* suffix = "") {
+  if (!std::isfinite(v)) return "-";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%+.3f%s", v, suffix);
+  return buf;
+}
+
+const FigurePolicy* find_policy(const std::string& name, const std::map<std::string, FigurePolicy>& policies) {
+  const FigurePolicy* best = nullptr;
+  size_t best_len = 0;
+  for (const auto& [key, p] : policies)
+    if ((name == key || starts_with(name, key + "_")) && (!best || key.size() > best_len)) {
+      best = &p;
+      best_len = key.size();
+    }
+  return best;
+}
+
+bool all_finite(const std::vector<double>& v) {
+  return !v.empty() && std::all_of(v.begin(), v.end(), [](double x) { return std::isfinite(x); });
+}
+
+// The figure's status under the golden rule, the old run standing in for the golden.
+std::string judge(const FigureResult& old_f, const FigureResult& new_f, const FigurePolicy* policy) {
+  if (!policy || !all_finite(old_f.samples)) return "not judged";
+  Golden g;
+  GoldenFigure gf;
+  gf.median = old_f.summary.median;
+  gf.spread = std::isfinite(old_f.summary.mad) ? old_f.summary.mad : 0.0;
+  gf.n = old_f.samples.size();
+  gf.direction = policy->direction;
+  gf.tolerance_rel = policy->tolerance_rel;
+  gf.tolerance_abs = policy->tolerance_abs;
+  gf.gate = policy->gate;
+  g.figures[old_f.name] = gf;
+  auto cmp = compare_to_golden(g, {{new_f.name, new_f.samples}});
+  if (!cmp || cmp->figures.empty()) return "not judged";
+  return to_string(cmp->figures.front().status);
+}
+
+std::string verdict_text(const RunResult& r) {
+  return r.verdict + (r.verdict_backend.empty() ? "" : " (" + r.verdict_backend + ")");
+}
+
+}  // namespace
+
+bool ResultDiff::regressed() const {
+  return std::any_of(figures.begin(), figures.end(), [](const FigureDiff& f) {
+    return f.gate && (f.status == "regressed" || f.status == "removed" || f.status == "missing");
+  });
+}
+
+ResultDiff diff_results(const RunResult& o, const RunResult& n, const std::map<std::string, FigurePolicy>& policies) {
+  ResultDiff d;
+  d.case_name = n.case_name;
+  d.old_path = o.output_dir;
+  d.new_path = n.output_dir;
+  d.old_status = o.status();
+  d.new_status = n.status();
+  if (o.case_name != n.case_name) d.verdict_changes.push_back("case: " + o.case_name + " -> " + n.case_name);
+  if (verdict_text(o) != verdict_text(n)) d.verdict_changes.push_back("verdict: " + verdict_text(o) + " -> " + verdict_text(n));
+  if (o.verdict_as_expected != n.verdict_as_expected)
+    d.verdict_changes.push_back(std::string("verdict as expected: ") + (o.verdict_as_expected ? "yes" : "no") + " -> " +
+                                (n.verdict_as_expected ? "yes" : "no"));
+  if (o.evidence_signals != n.evidence_signals)
+    d.verdict_changes.push_back("evidence signals: " + o.evidence_signals + " -> " + n.evidence_signals);
+  if (d.old_status != d.new_status) d.verdict_changes.push_back("status: " + d.old_status + " -> " + d.new_status);
+
+  auto fo = fingerprint_from_json(o.fingerprint.is_object() ? nlohmann::json::parse(o.fingerprint.dump()) : nlohmann::json::object(), "old");
+  auto fn = fingerprint_from_json(n.fingerprint.is_object() ? nlohmann::json::parse(n.fingerprint.dump()) : nlohmann::json::object(), "new");
+  if (fo && fn) d.fingerprint_changes = fingerprint_changes(*fo, *fn);
+  if (o.fingerprint_id != n.fingerprint_id &&
+      std::none_of(d.fingerprint_changes.begin(), d.fingerprint_changes.end(), [](const FieldChange& c) { return c.field == "id"; }))
+    d.fingerprint_changes.insert(d.fingerprint_changes.begin(), FieldChange{"id", o.fingerprint_id, n.fingerprint_id});
+
+  std::map<std::string, const FigureResult*> new_by_name;
+  for (const auto& f : n.figures) new_by_name[f.name] = &f;
+  std::set<std::string> seen;
+  for (const auto& f : o.figures) {
+    seen.insert(f.name);
+    FigureDiff fd;
+    fd.name = f.name;
+    fd.old_median = f.summary.median;
+    fd.old_n = f.samples.size();
+    const FigurePolicy* policy = find_policy(f.name, policies);
+    fd.gate = policy ? policy->gate : f.gate;
+    auto it = new_by_name.find(f.name);
+    if (it == new_by_name.end()) {
+      fd.status = "removed";
+    } else {
+      fd.new_median = it->second->summary.median;
+      fd.new_n = it->second->samples.size();
+      fd.change = fd.new_median - fd.old_median;
+      fd.change_rel = fd.old_median != 0 ? fd.change / std::fabs(fd.old_median) : kNoValue;
+      fd.status = judge(f, *it->second, policy);
+    }
+    d.figures.push_back(fd);
+  }
+  for (const auto& f : n.figures) {
+    if (seen.count(f.name)) continue;
+    FigureDiff fd;
+    fd.name = f.name;
+    fd.new_median = f.summary.median;
+    fd.new_n = f.samples.size();
+    fd.gate = f.gate;
+    fd.status = "new";
+    d.figures.push_back(fd);
+  }
+
+  std::map<std::string, const AnswerResult*> new_answers;
+  for (const auto& a : n.answers) new_answers[a.prompt_id] = &a;
+  std::set<std::string> old_ids;
+  for (const auto& a : o.answers) {
+    old_ids.insert(a.prompt_id);
+    auto it = new_answers.find(a.prompt_id);
+    if (it == new_answers.end()) {
+      d.answers.push_back({a.prompt_id, "removed", ""});
+      continue;
+    }
+    AnswerComparison c = compare_answer(a.prompt_id, a.text, it->second->text);
+    if (!c.identical) d.answers.push_back({a.prompt_id, "changed", c.diff});
+  }
+  for (const auto& a : n.answers)
+    if (!old_ids.count(a.prompt_id)) d.answers.push_back({a.prompt_id, "added", ""});
+  return d;
+}
+
+std::string format_result_diffs(const std::vector<ResultDiff>& diffs) {
+  std::vector<const ResultDiff*> order;
+  for (const auto& d : diffs) order.push_back(&d);
+  std::stable_sort(order.begin(), order.end(),
+                   [](const ResultDiff* a, const ResultDiff* b) { return a->verdict_changed() && !b->verdict_changed(); });
+  std::string out;
+  size_t verdicts = 0, regressions = 0, answers = 0;
+  for (const auto* d : order) {
+    verdicts += d->verdict_changed();
+    regressions += d->regressed();
+    answers += d->answers_changed();
+  }
+  out += "verdict and status changes: ";
+  if (verdicts == 0) out += "none\n";
+  else {
+    out += std::to_string(verdicts) + " case(s)\n";
+    for (const auto* d : order)
+      for (const auto& v : d->verdict_changes) out += "  " + d->case_name + ": " + v + "\n";
+  }
+  out += "gated regressions: " + std::to_string(regressions) + " case(s); changed answers: " + std::to_string(answers) +
+         " case(s)\n";
+  for (const auto* d : order) {
+    out += "\n== " + d->case_name + " (" + d->old_status + " -> " + d->new_status + ")\n";
+    out += "old: " + d->old_path + "\nnew: " + d->new_path + "\n";
+    for (const auto& v : d->verdict_changes) out += "CHANGED " + v + "\n";
+    out += "fingerprint:\n" + describe_changes(d->fingerprint_changes);
+    char buf[256];
+    std::snprintf(buf, sizeof buf, "%-30s %12s %12s %12s %10s  %s\n", "figure", "old p50", "new p50", "change", "change%",
+                  "status");
+    out += buf;
+    for (const auto& f : d->figures) {
+      std::string rel = std::isfinite(f.change_rel) ? signed_num(100.0 * f.change_rel, "%") : "-";
+      std::string n = " (n " + (f.old_n ? std::to_string(f.old_n) : std::string("-")) + "/" +
+                      (f.new_n ? std::to_string(f.new_n) : std::string("-")) + ")";
+      std::snprintf(buf, sizeof buf, "%-30s %12s %12s %12s %10s  %s%s%s\n", f.name.c_str(), num(f.old_median).c_str(),
+                    num(f.new_median).c_str(), signed_num(f.change).c_str(), rel.c_str(), f.status.c_str(),
+                    f.gate ? " [gate]" : "", n.c_str());
+      out += buf;
+    }
+    if (d->answers.empty()) out += "answers: identical\n";
+    for (const auto& a : d->answers) {
+      out += "answer " + a.prompt_id + ": " + a.kind + "\n";
+      if (!a.diff.empty()) out += a.diff;
+    }
+  }
+  return out;
+}
+
+}  // namespace fp

@@ -1,0 +1,108 @@
+#include "report/result_diff.h"
+
+#include <gtest/gtest.h>
+
+namespace fp {
+namespace {
+
+FigureResult figure(const std::string& name, std::vector<double> samples, bool gate = true, bool lower = true) {
+  FigureResult f;
+  f.name = name;
+  f.samples = std::move(samples);
+  f.summary = summarize(f.samples);
+  f.gate = gate;
+  f.lower_is_better = lower;
+  return f;
+}
+
+RunResult run(const std::string& dir) {
+  RunResult r;
+  r.case_name = "chat-tiny-short";
+  r.output_dir = dir;
+  r.complete = true;
+  r.verdict = "active";
+  r.verdict_backend = "CPU 30";
+  r.verdict_as_expected = true;
+  r.fingerprint_id = "cpu-2c-llama-server-b11669";
+  r.figures = {figure("ttft_ms", {10, 10.5, 9.5, 10.2, 9.8}), figure("decode_tokens_per_s", {100, 101, 99, 100, 100}, false, false)};
+  r.answers = {{"p1", "hello world", true, "identical", ""}};
+  return r;
+}
+
+std::map<std::string, FigurePolicy> policies() {
+  return {{"ttft_ms", {Direction::lower_is_better, 0.25, 1.0, true}},
+          {"decode_tokens_per_s", {Direction::higher_is_better, 0.25, 0.0, false}}};
+}
+
+TEST(ResultDiff, IdenticalRunsShowNoChange) {
+  ResultDiff d = diff_results(run("a"), run("b"), policies());
+  EXPECT_FALSE(d.verdict_changed());
+  EXPECT_FALSE(d.regressed());
+  EXPECT_FALSE(d.answers_changed());
+  ASSERT_EQ(d.figures.size(), 2u);
+  EXPECT_EQ(d.figures[0].status, "pass");
+  std::string text = format_result_diffs({d});
+  EXPECT_NE(text.find("verdict and status changes: none"), std::string::npos) << text;
+  EXPECT_NE(text.find("answers: identical"), std::string::npos) << text;
+}
+
+TEST(ResultDiff, RegressionLostKernelAndChangedAnswerAreReportedVerdictFirst) {
+  RunResult before = run("old"), after = run("new");
+  after.verdict = "not active";
+  after.verdict_backend = "";
+  after.verdict_as_expected = false;
+  after.failures = {"fused attention expected active"};
+  after.figures[0] = figure("ttft_ms", {30, 31, 29, 30, 30});
+  after.answers[0].text = "hello there";
+  ResultDiff d = diff_results(before, after, policies());
+  EXPECT_TRUE(d.verdict_changed());
+  EXPECT_TRUE(d.regressed());
+  EXPECT_TRUE(d.answers_changed());
+  EXPECT_EQ(d.figures[0].status, "regressed");
+  EXPECT_DOUBLE_EQ(d.figures[0].change, 20.0);
+  std::string text = format_result_diffs({diff_results(before, before, policies()), d});
+  size_t verdict = text.find("chat-tiny-short: verdict: active (CPU 30) -> not active");
+  size_t status = text.find("status: pass -> fail");
+  size_t table = text.find("ttft_ms");
+  ASSERT_NE(verdict, std::string::npos) << text;
+  ASSERT_NE(status, std::string::npos) << text;
+  EXPECT_LT(verdict, table);
+  EXPECT_NE(text.find("+200.000%"), std::string::npos) << text;
+  EXPECT_NE(text.find("--- reference/p1"), std::string::npos) << text;
+  // the case with the verdict change is printed before the unchanged one
+  EXPECT_LT(text.find("== chat-tiny-short (pass -> fail)"), text.find("== chat-tiny-short (pass -> pass)")) << text;
+}
+
+TEST(ResultDiff, NoiseIsNotARegression) {
+  RunResult before = run("old"), after = run("new");
+  before.figures[0] = figure("ttft_ms", {10, 20, 5, 30, 12});
+  after.figures[0] = figure("ttft_ms", {14, 25, 6, 40, 16});
+  ResultDiff d = diff_results(before, after, {{"ttft_ms", {Direction::lower_is_better, 0.1, 0.0, true}}});
+  EXPECT_EQ(d.figures[0].status, "within_noise");
+  EXPECT_FALSE(d.regressed());
+}
+
+TEST(ResultDiff, RemovedAndNewFiguresAndFingerprintChanges) {
+  RunResult before = run("old"), after = run("new");
+  after.figures.erase(after.figures.begin());
+  after.figures.push_back(figure("e2e_ms", {5, 5, 5}));
+  Fingerprint f;
+  f.cpu_model = "cpu";
+  f.cores = 2;
+  f.runtime = "llama-server";
+  f.runtime_build = "11000";
+  before.fingerprint = f.to_json();
+  f.runtime_build = "11669";
+  after.fingerprint = f.to_json();
+  after.fingerprint_id = f.id();
+  ResultDiff d = diff_results(before, after, policies());
+  EXPECT_EQ(d.figures[0].status, "removed");
+  EXPECT_TRUE(d.regressed());  // a gated figure that is no longer measured
+  EXPECT_EQ(d.figures.back().status, "new");
+  ASSERT_FALSE(d.fingerprint_changes.empty());
+  std::string text = format_result_diffs({d});
+  EXPECT_NE(text.find("runtime_build: 11000 -> 11669"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace fp

@@ -1,0 +1,83 @@
+#include "report/result_file.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace fp {
+namespace {
+
+using ::testing::HasSubstr;
+
+RunResult sample() {
+  RunResult r;
+  r.case_name = "c1";
+  r.case_file = "cases/c1.json";
+  r.job = "chat";
+  r.runtime = "llama-server";
+  r.runtime_version = "0.7.0 (build 11669, commit Debian)";
+  r.runtime_build = "11669";
+  r.fingerprint_id = "cpu-2c-llama-server-11669";
+  r.model_sha256 = "ab";
+  r.flag_value = "on";
+  r.timed_argv = {"/bin/llama-server", "-m", "a model.gguf"};
+  r.verdict = "active";
+  r.verdict_as_expected = true;
+  FigureResult f;
+  f.name = "ttft_ms";
+  f.samples = {3, 1, 2};
+  f.summary = summarize(f.samples);
+  f.gate = true;
+  r.figures.push_back(f);
+  r.answers.push_back({"p1", "hello \"world\"\n", true, "identical", ""});
+  r.kv_cache_mib = 1.0;
+  r.complete = true;
+  return r;
+}
+
+TEST(ResultFile, TextHasOneFigurePerLineWithUnitsAndTheLaunchCommandOnTop) {
+  const std::string t = result_to_text(sample());
+  EXPECT_THAT(t, HasSubstr("runtime.version = 0.7.0 (build 11669, commit Debian)\n"));
+  EXPECT_THAT(t, HasSubstr("launch.timed = /bin/llama-server -m \"a model.gguf\"\n"));
+  EXPECT_THAT(t, HasSubstr("figure.ttft_ms.p50 = 2.000\n"));
+  EXPECT_THAT(t, HasSubstr("figure.ttft_ms.n = 3\n"));
+  EXPECT_THAT(t, HasSubstr("answer.p1.text = \"hello \\\"world\\\"\\n\"\n"));
+  EXPECT_THAT(t, HasSubstr("memory.host_peak_rss_mib = not measured\n"));
+  EXPECT_THAT(t, HasSubstr("status = pass\n"));
+  EXPECT_LT(t.find("launch.timed"), t.find("figure."));
+}
+
+TEST(ResultFile, SameRunSameText) { EXPECT_EQ(result_to_text(sample()), result_to_text(sample())); }
+
+TEST(ResultFile, JsonRoundTripKeepsWhatAcceptNeeds) {
+  const std::string dir = ::testing::TempDir();
+  ASSERT_TRUE(write_result_files(dir, sample()).ok());
+  auto r = load_result_json(dir + "/result.json");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->case_name, "c1");
+  EXPECT_EQ(r->fingerprint_id, "cpu-2c-llama-server-11669");
+  ASSERT_EQ(r->figures.size(), 1u);
+  EXPECT_EQ(r->figures[0].samples, (std::vector<double>{3, 1, 2}));
+  EXPECT_TRUE(r->figures[0].gate);
+  ASSERT_EQ(r->answers.size(), 1u);
+  EXPECT_EQ(r->answers[0].text, "hello \"world\"\n");
+  EXPECT_TRUE(r->complete);
+}
+
+TEST(ResultFile, IncompleteRunSaysSo) {
+  RunResult r = sample();
+  r.complete = false;
+  EXPECT_THAT(result_to_text(r), HasSubstr("status = incomplete\n"));
+}
+
+TEST(ResultFile, TruncatedJsonIsAnErrorNamingTheFile) {
+  const std::string path = ::testing::TempDir() + "/truncated-result.json";
+  FILE* f = std::fopen(path.c_str(), "w");
+  std::fputs("{\"case\": \"c1\", \"job\"", f);
+  std::fclose(f);
+  auto r = load_result_json(path);
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(r.error().message, HasSubstr("truncated-result.json"));
+}
+
+}  // namespace
+}  // namespace fp

@@ -1,0 +1,37 @@
+# Runs `flashproof ab ...` (COMMAND) and checks its report in OUT. Exit 0 or 1 is a finished A/B
+# (the verdict on the flag is the report's business); 2 is incomplete and fails; 125 skips.
+file(REMOVE_RECURSE ${OUT})
+execute_process(COMMAND ${COMMAND} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(rc EQUAL 125)
+  message("${err}")
+  cmake_language(EXIT 125)
+endif()
+if(NOT (rc EQUAL 0 OR rc EQUAL 1))
+  message(FATAL_ERROR "flashproof ab exited ${rc} (expected 0 or 1); files kept in ${OUT}\n${out}\n${err}")
+endif()
+foreach(f ab.txt ab.json on/evidence.log off/evidence.log on/launch-1/timed.log off/launch-4/timed.log on/sustained/sustained.log)
+  if(NOT EXISTS ${OUT}/${f})
+    message(FATAL_ERROR "missing ${OUT}/${f}")
+  endif()
+endforeach()
+file(READ ${OUT}/ab.txt text)
+foreach(pattern
+    "## Decision"
+    "arm on  \\(on\\):   active[^\n]*, as required"
+    "arm off \\(off\\):  not active[^\n]*, as required"
+    "plan: 4 fresh launches per arm, alternating \\(on, off, on, off, on, off, on, off\\)"
+    "gate ttft_ms_p95"
+    "## Same system\\?"
+    "ttft_ms_p95 +off [0-9.]+ +on [0-9.]+ +on-off"
+    "arm on: [0-9]+ requests in [0-9.]+ s at concurrency 2"
+    "arm off timed: +[^\n]*-fa off")
+  if(NOT text MATCHES "${pattern}")
+    message(FATAL_ERROR "ab.txt lacks /${pattern}/; files kept in ${OUT}\n${text}")
+  endif()
+endforeach()
+file(READ ${OUT}/ab.json json)
+string(JSON exit_code GET "${json}" decision exit_code)
+if(NOT exit_code EQUAL rc)
+  message(FATAL_ERROR "ab.json decision.exit_code ${exit_code} but the command exited ${rc}")
+endif()
+message(STATUS "flashproof ab exited ${rc}; report ${OUT}/ab.txt")
