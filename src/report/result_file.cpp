@@ -16,7 +16,16 @@ std::string num(double v) {
   return buf;
 }
 
-void line(std::string& out, const std::string& key, const std::string& value) { out += key + " = " + value + "\n"; }
+// One key per line, always: a value's own line breaks are written as \n.
+void line(std::string& out, const std::string& key, const std::string& value) {
+  std::string v;
+  v.reserve(value.size());
+  for (char c : value) {
+    if (c == '\n') v += "\\n";
+    else if (c != '\r') v += c;
+  }
+  out += key + " = " + v + "\n";
+}
 
 std::string quote_args(const std::vector<std::string>& argv) {
   std::vector<std::string> q;
