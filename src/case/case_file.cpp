@@ -1,5 +1,6 @@
 #include "case/case_file.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <regex>
 
@@ -11,7 +12,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::regex kPlaceholder(R"(\{([^{}]*)\})");
 const std::regex kName(R"([a-z0-9][a-z0-9._-]{0,80})");
 const std::regex kSha(R"([0-9a-f]{64})");
 
@@ -31,19 +31,52 @@ Result<std::string> repo_path(const JsonFields& f, const std::string& key, const
   return norm.string();
 }
 
+// The {name} placeholders of one argument (a name holds no brace), and whether a brace stands
+// outside them. A plain scan, not std::regex: libstdc++'s regex recursed once per character and
+// overflowed the stack on a long argument (found by fuzz/fuzz_case).
+struct ArgPlaceholders {
+  std::vector<std::string> names;
+  bool stray_brace = false;
+};
+
+ArgPlaceholders scan_placeholders(const std::string& a) {
+  ArgPlaceholders p;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i] == '}') p.stray_brace = true;
+    if (a[i] != '{') continue;
+    size_t close = a.find_first_of("{}", i + 1);
+    if (close == std::string::npos || a[close] == '{') {
+      p.stray_brace = true;
+      continue;
+    }
+    p.names.push_back(a.substr(i + 1, close - i - 1));
+    i = close;
+  }
+  return p;
+}
+
+// [A-Za-z_][A-Za-z0-9_]* (without '_' first unless allowed), checked without std::regex, which
+// recurses per character (see scan_placeholders).
+bool is_identifier(const std::string& s, bool underscore_first) {
+  if (s.empty()) return false;
+  const auto alpha = [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); };
+  if (!alpha(s[0]) && !(underscore_first && s[0] == '_')) return false;
+  return std::all_of(s.begin() + 1, s.end(), [&](char c) { return alpha(c) || (c >= '0' && c <= '9') || c == '_'; });
+}
+
 Status check_placeholders(const JsonFields& launch, const std::vector<std::string>& argv) {
   const auto& known = known_placeholders();
   std::set<std::string> seen;
   for (size_t i = 0; i < argv.size(); ++i) {
     const std::string& a = argv[i];
-    for (auto it = std::sregex_iterator(a.begin(), a.end(), kPlaceholder); it != std::sregex_iterator(); ++it) {
-      std::string name = (*it)[1];
+    const ArgPlaceholders found = scan_placeholders(a);
+    for (const std::string& name : found.names) {
       if (std::find(known.begin(), known.end(), name) == known.end())
         return launch.error("", "argv[" + std::to_string(i) + "] = " + quote(a) + ": unknown placeholder {" + name +
                                     "}; valid: {" + join(known, "} {") + "}");
       seen.insert(name);
     }
-    if (a.find_first_of("{}") != std::string::npos && std::regex_replace(a, kPlaceholder, "").find_first_of("{}") != std::string::npos)
+    if (found.stray_brace)
       return launch.error("", "argv[" + std::to_string(i) + "] = " + quote(a) + ": unbalanced brace; placeholders look like {model}");
   }
   for (const char* required : {"model", "port", "flag"})
@@ -113,7 +146,7 @@ Status load_launch(const JsonFields& top, Case& c) {
   if (l.has("env")) {
     FP_TRY(JsonFields env, l.object("env"));
     for (const auto& [k, v] : env.raw().items()) {
-      if (!std::regex_match(k, std::regex("[A-Za-z_][A-Za-z0-9_]*")))
+      if (!is_identifier(k, /*underscore_first=*/true))
         return env.error(k, "not a valid environment variable name");
       FP_TRY(std::string value, env.string(k));
       c.launch.env[k] = value;
@@ -138,7 +171,7 @@ Status load_expect(const JsonFields& top, Case& c) {
   FP_TRY_STATUS(e.only_keys({"fused_attention", "backend"}));
   FP_TRY(c.expect.fused_attention, e.boolean("fused_attention"));
   FP_TRY(c.expect.backend, e.string("backend"));
-  if (!std::regex_match(c.expect.backend, std::regex("[A-Za-z][A-Za-z0-9_]*")))
+  if (!is_identifier(c.expect.backend, /*underscore_first=*/false))
     return e.error("backend", "expected a backend name as the runtime logs it, e.g. CPU or CUDA0");
   return ok_status();
 }
@@ -163,11 +196,13 @@ Status load_plan(const JsonFields& top, Case& c) {
 Status load_ab(const JsonFields& top, Case& c) {
   if (!top.has("ab")) return ok_status();
   FP_TRY(JsonFields a, top.object("ab"));
-  FP_TRY_STATUS(a.only_keys({"repetitions", "rounds", "sustained", "mechanism", "comment"}));
+  FP_TRY_STATUS(a.only_keys({"repetitions", "rounds", "warmup", "sustained", "mechanism", "comment"}));
   FP_TRY(long long reps, a.integer_or("repetitions", 1, 1000, c.ab.repetitions));
   c.ab.repetitions = static_cast<int>(reps);
   FP_TRY(long long rounds, a.integer_or("rounds", 1, 100000, c.plan.repetitions));
   c.ab.rounds = static_cast<int>(rounds);
+  FP_TRY(long long warmup, a.integer_or("warmup", 0, 1000, c.plan.warmup));
+  c.ab.warmup = static_cast<int>(warmup);
   if (a.has("sustained")) {
     FP_TRY(JsonFields s, a.object("sustained"));
     FP_TRY_STATUS(s.only_keys({"duration_s", "concurrency"}));
@@ -228,6 +263,10 @@ const std::vector<std::string>& known_placeholders() {
 
 Result<Case> load_case(const std::string& path, const std::string& repo_root) {
   FP_TRY(std::string text, read_file(path));
+  return parse_case_text(text, path, repo_root);
+}
+
+Result<Case> parse_case_text(const std::string& text, const std::string& path, const std::string& repo_root) {
   FP_TRY(nlohmann::json j, parse_json_object(text, path));
   JsonFields top(j, path);
   FP_TRY_STATUS(top.only_keys({"name", "description", "job", "runtime", "model", "shape", "launch", "flag",
@@ -249,6 +288,7 @@ Result<Case> load_case(const std::string& path, const std::string& repo_root) {
   FP_TRY_STATUS(load_expect(top, c));
   FP_TRY_STATUS(load_plan(top, c));
   c.ab.rounds = c.plan.repetitions;
+  c.ab.warmup = c.plan.warmup;
   FP_TRY_STATUS(load_ab(top, c));
   FP_TRY(long long seed, top.integer_or("seed", 0, 0x7fffffff, c.seed));
   c.seed = static_cast<int>(seed);

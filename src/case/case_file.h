@@ -69,6 +69,7 @@ struct MechanismStatement {
 struct AbPlan {
   int repetitions = 5;               // fresh launches per arm, alternating on, off, on, off ...
   int rounds = 3;                    // measured rounds over the prompts per launch; default plan.repetitions
+  int warmup = 1;                    // warm-up rounds per launch; default plan.warmup
   double sustained_s = 10;           // sustained phase per arm; 0 skips it
   int concurrency = 2;               // concurrent streams in the sustained phase
   std::vector<MechanismStatement> mechanism;
@@ -101,5 +102,7 @@ const std::vector<std::string>& known_placeholders();
 
 // Loads and validates a case. `repo_root` anchors relative paths; paths may not escape it.
 Result<Case> load_case(const std::string& path, const std::string& repo_root);
+// Same, from the file's text; `path` names the case (its stem must equal "name") and the errors.
+Result<Case> parse_case_text(const std::string& text, const std::string& path, const std::string& repo_root);
 
 }  // namespace fp

@@ -176,7 +176,7 @@ TEST_F(CaseFileTest, AbBlockIsOptionalWithDefaults) {
 }
 
 TEST_F(CaseFileTest, AbBlockLoads) {
-  good_["ab"] = json::parse(R"({"repetitions": 7, "rounds": 2, "sustained": {"duration_s": 1.5, "concurrency": 3},
+  good_["ab"] = json::parse(R"({"repetitions": 7, "rounds": 2, "warmup": 0, "sustained": {"duration_s": 1.5, "concurrency": 3},
     "mechanism": [{"figure": "prompt_tokens_per_s", "expect": "faster", "at_least": 0.1},
                   {"figure": "kv_cache_mib", "expect": "unchanged", "tolerance": 0.01, "why": "f16 KV either way"}]})");
   auto c = load(good_);
@@ -184,6 +184,7 @@ TEST_F(CaseFileTest, AbBlockLoads) {
   EXPECT_TRUE(c->has_ab);
   EXPECT_EQ(c->ab.repetitions, 7);
   EXPECT_EQ(c->ab.rounds, 2);
+  EXPECT_EQ(c->ab.warmup, 0);
   EXPECT_DOUBLE_EQ(c->ab.sustained_s, 1.5);
   EXPECT_EQ(c->ab.concurrency, 3);
   ASSERT_EQ(c->ab.mechanism.size(), 2u);
@@ -217,6 +218,36 @@ TEST(ShippedCases, EveryCaseInTheRepositoryLoads) {
     ++n;
   }
   EXPECT_GE(n, 3);
+}
+
+// Found by fuzz/fuzz_case: std::regex recursed once per character and overflowed the stack on a
+// long argument, a long environment variable name or a long backend.
+TEST_F(CaseFileTest, LongArgumentsAreCheckedWithoutRecursion) {
+  const std::string huge(2 << 20, 'a');
+  json j = good_;
+  j["launch"]["argv"].push_back("{" + huge + "}");
+  EXPECT_THAT(error_of(j), HasSubstr("unknown placeholder {aaaa"));
+  j = good_;
+  j["launch"]["argv"].push_back("--x=" + huge + "}");
+  EXPECT_THAT(error_of(j), HasSubstr("unbalanced brace"));
+  j = good_;
+  j["launch"]["env"] = {{huge, "1"}};
+  EXPECT_THAT(error_of(j), HasSubstr("not a valid environment variable name"));
+  j = good_;
+  j["expect"]["backend"] = "CUDA" + huge;  // valid, only long
+  auto c = load(j);
+  EXPECT_TRUE(c.ok()) << c.error().message.substr(0, 200);
+  j["launch"]["argv"].push_back("{x{model}");  // a brace outside a placeholder, one placeholder
+  EXPECT_THAT(error_of(j), HasSubstr("unbalanced brace"));
+}
+
+TEST_F(CaseFileTest, ParsesCaseTextWithoutAFile) {
+  auto c = parse_case_text(good_.dump(), (root_ / "cases/c1.json").string(), root_.string());
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c->name, "c1");
+  auto bad = parse_case_text("{\"name\": ", "cases/c1.json", root_.string());
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.error().message, HasSubstr("cases/c1.json: not valid JSON"));
 }
 
 }  // namespace

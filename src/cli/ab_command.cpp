@@ -23,7 +23,7 @@ const char* kUsage =
     "options (defaults from the case's \"ab\" block):\n"
     "  --repetitions N      fresh launches per arm (default ab.repetitions, else 5)\n"
     "  --rounds N           measured rounds over the prompts per launch (default ab.rounds, else plan.repetitions)\n"
-    "  --warmup N           warm-up rounds per launch (default plan.warmup)\n"
+    "  --warmup N           warm-up rounds per launch (default ab.warmup, else plan.warmup)\n"
     "  --sustained-s X      sustained phase per arm in seconds, 0 to skip (default ab.sustained.duration_s, else 10)\n"
     "  --concurrency N      concurrent streams in the sustained phase (default ab.sustained.concurrency, else 2)\n"
     "  --out DIR            the A/B folder; default results/<fingerprint>/<case>/ab-<stamp>\n"

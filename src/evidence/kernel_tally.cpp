@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <limits>
 
 #include "util/text.h"
 
@@ -19,6 +20,12 @@ bool parse_count(const std::string& s, long long& out) {
 Error bad_line(const std::string& source, size_t line, const std::string& text, const std::string& why) {
   return make_error(source + ":" + std::to_string(line) + ": " + why + " in " + quote(text) +
                     "; expected launches<TAB>total_gpu_ns<TAB>kernel name (two non-negative integers)");
+}
+
+// Counts are non-negative and each fits a long long, their sum need not: it saturates (found by
+// fuzz/fuzz_kernel_tally: two lines of 9223372036854775807 launches overflowed).
+void add_saturating(long long& sum, long long x) {
+  if (__builtin_add_overflow(sum, x, &sum)) sum = std::numeric_limits<long long>::max();
 }
 
 struct Ranked {
@@ -83,16 +90,16 @@ KernelSummary classify_kernels(const KernelTally& tally, const RuntimeSignatures
   std::vector<Ranked> fused, unfused;
   std::smatch m;
   for (const auto& k : tally.kernels) {
-    s.total_launches += k.launches;
-    s.total_ns += k.gpu_ns;
+    add_saturating(s.total_launches, k.launches);
+    add_saturating(s.total_ns, k.gpu_ns);
     for (const auto& rule : sigs.kernels) {
       if (!rule_search(rule, k.name, m)) continue;
       bool is_fused = rule.kind == RuleKind::FusedKernel;
-      (is_fused ? s.fused_launches : s.unfused_launches) += k.launches;
-      (is_fused ? s.fused_ns : s.unfused_ns) += k.gpu_ns;
+      add_saturating(is_fused ? s.fused_launches : s.unfused_launches, k.launches);
+      add_saturating(is_fused ? s.fused_ns : s.unfused_ns, k.gpu_ns);
       (is_fused ? fused : unfused).push_back({k.gpu_ns, k.name});
       if (!rule.backend.empty()) {
-        s.launches_by_backend[rule.backend] += k.launches;
+        add_saturating(s.launches_by_backend[rule.backend], k.launches);
         by_backend[rule.backend].push_back({k.gpu_ns, k.name});
       }
       break;

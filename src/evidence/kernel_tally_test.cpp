@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "evidence/testing.h"
 
 namespace fp {
@@ -64,6 +66,29 @@ TEST(KernelTally, Q5_1NeitherFusedNorSoftMaxOnTheGpu) {
   EXPECT_EQ(k.fused_launches, 0);
   EXPECT_EQ(k.unfused_launches, 0);
   EXPECT_DOUBLE_EQ(k.attention_share(), 0.0);
+}
+
+// Found by fuzz/fuzz_kernel_tally: the sums overflowed a long long (undefined behaviour).
+TEST(KernelTally, HugeCountsSaturateInsteadOfOverflowing) {
+  auto t = parse_kernel_tally("9223372036854775807\t9223372036854775807\tflash_attn_ext_f16\n"
+                              "9223372036854775807\t9223372036854775807\tflash_attn_ext_f16\n",
+                              "huge.tsv");
+  ASSERT_TRUE(t) << t.error().message;
+  KernelSummary s = classify_kernels(*t, fp::testing::llama_signatures());
+  EXPECT_EQ(s.total_launches, std::numeric_limits<long long>::max());
+  EXPECT_EQ(s.total_ns, std::numeric_limits<long long>::max());
+  EXPECT_GE(s.attention_share(), 0.0);
+}
+
+// Found by fuzz/fuzz_kernel_tally: a very long kernel name overflowed the stack in std::regex.
+TEST(KernelTally, VeryLongKernelNameIsClassifiedByItsHead) {
+  std::string name = "flash_attn_ext_f16";
+  for (int i = 0; i < 200000; ++i) name += "_flash_attn";
+  auto t = parse_kernel_tally("1\t2\t" + name + "\n", "long.tsv");
+  ASSERT_TRUE(t) << t.error().message;
+  KernelSummary s = classify_kernels(*t, fp::testing::llama_signatures());
+  EXPECT_EQ(s.records, 1u);
+  EXPECT_EQ(s.total_launches, 1);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <limits>
 
 namespace fp {
 namespace {
@@ -17,7 +18,9 @@ int count_value(const std::string& text) {
   std::string digits;
   for (char c : text)
     if (c != ',' && c != '_') digits += c;
-  return std::atoi(digits.c_str());
+  // strtoll and a clamp, not atoi: a count beyond int is undefined behaviour for atoi.
+  long long v = std::strtoll(digits.c_str(), nullptr, 10);
+  return static_cast<int>(std::clamp<long long>(v, std::numeric_limits<int>::min(), std::numeric_limits<int>::max()));
 }
 
 StateLine state_line(const Rule& rule, const std::smatch& m, Quote q, const RuntimeSignatures& sigs) {
@@ -60,7 +63,7 @@ void apply(LogScan& scan, const Rule& rule, const std::smatch& m, Quote q, const
       break;
     case RuleKind::GraphSplits:
     case RuleKind::GraphNodes: {
-      CountLine c{std::atoi(capture(rule, m, "value").c_str()), std::atoi(capture(rule, m, "batch").c_str()),
+      CountLine c{count_value(capture(rule, m, "value")), count_value(capture(rule, m, "batch")),
                   std::move(q)};
       (rule.kind == RuleKind::GraphSplits ? scan.graph_splits : scan.graph_nodes).push_back(std::move(c));
       break;
@@ -74,7 +77,7 @@ void apply(LogScan& scan, const Rule& rule, const std::smatch& m, Quote q, const
     case RuleKind::KvTotal: {
       KvTotal kv;
       kv.mib = to_mib(rule, capture(rule, m, "mib"));
-      kv.cells = std::atol(capture(rule, m, "cells").c_str());
+      kv.cells = std::strtol(capture(rule, m, "cells").c_str(), nullptr, 10);  // saturates, unlike atol
       kv.k_type = capture(rule, m, "k_type");
       kv.v_type = capture(rule, m, "v_type");
       kv.k_mib = to_mib(rule, capture(rule, m, "k_mib"));

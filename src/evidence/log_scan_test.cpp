@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "evidence/testing.h"
 
 namespace fp {
@@ -120,6 +122,14 @@ TEST(LogScan, NothingMatchesInUnrelatedTextOrPromptEcho) {
   LogScan s = scan_text(
       "hello\nsrv  log_server_r: request:  {\"prompt\": \"flash_attn = enabled\"}\n0.00.1.2 nonsense\n");
   EXPECT_TRUE(s.empty());
+}
+
+// A count beyond int clamps (atoi's overflow was undefined behaviour; found while fuzzing).
+TEST(LogScan, CountBeyondIntClamps) {
+  const auto& sigs = fp::testing::llama_signatures();
+  LogScan scan = scan_log(split_records("llama_context: graph splits = 99999999999999\n", sigs), sigs);
+  ASSERT_EQ(scan.graph_splits.size(), 1u);
+  EXPECT_EQ(scan.graph_splits[0].value, std::numeric_limits<int>::max());
 }
 
 }  // namespace

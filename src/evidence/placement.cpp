@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <limits>
 
 #include "util/text.h"
 
@@ -18,6 +19,13 @@ void count_node(std::map<std::string, int>& counts, std::map<std::string, Quote>
                 const std::string& backend, Quote q) {
   ++counts[backend];
   examples.emplace(backend, std::move(q));
+}
+
+// A split index as logged; absurd values clamp so that index + 1 stays an int (found by
+// fuzz/fuzz_log: "## SPLIT #2147483647" overflowed).
+int split_index(const std::string& digits) {
+  long long v = std::strtoll(digits.c_str(), nullptr, 10);
+  return static_cast<int>(std::clamp<long long>(v, 0, std::numeric_limits<int>::max() - 1));
 }
 
 void count_split(Placement& p, int index) {
@@ -47,7 +55,7 @@ Placement scan_placement(const std::vector<LogRecord>& records, const RuntimeSig
         if (!op.empty() && p.unfused_nodes.empty()) p.unfused_op = op;
         count_node(p.unfused_nodes, p.unfused_example, capture(rule, m, "backend"), std::move(q));
       } else if (rule.kind == RuleKind::Split) {
-        count_split(p, std::atoi(capture(rule, m, "index").c_str()));
+        count_split(p, split_index(capture(rule, m, "index")));
       }
       break;  // one placement rule per record
     }

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "evidence/testing.h"
 
 namespace fp {
@@ -60,6 +62,25 @@ TEST(Placement, NoSchedulerRecords) {
   Placement p = scan_placement(split_records("llama_context: flash_attn    = enabled\n", sigs), sigs);
   EXPECT_FALSE(p.has_records());
   EXPECT_EQ(format_counts(p.fused_nodes), "none");
+}
+
+// Found by fuzz/fuzz_log: index + 1 overflowed an int (undefined behaviour).
+TEST(Placement, AbsurdSplitIndexDoesNotOverflow) {
+  const auto& sigs = fp::testing::llama_signatures();
+  auto records = split_records("## SPLIT #0: CPU # 0 inputs\n## SPLIT #2147483647: CPU # 0 inputs\n"
+                               "## SPLIT #99999999999999999999: CPU # 0 inputs\n", sigs);
+  Placement p = scan_placement(records, sigs);
+  EXPECT_EQ(p.split_headers, 3);
+  ASSERT_EQ(p.splits_per_graph.size(), 1u);
+  EXPECT_EQ(p.splits_per_graph[0], std::numeric_limits<int>::max());
+}
+
+// Found by fuzz/fuzz_log: a long record (a logged request body) overflowed the stack in std::regex.
+TEST(Placement, LongRecordsAreSearchedOnlyInTheirHead) {
+  const auto& sigs = fp::testing::llama_signatures();
+  std::string log = "## SPLIT #0: " + std::string(4 << 20, 'C') + " # 0 inputs\n## SPLIT #0: CPU # 0 inputs\n";
+  Placement p = scan_placement(split_records(log, sigs), sigs);
+  EXPECT_EQ(p.split_headers, 1);  // the long one's tail is beyond kMaxSearchedBytes
 }
 
 }  // namespace

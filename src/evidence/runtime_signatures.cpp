@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <set>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -367,8 +368,13 @@ std::string RuntimeSignatures::canonical_backend(const std::string& text) const 
 }
 
 bool rule_search(const Rule& rule, const std::string& text, std::smatch& match) {
-  if (!rule.literal.empty() && text.find(rule.literal) == std::string::npos) return false;
-  return std::regex_search(text, match, rule.regex);
+  // libstdc++'s regex recurses per character: a long record (a logged request body, found by
+  // fuzz/fuzz_log) overflowed the stack. Only the head is searched; match still points into text.
+  const auto end = text.size() > kMaxSearchedBytes ? text.begin() + kMaxSearchedBytes : text.end();
+  if (!rule.literal.empty() && std::string_view(text.data(), static_cast<size_t>(end - text.begin())).find(rule.literal) ==
+                                   std::string_view::npos)
+    return false;
+  return std::regex_search(text.begin(), end, match, rule.regex);
 }
 
 std::string capture(const Rule& rule, const std::smatch& match, const std::string& role) {

@@ -89,7 +89,12 @@ Result<RuntimeSignatures> load_runtime_signatures(const std::string& runtime, co
 Result<RuntimeSignatures> parse_runtime_signatures(const std::string& json_text, const std::string& path,
                                                    const std::string& runtime);
 
-// Searches text with the rule: a cheap substring prefilter, then the regex.
+// rule_search looks at no more than this many leading bytes of a text: libstdc++'s regex recurses
+// per character and a long enough text overflows the stack. Signature lines are far shorter; the
+// longest demangled kernel name seen (fixtures, tests/gpu/recorded) is about 5,100 bytes.
+inline constexpr size_t kMaxSearchedBytes = 16384;
+
+// Searches text (its first kMaxSearchedBytes) with the rule: a cheap substring prefilter, then the regex.
 bool rule_search(const Rule& rule, const std::string& text, std::smatch& match);
 // Text of the capture with that role, "" when the rule has no such role or the group did not match.
 std::string capture(const Rule& rule, const std::smatch& match, const std::string& role);

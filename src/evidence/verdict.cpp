@@ -88,7 +88,8 @@ LevelFinding log_level_backend(const VerdictInput& in, Verdict& v) {
     return f;
   }
   if (!in.log || in.log->empty()) {
-    f.unavailable_why = "no line matched the runtime's log signatures" + hint(in, "log");
+    f.unavailable_why = "the log holds no attention backend decision (cut off during start-up?): no line matched "
+                        "the runtime's log signatures" + hint(in, "log");
     return f;
   }
   const LogScan& log = *in.log;

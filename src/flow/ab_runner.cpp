@@ -419,7 +419,7 @@ AbOutcome run_ab(const std::string& case_path, const AbRunOptions& opts_in) {
   r.model_sha256 = sha;
   r.repetitions = o.repetitions > 0 ? o.repetitions : c.ab.repetitions;
   r.rounds = o.rounds > 0 ? o.rounds : c.ab.rounds;
-  r.warmup = o.warmup >= 0 ? o.warmup : c.plan.warmup;
+  r.warmup = o.warmup >= 0 ? o.warmup : c.ab.warmup;
   r.sustained_s = o.sustained_s >= 0 ? o.sustained_s : c.ab.sustained_s;
   r.concurrency = o.concurrency > 0 ? o.concurrency : c.ab.concurrency;
 

@@ -23,7 +23,7 @@ struct AbRunOptions {
   std::string out_dir;        // default results_root/<fingerprint>/<case>/ab-<stamp>
   int repetitions = -1;       // launches per arm; default the case's ab.repetitions
   int rounds = -1;            // rounds per launch; default ab.rounds
-  int warmup = -1;            // warm-up rounds per launch; default plan.warmup
+  int warmup = -1;            // warm-up rounds per launch; default ab.warmup, else plan.warmup
   double sustained_s = -1;    // default ab.sustained.duration_s; 0 skips the phase
   int concurrency = -1;       // default ab.sustained.concurrency
   bool quiet = false;

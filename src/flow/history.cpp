@@ -157,7 +157,10 @@ Result<std::vector<std::string>> resolve_results(const std::string& path) {
   if (has_result(p)) return std::vector<std::string>{(p / "result.json").string()};
   auto latest_in = [](const fs::path& case_dir) -> std::string {
     std::error_code e2;
-    if (has_result(case_dir / "latest") && fs::is_symlink(case_dir / "latest", e2)) return (case_dir / "latest" / "result.json").string();
+    if (fs::is_symlink(case_dir / "latest", e2) && has_result(case_dir / "latest")) {
+      fs::path target = fs::read_symlink(case_dir / "latest", e2);  // name the run itself, not the link
+      return ((target.is_absolute() ? target : case_dir / target) / "result.json").string();
+    }
     auto runs = run_folders(case_dir);
     return runs.empty() ? std::string() : (runs.back() / "result.json").string();
   };

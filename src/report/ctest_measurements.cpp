@@ -8,6 +8,21 @@
 namespace fp {
 namespace {
 
+// CTest takes what is between its tags as it is (no XML unescaping) and escapes it itself when it
+// writes Test.xml: the text goes in raw, with only the characters that would end a tag or an
+// attribute replaced.
+std::string tag_text(const std::string& s) {
+  std::string out;
+  for (char ch : s) {
+    if (ch == '<') out += "\u2039";
+    else if (ch == '>') out += "\u203a";
+    else if (ch == '"') out += '\'';
+    else if (ch == '\n' || ch == '\r') out += ' ';
+    else out += ch;
+  }
+  return out;
+}
+
 std::string xml_escape(const std::string& s) {
   std::string out;
   out.reserve(s.size());
@@ -67,15 +82,15 @@ std::string ctest_measurement(const std::string& name, double value) {
   if (!std::isfinite(value)) return "";
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.6g", value);
-  return "<CTestMeasurement type=\"numeric/double\" name=\"" + xml_escape(name) + "\">" + buf + "</CTestMeasurement>";
+  return "<CTestMeasurement type=\"numeric/double\" name=\"" + tag_text(name) + "\">" + buf + "</CTestMeasurement>";
 }
 
 std::string ctest_text_measurement(const std::string& name, const std::string& value) {
-  return "<CTestMeasurement type=\"text/string\" name=\"" + xml_escape(name) + "\">" + xml_escape(one_line(value)) +
+  return "<CTestMeasurement type=\"text/string\" name=\"" + tag_text(name) + "\">" + tag_text(one_line(value)) +
          "</CTestMeasurement>";
 }
 
-std::string ctest_details(const std::string& text) { return "<CTestDetails>" + xml_escape(one_line(text, 200)) + "</CTestDetails>"; }
+std::string ctest_details(const std::string& text) { return "<CTestDetails>" + tag_text(one_line(text, 200)) + "</CTestDetails>"; }
 
 std::vector<std::string> run_measurements(const RunResult& r, const std::string& prefix) {
   std::vector<std::string> out;

@@ -32,12 +32,14 @@ RunResult failing_run() {
   return r;
 }
 
-TEST(CtestMeasurements, NumericTagIsEscapedAndSkipsNonFinite) {
-  EXPECT_EQ(ctest_measurement("a<b", 1.5), "<CTestMeasurement type=\"numeric/double\" name=\"a&lt;b\">1.5</CTestMeasurement>");
+// CTest reads between the tags raw and escapes when it writes Test.xml: nothing is escaped here,
+// only what would end the tag is replaced.
+TEST(CtestMeasurements, TagsCarryRawTextAndSkipNonFinite) {
+  EXPECT_EQ(ctest_measurement("a<b", 1.5), "<CTestMeasurement type=\"numeric/double\" name=\"a\u2039b\">1.5</CTestMeasurement>");
   EXPECT_EQ(ctest_measurement("x", std::nan("")), "");
   EXPECT_EQ(ctest_text_measurement("verdict", "not active\n(CPU)"),
             "<CTestMeasurement type=\"text/string\" name=\"verdict\">not active (CPU)</CTestMeasurement>");
-  EXPECT_EQ(ctest_details("a & b"), "<CTestDetails>a &amp; b</CTestDetails>");
+  EXPECT_EQ(ctest_details("a & \"b\" <c>"), "<CTestDetails>a & 'b' \u2039c\u203a</CTestDetails>");
 }
 
 TEST(CtestMeasurements, KeyFiguresOfARun) {

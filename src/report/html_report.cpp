@@ -5,8 +5,6 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
-#include <functional>
-#include <set>
 
 #include "flow/history.h"
 #include "golden/golden_file.h"
@@ -403,7 +401,7 @@ std::string case_section(const ReportCase& rc, const std::vector<TrendPoint>* tr
 
   // Trend.
   if (trend && !trend->empty()) {
-    out += "<h3>Trend: " + std::to_string(trend->size()) + " runs on this machine</h3>";
+    out += "<h3>Trend: " + std::to_string(trend->size()) + (trend->size() == 1 ? " run" : " runs") + " on this machine</h3>";
     std::vector<std::string> shown;
     for (const auto& [fname, fig] : figs.items())
       if (fig.value("gate", false)) shown.push_back(fname);

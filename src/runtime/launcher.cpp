@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -84,19 +85,27 @@ Result<RuntimeCommand> locate_runtime(const Adapter& adapter) {
 Result<RuntimeVersion> runtime_version(const RuntimeCommand& cmd, const Adapter& adapter, const std::string& scratch_dir) {
   std::vector<std::string> argv = cmd.prefix;
   argv.insert(argv.end(), adapter.version_args.begin(), adapter.version_args.end());
-  const std::string log = scratch_dir + "/runtime-version.txt";
+  // One file per call: concurrent flashproof processes (and threads) share the scratch folder, and a
+  // shared name let one run delete or read another's output ("its output has no version").
+  static std::atomic<unsigned> calls{0};
+  const std::string log = scratch_dir + "/runtime-version." + std::to_string(::getpid()) + "." +
+                          std::to_string(calls++) + ".txt";
   std::error_code ec;
   fs::remove(log, ec);
   FP_TRY(Process p, Process::spawn(argv, {}, log));
   auto t0 = Clock::now();
   while (p.running() && seconds_since(t0) < 20) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   ExitInfo e = p.stop(1.0);
-  FP_TRY(std::string out, read_file(log));
+  auto text = read_file(log);
+  const std::string tail = text ? log_tail(log, 8) : std::string();
+  fs::remove(log, ec);
+  if (!text) return text.error();
+  const std::string& out = *text;
   std::smatch m;
   RuntimeVersion v;
   if (!std::regex_search(out, m, std::regex(adapter.version_regex)))
     return make_error(join(argv, " ") + " " + e.describe() + "; its output has no version matching " +
-                      quote(adapter.version_regex) + ":\n" + log_tail(log, 8));
+                      quote(adapter.version_regex) + ":\n" + tail);
   v.text = m[1];
   if (std::regex_search(out, m, std::regex(adapter.build_regex))) v.build = m[1];
   return v;

@@ -6,6 +6,10 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <thread>
+#include <vector>
 
 namespace fp {
 namespace {
@@ -73,6 +77,31 @@ TEST(Launcher, ARuntimeThatNeverBecomesReadyIsStoppedAfterTheBoundedWait) {
   ASSERT_FALSE(s.ok());
   EXPECT_THAT(s.error().message, HasSubstr("was not ready within 0 s"));
   EXPECT_THAT(s.error().message, HasSubstr("| starting"));
+}
+
+// Found by tests/concurrency: concurrent runs shared one scratch file for `--version`, so one run
+// read another's output, or none ("its output has no version").
+TEST(Launcher, ConcurrentVersionQueriesDoNotShareAFile) {
+  const std::string scratch = ::testing::TempDir() + "/fp-version-concurrent";
+  std::filesystem::remove_all(scratch);
+  std::filesystem::create_directories(scratch);
+  constexpr int kThreads = 4;
+  std::vector<std::string> got(kThreads);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kThreads; ++i) {
+    threads.emplace_back([&, i] {
+      Adapter a = fake_adapter();
+      a.version_args = {"sleep 0.2; echo version: v" + std::to_string(i) + "; echo build: b" + std::to_string(i)};
+      a.version_regex = "version: ([^\\n]+)";
+      a.build_regex = "build: ([^\\n]+)";
+      auto v = runtime_version(RuntimeCommand{{"/bin/sh", "-c"}, "test"}, a, scratch);
+      got[i] = v ? v->text + "/" + v->build : "error: " + v.error().message;
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (int i = 0; i < kThreads; ++i) EXPECT_EQ(got[i], "v" + std::to_string(i) + "/b" + std::to_string(i));
+  EXPECT_TRUE(std::filesystem::is_empty(scratch)) << "version output files left in " << scratch;
+  std::filesystem::remove_all(scratch);
 }
 
 }  // namespace

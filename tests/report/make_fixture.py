@@ -2,11 +2,12 @@
 """Builds tests/report/fixture/ from real flashproof results (kept as committed data; rerun only to
 refresh it): a results tree with a history of chat-tiny-short across two llama-server builds (the
 later one about 22% slower on TTFT, so the trend shows the step), the failing self-test case, an A/B
-run (ab.json in the schema of src/report/ab_report.cpp, samples derived from the real runs) and the
-golden the runs were compared with. Paths to the golden are written as @FIXTURE@, which the render
+run (a real ab.json when given, else one assembled in the schema of src/report/ab_report.cpp from the
+two real runs) and the golden the runs were compared with. Paths to the golden are written as @FIXTURE@, which the render
 test replaces with the fixture's copy.
 
-usage: make_fixture.py RESULTS_ROOT GOLDEN_FINGERPRINT_DIR OUT"""
+usage: make_fixture.py RESULTS_ROOT GOLDEN_FINGERPRINT_DIR OUT [REAL_AB_JSON]
+With REAL_AB_JSON (from `flashproof ab`), that file is the fixture's A/B run instead of the assembled one."""
 import copy, glob, json, os, shutil, sys
 
 src_root, golden_dir, out = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -72,6 +73,8 @@ ab = {"case": "chat-tiny-short", "job": "chat", "runtime": base["runtime"], "fin
       "decision": {"exit_code": 0, "complete": True, "text": "fixture A/B: flag off vs on from two real runs", "failures": []},
       "gates": [], "arms": {"off": arm("off", "off", "not active", off_f, 8.52), "on": arm("on", "on", "active", on_f, 4.27)},
       "figures": figs, "mechanism": [], "unpredicted": [], "answers": {"same_system": "fixture", "prompts": []}}
+if len(sys.argv) > 4:
+    ab = json.load(open(sys.argv[4]))
 d = os.path.join(res, fp_new, "chat-tiny-short", "ab-20261128T020000Z-400")
 os.makedirs(d); json.dump(ab, open(os.path.join(d, "ab.json"), "w"), indent=2)
 
