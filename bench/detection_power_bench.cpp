@@ -14,7 +14,9 @@
 //    P / R trials per R. Detection rate = trials with verdict "different" and B slower; false alarm
 //    rate (level 0) = trials with verdict "different" either way. The true slowdown of a level is
 //    median(B) / median(A) - 1 over all its P pairs.
-// usage: detection_power_bench [CASE.json] [PAIRS] [MAX_TOKENS]  (defaults: cases/chat-tiny-short.json 200 2)
+// usage: detection_power_bench [CASE.json] [PAIRS] [MAX_TOKENS] [all|one]
+//   (defaults: cases/chat-tiny-short.json 200 2 all; "one": every request uses the case's first prompt,
+//    so the spread is the machine's alone, not the mix of prompt lengths)
 #include <unistd.h>
 
 #include <chrono>
@@ -119,6 +121,7 @@ int main(int argc, char** argv) {
   const std::string case_path = argc > 1 ? argv[1] : std::string(FLASHPROOF_SOURCE_DIR) + "/cases/chat-tiny-short.json";
   const int pairs = argc > 2 ? std::atoi(argv[2]) : 200;
   const int max_tokens = argc > 3 ? std::atoi(argv[3]) : 2;
+  const bool one_prompt = argc > 4 && std::string(argv[4]) == "one";
   install_child_cleanup_handlers();
   int code = 0;
   auto ctx = resolve_case_context(case_path, FLASHPROOF_SOURCE_DIR, &code);
@@ -127,6 +130,7 @@ int main(int argc, char** argv) {
     return code;
   }
   ctx->flag_value = ctx->c.flag.on;
+  if (one_prompt) ctx->prompts.resize(1);
   auto sa = launch(*ctx, "a", {});
   auto sb = launch(*ctx, "b", {});
   if (!sa || !sb) {
@@ -135,8 +139,8 @@ int main(int argc, char** argv) {
   }
   for (const auto& p : ctx->prompts) (void)ttft_ms(*ctx, *sa, p, max_tokens), (void)ttft_ms(*ctx, *sb, p, max_tokens);
   const std::vector<int> reps = {5, 10, 20};
-  std::printf("detection_power_bench: %s, figure ttft_ms per request, %d interleaved pairs per level, max_tokens %d\n",
-              ctx->c.name.c_str(), pairs, max_tokens);
+  std::printf("detection_power_bench: %s, figure ttft_ms per request, %d interleaved pairs per level, max_tokens %d, prompts: %s\n",
+              ctx->c.name.c_str(), pairs, max_tokens, one_prompt ? ctx->prompts.front().id.c_str() : "all of the case's, in turn");
   std::printf("%-26s %8s %8s %10s  | per R (samples per arm): trials with verdict 'different' (B slower / either way)\n",
               "arm B", "A p50", "B p50", "slowdown");
   const auto t0 = std::chrono::steady_clock::now();

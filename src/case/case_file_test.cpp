@@ -231,7 +231,7 @@ TEST_F(CaseFileTest, LongArgumentsAreCheckedWithoutRecursion) {
   j["launch"]["argv"].push_back("--x=" + huge + "}");
   EXPECT_THAT(error_of(j), HasSubstr("unbalanced brace"));
   j = good_;
-  j["launch"]["env"] = {{huge, "1"}};
+  j["launch"]["env"] = {{huge + "-", "1"}};
   EXPECT_THAT(error_of(j), HasSubstr("not a valid environment variable name"));
   j = good_;
   j["expect"]["backend"] = "CUDA" + huge;  // valid, only long
