@@ -23,6 +23,8 @@ const char* kUsage =
     "  --results DIR        root of the results history (default: <repo>/results)\n"
     "  --golden DIR         root of the goldens (default: <repo>/golden)\n"
     "  --record-missing     no golden for this machine yet: record this run's figures and answers as it\n"
+    "  --min-tolerance REL  when recording: the least relative tolerance per figure (default 0.5; CI's\n"
+    "                       shared machines use 1.0: a figure may be up to twice as slow)\n"
     "  --repetitions N      override the case's plan.repetitions\n"
     "  --warmup N           override the case's plan.warmup\n"
     "  --flag on|off        launch with the flag's on or off value instead of the case's flag.use\n"
@@ -117,6 +119,15 @@ int run_command(int argc, char** argv) {
       o.golden_root = value("--golden");
     } else if (a == "--record-missing") {
       o.record_missing = true;
+    } else if (a == "--min-tolerance") {
+      std::string v = value("--min-tolerance");
+      char* end = nullptr;
+      double x = std::strtod(v.c_str(), &end);
+      if (v.empty() || *end || !(x >= 0 && x <= 100)) {
+        std::cerr << "flashproof run: --min-tolerance " << quote(v) << ": expected a number from 0 to 100 (1.0 = twice as slow)\n";
+        return kRunUsage;
+      }
+      o.min_tolerance_rel = x;
     } else if (a == "--repetitions") {
       o.timed.repetitions = count("--repetitions");
     } else if (a == "--warmup") {

@@ -268,7 +268,7 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
   }
   r.complete = true;
   r.fingerprint = fpr.to_json();
-  compare_goldens(o.golden_root, o.record_missing, r, o.golden_fingerprint);
+  compare_goldens(o.golden_root, o.record_missing, r, o.golden_fingerprint, o.min_tolerance_rel);
   return finish(r.failures.empty() ? kRunPass : kRunFail);
 }
 

@@ -18,6 +18,7 @@ struct RunOptions {
   std::string golden_root;          // default <repo_root>/golden
   std::string golden_fingerprint;   // compare with golden/<this id>/ instead of the run's own (upgrade gate)
   bool record_missing = false;      // no golden for this machine yet: record this run as the golden
+  double min_tolerance_rel = 0.5;   // when recording: the least relative tolerance of a figure
   std::optional<bool> flag_on;      // override the case's flag.use (A/B mode)
   TimedOptions timed;
   bool quiet = false;               // no progress lines on stderr

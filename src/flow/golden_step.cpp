@@ -33,13 +33,13 @@ GoldenPaths golden_paths(const std::string& golden_root, const std::string& fing
   return p;
 }
 
-std::map<std::string, FigurePolicy> figure_policies(const std::vector<FigureResult>& figures) {
+std::map<std::string, FigurePolicy> figure_policies(const std::vector<FigureResult>& figures, double min_tolerance_rel) {
   std::map<std::string, FigurePolicy> p;
   for (const auto& f : figures) {
     FigurePolicy fp;
     fp.direction = f.lower_is_better ? Direction::lower_is_better : Direction::higher_is_better;
     fp.gate = f.gate;
-    fp.tolerance_rel = 0.5;
+    fp.tolerance_rel = min_tolerance_rel;
     fp.tolerance_abs = f.lower_is_better ? 2.0 : 0.0;  // ms: loopback and scheduler jitter
     if (f.summary.median > 0 && std::isfinite(f.summary.mad))
       fp.tolerance_rel = std::max(fp.tolerance_rel, 6.0 * f.summary.mad / f.summary.median);
@@ -75,10 +75,10 @@ Result<std::optional<Fingerprint>> load_golden_fingerprint(const GoldenPaths& pa
 }
 
 Result<GoldenPlan> plan_golden(const GoldenPaths& paths, const RunResult& r, const Golden* previous, bool figures,
-                               bool answers) {
+                               bool answers, double min_tolerance_rel) {
   GoldenPlan plan;
   if (figures) {
-    FP_TRY(Golden g, golden_from_measured(r.fingerprint_id, measured_figures(r.figures), figure_policies(r.figures), previous));
+    FP_TRY(Golden g, golden_from_measured(r.fingerprint_id, measured_figures(r.figures), figure_policies(r.figures, min_tolerance_rel), previous));
     plan.golden = g;
     plan.verdict_json = verdict_to_json(r);
     if (r.fingerprint.is_object() && !r.fingerprint.empty()) plan.case_fingerprint_json = fingerprint_text(r.fingerprint);
@@ -117,12 +117,13 @@ Status write_golden_plan(const GoldenPaths& paths, const GoldenPlan& plan) {
   return ok_status();
 }
 
-Status record_golden(const GoldenPaths& paths, const RunResult& r, const Golden* previous) {
-  FP_TRY(GoldenPlan plan, plan_golden(paths, r, previous, true, true));
+Status record_golden(const GoldenPaths& paths, const RunResult& r, const Golden* previous, double min_tolerance_rel) {
+  FP_TRY(GoldenPlan plan, plan_golden(paths, r, previous, true, true, min_tolerance_rel));
   return write_golden_plan(paths, plan);
 }
 
-void compare_goldens(const std::string& golden_root, bool record_missing, RunResult& r, const std::string& golden_id) {
+void compare_goldens(const std::string& golden_root, bool record_missing, RunResult& r, const std::string& golden_id,
+                     double min_tolerance_rel) {
   const std::string id = golden_id.empty() ? r.fingerprint_id : golden_id;
   const GoldenPaths paths = golden_paths(golden_root, id, r.case_name);
   r.golden_dir = paths.dir;
@@ -137,7 +138,7 @@ void compare_goldens(const std::string& golden_root, bool record_missing, RunRes
       r.golden_lines.push_back("no golden recorded: this run failed (a golden is only recorded from a passing run)");
       return;
     }
-    if (auto st = record_golden(paths, r, nullptr); !st) {
+    if (auto st = record_golden(paths, r, nullptr, min_tolerance_rel); !st) {
       r.failures.push_back("recording the golden failed: " + st.error().message);
       return;
     }

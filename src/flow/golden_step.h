@@ -21,6 +21,9 @@
 
 namespace fp {
 
+// The least relative tolerance of a recorded golden figure, unless the recording asks for more.
+inline constexpr double kDefaultMinToleranceRel = 0.5;
+
 struct GoldenPaths {
   std::string dir, golden_file, answers_dir;
   std::string machine_fingerprint_file, case_fingerprint_file, verdict_file;
@@ -29,7 +32,9 @@ GoldenPaths golden_paths(const std::string& golden_root, const std::string& fing
 
 // Direction, gate and least tolerance per figure; the tolerance is widened to 6 MADs of the
 // figure's own spread on this machine, so a golden never asks for less noise than it showed.
-std::map<std::string, FigurePolicy> figure_policies(const std::vector<FigureResult>& figures);
+// `min_tolerance_rel` is the least relative tolerance a recorded figure gets (0.5: half as slow again).
+std::map<std::string, FigurePolicy> figure_policies(const std::vector<FigureResult>& figures,
+                                                    double min_tolerance_rel = kDefaultMinToleranceRel);
 
 std::vector<Measured> measured_figures(const std::vector<FigureResult>& figures);
 
@@ -38,7 +43,7 @@ std::vector<Measured> measured_figures(const std::vector<FigureResult>& figures)
 // compare against (the upgrade gate's baseline); empty: the run's own fingerprint id. When the
 // golden's recorded fingerprint differs from the run's, every changed field is reported.
 void compare_goldens(const std::string& golden_root, bool record_missing, RunResult& r,
-                     const std::string& golden_id = "");
+                     const std::string& golden_id = "", double min_tolerance_rel = kDefaultMinToleranceRel);
 
 // The verdict a golden was recorded with (<case>/verdict.json).
 struct RecordedVerdict {
@@ -61,12 +66,13 @@ struct GoldenPlan {
   std::string verdict_json;                          // written with the thresholds
 };
 Result<GoldenPlan> plan_golden(const GoldenPaths& paths, const RunResult& r, const Golden* previous, bool figures,
-                               bool answers);
+                               bool answers, double min_tolerance_rel = kDefaultMinToleranceRel);
 // Writes the plan, every file atomically (answers first, thresholds last: a golden never points
 // at answers that are not there yet).
 Status write_golden_plan(const GoldenPaths& paths, const GoldenPlan& plan);
 
 // plan_golden + write_golden_plan for figures and answers.
-Status record_golden(const GoldenPaths& paths, const RunResult& r, const Golden* previous);
+Status record_golden(const GoldenPaths& paths, const RunResult& r, const Golden* previous,
+                     double min_tolerance_rel = kDefaultMinToleranceRel);
 
 }  // namespace fp
