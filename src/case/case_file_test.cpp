@@ -252,3 +252,20 @@ TEST_F(CaseFileTest, ParsesCaseTextWithoutAFile) {
 
 }  // namespace
 }  // namespace fp
+
+namespace fp {
+namespace {
+
+// Found by fuzz_case: a number beyond a double made nlohmann throw out_of_range, not parse_error.
+TEST(CaseFileFuzzRegression, NumberTooLargeForADoubleIsAnErrorNotACrash) {
+  const std::string path = ::testing::TempDir() + "/huge-number.json";
+  FILE* f = std::fopen(path.c_str(), "w");
+  std::fputs("{\"name\": \"x\", \"seed\": 1e99999}", f);
+  std::fclose(f);
+  auto c = load_case(path, FLASHPROOF_SOURCE_DIR);
+  ASSERT_FALSE(c.ok());
+  EXPECT_THAT(c.error().message, ::testing::HasSubstr("not valid JSON"));
+}
+
+}  // namespace
+}  // namespace fp

@@ -119,6 +119,8 @@ Result<json> parse_json_object(const std::string& text, const std::string& file)
     j = json::parse(text);
   } catch (const json::parse_error& e) {
     return make_error(file + ": not valid JSON at byte " + std::to_string(e.byte) + ": " + e.what());
+  } catch (const json::exception& e) {  // e.g. out_of_range: a number too large for a double
+    return make_error(file + ": not valid JSON: " + e.what());
   }
   if (!j.is_object()) return make_error(file + ": expected a JSON object at the top level");
   return j;

@@ -309,7 +309,7 @@ Result<RuntimeSignatures> parse_runtime_signatures(const std::string& json_text,
   json doc;
   try {
     doc = json::parse(json_text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for numbers beyond a double
     return make_error(path + ": not valid JSON: " + e.what());
   }
   Where top{path, ""};
