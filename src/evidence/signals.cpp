@@ -47,4 +47,11 @@ std::vector<std::string> compare_signals(const CheapSignals& evidence, const Che
   return out;
 }
 
+std::string signals_text(const CheapSignals& s) {
+  std::string fa = !s.flash_attn ? "flash attention: not stated" : *s.flash_attn ? "flash attention enabled" : "flash attention disabled";
+  std::string splits;
+  for (int n : s.graph_splits) splits += (splits.empty() ? "" : ",") + std::to_string(n);
+  return fa + "; graph splits " + (splits.empty() ? "not stated" : splits);
+}
+
 }  // namespace fp

@@ -18,6 +18,9 @@ struct CheapSignals {
 
 CheapSignals cheap_signals(const LogScan& scan);
 
+// "flash attention enabled; graph splits 1" (or "not stated" for what the log does not say).
+std::string signals_text(const CheapSignals& s);
+
 // Mismatches between the evidence pass and a timed run, as human text; empty when they tie.
 // A signal the evidence pass has and the timed run lacks is a mismatch (it cannot be tied).
 std::vector<std::string> compare_signals(const CheapSignals& evidence, const CheapSignals& timed);

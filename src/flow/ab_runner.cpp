@@ -28,22 +28,6 @@ namespace fs = std::filesystem;
 // Only for display: the port of a launch is replaced by {port} so that reports diff cleanly.
 constexpr int kDisplayPort = 54321;
 
-std::string utc_stamp(const char* fmt) {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[64];
-  std::strftime(buf, sizeof buf, fmt, &tm);
-  return buf;
-}
-
-std::string signals_text(const CheapSignals& s) {
-  std::string fa = !s.flash_attn ? "flash attention: not stated" : *s.flash_attn ? "flash attention enabled" : "flash attention disabled";
-  std::vector<std::string> splits;
-  for (int n : s.graph_splits) splits.push_back(std::to_string(n));
-  return fa + "; graph splits " + (splits.empty() ? "not stated" : join(splits, ","));
-}
-
 std::string backends_text(const std::map<std::string, int>& b) {
   std::vector<std::string> parts;
   for (const auto& [k, n] : b) parts.push_back(k + " " + std::to_string(n));

@@ -27,15 +27,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string utc_stamp(const char* fmt) {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[64];
-  std::strftime(buf, sizeof buf, fmt, &tm);
-  return buf;
-}
-
 // The first `n` bytes of a file ("" when unreadable): where a runtime states its build.
 std::string file_head(const std::string& path, size_t n) {
   std::ifstream in(path, std::ios::binary);
@@ -74,13 +65,6 @@ std::string missing_gpu(const Case& c) {
   if (!n) return "case expects backend " + c.expect.backend + " but NVML cannot count the GPUs: " + n.error().message;
   if (*n == 0) return "case expects backend " + c.expect.backend + " but NVML lists no GPU";
   return "";
-}
-
-std::string signals_text(const CheapSignals& s) {
-  std::string fa = !s.flash_attn ? "flash attention: not stated" : *s.flash_attn ? "flash attention enabled" : "flash attention disabled";
-  std::vector<std::string> splits;
-  for (int n : s.graph_splits) splits.push_back(std::to_string(n));
-  return fa + "; graph splits " + (splits.empty() ? "not stated" : join(splits, ","));
 }
 
 void collect_answers(const TimedPass& pass, RunResult& r) {

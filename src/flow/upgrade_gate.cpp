@@ -22,15 +22,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string utc_stamp(const char* fmt) {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[64];
-  std::strftime(buf, sizeof buf, fmt, &tm);
-  return buf;
-}
-
 // Prints to the stream and keeps the text for the report file.
 struct Printer {
   std::ostream& out;

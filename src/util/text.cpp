@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <sstream>
 
@@ -74,6 +75,15 @@ std::string quote(std::string_view s) {
     }
   }
   return out + "\"";
+}
+
+std::string utc_stamp(const char* fmt) {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, fmt, &tm);
+  return buf;
 }
 
 static Result<std::string> gunzip(const std::string& path) {

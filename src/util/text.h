@@ -17,6 +17,9 @@ std::string join(const std::vector<std::string>& parts, std::string_view sep);
 // Quotes a value for an error message: "value" with control characters escaped, cut at 120 chars.
 std::string quote(std::string_view s);
 
+// The current UTC time formatted with strftime, e.g. utc_stamp("%Y%m%dT%H%M%SZ").
+std::string utc_stamp(const char* fmt);
+
 // Whole file as bytes; transparently gunzips a .gz file (by magic bytes, not by name).
 Result<std::string> read_file(const std::string& path);
 // Writes path atomically: a temporary file beside it, fsync, then rename. Never leaves half a file.
