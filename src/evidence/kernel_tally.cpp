@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <limits>
+#include <set>
 
 #include "util/text.h"
 
@@ -105,6 +106,11 @@ KernelSummary classify_kernels(const KernelTally& tally, const RuntimeSignatures
       break;
     }
   }
+  std::set<std::string> fused_set, unfused_set;
+  for (const auto& r : fused) fused_set.insert(r.name);
+  for (const auto& r : unfused) unfused_set.insert(r.name);
+  s.fused_names.assign(fused_set.begin(), fused_set.end());
+  s.unfused_names.assign(unfused_set.begin(), unfused_set.end());
   s.top_fused = top3(std::move(fused));
   s.top_unfused = top3(std::move(unfused));
   for (auto& [backend, ranked] : by_backend) s.top_by_backend[backend] = top3(std::move(ranked));

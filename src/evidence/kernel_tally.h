@@ -39,6 +39,7 @@ struct KernelSummary {
   long long total_launches = 0, total_ns = 0;
   std::vector<std::string> top_fused;    // up to 3 names, most GPU time first
   std::vector<std::string> top_unfused;
+  std::vector<std::string> fused_names, unfused_names;  // every distinct attention kernel name, sorted
   std::vector<std::string> fused_patterns;  // the rules' patterns, to say what was looked for
   // Kernel rules that name an attention backend (key "backend"): launches and top names per backend,
   // and the backends some rule names (even when none of their kernels ran).

@@ -47,8 +47,9 @@ TEST(VllmSignatures, EveryRuleMatchesItsExamplesAndNotItsCounterExamples) {
                     sigs.attention_backends.end())
               << rule.name << ": captured backend " << quote(b) << " is not a known name";
         }
-        if (rule.captures.count("state") && !rule.states.empty())
+        if (rule.captures.count("state") && !rule.states.empty()) {
           EXPECT_EQ(rule.states.count(capture(rule, m, "state")), 1u) << rule.name << " " << quote(ex);
+        }
       }
       for (const auto& ex : rule.counter_examples)
         EXPECT_FALSE(rule_search(rule, ex, m)) << "rule " << rule.name << " matches counter example " << quote(ex);

@@ -13,6 +13,7 @@
 #include "flow/figures.h"
 #include "flow/mechanism.h"
 #include "flow/sustained_phase.h"
+#include "flow/probed_check.h"
 #include "flow/timed_pass.h"
 #include "golden/answers.h"
 #include "golden/fingerprint.h"
@@ -86,6 +87,7 @@ struct ArmState {
   std::map<std::string, std::vector<std::string>> answers;  // prompt -> every answer
   CheapSignals evidence_signals;
   bool evidence_ok = false;
+  std::optional<EvidenceOutcome> evidence;  // kept for the probed check
 };
 
 void progress(const AbRunOptions& o, const std::string& name, const std::string& msg) {
@@ -112,6 +114,25 @@ void run_evidence(ArmState& s, const AbRunOptions& o) {
   s.evidence_signals = ev->signals;
   s.arm.evidence_signals = signals_text(ev->signals);
   s.evidence_ok = true;
+  s.evidence = std::move(*ev);
+}
+
+// Level 3 tie, once per arm after its timed launches (flow/probed_check.h).
+void run_check(ArmState& s, const AbRunOptions& o) {
+  if (!s.evidence) return;
+  if (!probed_check_blocker(*s.evidence).empty()) {
+    s.arm.probed_check = "not run: " + probed_check_blocker(*s.evidence);
+    return;
+  }
+  progress(o, s.ctx.c.name, "probed check, flag " + s.arm.name);
+  auto pc = run_probed_check(s.ctx, *s.evidence);
+  if (!pc) {
+    s.arm.probed_check = "failed: " + pc.error().message;
+    s.arm.errors.push_back("probed check: " + pc.error().message);
+    return;
+  }
+  s.arm.probed_check = probed_check_text(*pc);
+  for (const auto& m : pc->mismatches) s.arm.signal_mismatches.push_back("probed check: " + m);
 }
 
 void run_launch(ArmState& s, int index, const TimedOptions& t, const AbRunOptions& o) {
@@ -450,6 +471,10 @@ AbOutcome run_ab(const std::string& case_path, const AbRunOptions& opts_in) {
     ArmState& s = arm == "on" ? on : off;
     r.order.push_back(arm);
     run_launch(s, launched[arm]++, t, o);
+  }
+  if (!interrupted()) {
+    run_check(on, o);
+    run_check(off, o);
   }
   if (r.sustained_s > 0 && !interrupted()) {
     SustainedOptions so{r.sustained_s, r.concurrency};

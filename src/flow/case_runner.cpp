@@ -14,6 +14,7 @@
 #include "flow/golden_step.h"
 #include "flow/history.h"
 #include "flow/gpu_probe.h"
+#include "flow/probed_check.h"
 #include "flow/progress.h"
 #include "measure/nvml.h"
 #include "golden/fingerprint.h"
@@ -248,6 +249,20 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
   if (!timed->errors.empty()) {
     for (const auto& e : timed->errors) r.failures.push_back("timed runs: " + e);
     r.failures.push_back("timed runs incomplete; log " + timed->log_path + " ends:\n" + log_tail(timed->log_path, 10));
+    return finish(kRunIncomplete);
+  }
+  // Level 3 tie: the timed configuration, probed once, must run the evidence pass's attention kernels.
+  if (probed_check_blocker(*ev).empty()) progress(o, c.name, "probed check: the timed configuration with the kernel probe");
+  if (auto pc = run_probed_check(ctx, *ev)) {
+    r.probed_check = probed_check_text(*pc);
+    for (const auto& m : pc->mismatches) {
+      r.signal_mismatches.push_back("probed check: " + m);
+      r.failures.push_back("timed configuration differs from the evidence pass: " + m);
+    }
+    if (pc->ran) progress(o, c.name, std::string("probed check: ") + (pc->mismatches.empty() ? "same attention kernels" : "attention kernels DIFFER"));
+  } else {
+    r.probed_check = "failed: " + pc.error().message;
+    r.failures.push_back("probed check failed: " + pc.error().message);
     return finish(kRunIncomplete);
   }
   r.complete = true;

@@ -19,13 +19,20 @@ Result<LogAnalysis> analyse_log(const std::string& path, const RuntimeSignatures
   return a;
 }
 
+StreamRequest evidence_request(const CaseContext& ctx, const std::string& base_url) {
+  // Few tokens: the op placement and the kernels are decided by the shape, not by the answer's length.
+  const int tokens = std::min(ctx.c.shape.max_output_tokens, 4);
+  return build_request(ctx.c, ctx.adapter, base_url, ctx.prompts.front(), tokens, ctx.c.plan.timeout_s);
+}
+
 Result<EvidenceOutcome> run_evidence_pass(const CaseContext& ctx) {
   auto t0 = std::chrono::steady_clock::now();
   EvidenceOutcome out;
   out.log_path = ctx.out_dir + "/evidence.log";
   out.env = ctx.c.launch.env;
   for (const auto& [k, v] : ctx.adapter.evidence_env) out.env[k] = v;
-  const GpuProbePlan probe = plan_gpu_probe(ctx.out_dir + "/kernels.tsv");
+  out.probe = plan_gpu_probe(ctx.out_dir + "/kernels.tsv");
+  const GpuProbePlan& probe = out.probe;
   for (const auto& [k, v] : probe.env) out.env[k] = v;
 
   FP_TRY(int port, free_loopback_port());
@@ -33,11 +40,7 @@ Result<EvidenceOutcome> run_evidence_pass(const CaseContext& ctx) {
   LaunchSpec spec{out.argv, out.env, out.log_path, port, ctx.c.plan.ready_timeout_s};
   FP_TRY(RunningServer server, start_server(spec, ctx.adapter));
   out.argv = server.argv;
-  // One request of the case's own shape (its first prompt, long context included), few tokens:
-  // the op placement is decided by the shape, not by how long the answer is.
-  const int tokens = std::min(ctx.c.shape.max_output_tokens, 4);
-  auto req = build_request(ctx.c, ctx.adapter, server.base_url, ctx.prompts.front(), tokens, ctx.c.plan.timeout_s);
-  auto answer = stream_request(req);
+  auto answer = stream_request(evidence_request(ctx, server.base_url));
   server.process.stop(5.0);
   if (!answer)
     return make_error("evidence pass: the request failed: " + answer.error().message + "\nlog " + out.log_path +

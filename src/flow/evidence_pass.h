@@ -13,7 +13,9 @@
 #include "evidence/placement.h"
 #include "evidence/signals.h"
 #include "evidence/verdict.h"
+#include "client/stream_client.h"
 #include "flow/case_context.h"
+#include "flow/gpu_probe.h"
 
 namespace fp {
 
@@ -30,6 +32,7 @@ struct EvidenceOutcome {
   CheapSignals signals;
   LogAnalysis log;
   std::optional<KernelSummary> kernels;
+  GpuProbePlan probe;  // whether the kernel probe was attached, and why not
   std::string log_path;
   std::vector<std::string> argv;
   std::map<std::string, std::string> env;
@@ -37,5 +40,9 @@ struct EvidenceOutcome {
 };
 
 Result<EvidenceOutcome> run_evidence_pass(const CaseContext& ctx);
+
+// The evidence pass's one request: the case's first prompt (long context included), few tokens.
+// The probed check (flow/probed_check.h) sends the same one, so both runs see the same shapes.
+StreamRequest evidence_request(const CaseContext& ctx, const std::string& base_url);
 
 }  // namespace fp

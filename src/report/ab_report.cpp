@@ -101,6 +101,7 @@ std::string ab_to_text(const AbRun& r) {
            (a->verdict_as_required ? "as required" : std::string("NOT as required: must be ") + (a->name == "on" ? "active" : "not active")) +
            "; " + a->evidence_signals + "\n";
     out += "    timed launches tied to it: " + (a->signal_mismatches.empty() ? std::string("yes (same signals)") : join(a->signal_mismatches, "; ")) + "\n";
+    out += "    probed check (timed configuration + kernel probe): " + a->probed_check + "\n";
   }
 
   out += "\n## Headlines (figures that decide, were stated, or differ unpredicted)\n";
@@ -201,7 +202,7 @@ nlohmann::ordered_json ab_to_json(const AbRun& r) {
                      {"evidence", {{"verdict", a->verdict}, {"backend", a->verdict_backend}, {"levels_used", a->levels_used},
                                    {"as_required", a->verdict_as_required}, {"explanation", a->verdict_explanation},
                                    {"quotes", a->verdict_quotes}, {"signals", a->evidence_signals},
-                                   {"signal_mismatches", a->signal_mismatches}}},
+                                   {"signal_mismatches", a->signal_mismatches}, {"probed_check", a->probed_check}}},
                      {"launch", {{"timed_argv", a->timed_argv}, {"evidence_argv", a->evidence_argv}, {"evidence_env", a->evidence_env}}},
                      {"launches", a->launches},
                      {"figures", figs},

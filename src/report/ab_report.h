@@ -27,6 +27,7 @@ struct AbArm {
   bool verdict_as_required = false;      // on: active; off: not active
   std::string evidence_signals;          // e.g. "flash attention enabled; graph splits 1"
   std::vector<std::string> signal_mismatches;  // a timed launch that differs from the evidence pass
+  std::string probed_check = "not run";        // flow/probed_check.h
   std::vector<std::string> evidence_argv, timed_argv;
   std::map<std::string, std::string> evidence_env;
   int launches = 0;                      // timed launches completed

@@ -348,6 +348,8 @@ std::string case_section(const ReportCase& rc, const std::vector<TrendPoint>* tr
   const std::string mism = str(r, {"signals", "timed_runs"});
   out += "<p>Cheap signals: evidence pass <code>" + esc(str(r, {"signals", "evidence_pass"})) + "</code>, timed runs <code>" + esc(mism) +
          "</code></p>";
+  if (const std::string pc = str(r, {"signals", "probed_check"}); !pc.empty())
+    out += "<p>Probed check (the timed configuration once more, with the kernel probe): <code>" + esc(pc) + "</code></p>";
 
   // Figures against the golden.
   out += "<h3>Figures against the golden</h3>";

@@ -84,6 +84,8 @@ ResultDiff diff_results(const RunResult& o, const RunResult& n, const std::map<s
                                 (n.verdict_as_expected ? "yes" : "no"));
   if (o.evidence_signals != n.evidence_signals)
     d.verdict_changes.push_back("evidence signals: " + o.evidence_signals + " -> " + n.evidence_signals);
+  if (o.probed_check != n.probed_check && o.probed_check != "not recorded" && n.probed_check != "not recorded")
+    d.verdict_changes.push_back("probed check: " + o.probed_check + " -> " + n.probed_check);
   if (d.old_status != d.new_status) d.verdict_changes.push_back("status: " + d.old_status + " -> " + d.new_status);
 
   auto fo = fingerprint_from_json(o.fingerprint.is_object() ? nlohmann::json::parse(o.fingerprint.dump()) : nlohmann::json::object(), "old");

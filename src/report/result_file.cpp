@@ -64,6 +64,7 @@ std::string result_to_text(const RunResult& r) {
   for (size_t i = 0; i < r.verdict_quotes.size(); ++i) line(out, "verdict.quote." + std::to_string(i + 1), r.verdict_quotes[i]);
   line(out, "signals.evidence_pass", r.evidence_signals);
   line(out, "signals.timed_runs", r.timed_signals);
+  line(out, "signals.probed_check", r.probed_check);
   line(out, "signals.mismatches", r.signal_mismatches.empty() ? "none" : join(r.signal_mismatches, "; "));
   line(out, "cold.ready_ms", num(r.cold_ready_ms));
   line(out, "cold.first_request_ttft_ms", num(r.cold_first_ttft_ms));
@@ -114,7 +115,8 @@ nlohmann::ordered_json result_to_json(const RunResult& r) {
   j["verdict"] = {{"state", r.verdict}, {"backend", r.verdict_backend}, {"as_expected", r.verdict_as_expected},
                   {"levels_used", r.levels_used}, {"levels_unavailable", r.levels_unavailable},
                   {"explanation", r.verdict_explanation}, {"quotes", r.verdict_quotes}};
-  j["signals"] = {{"evidence_pass", r.evidence_signals}, {"timed_runs", r.timed_signals}, {"mismatches", r.signal_mismatches}};
+  j["signals"] = {{"evidence_pass", r.evidence_signals}, {"timed_runs", r.timed_signals}, {"probed_check", r.probed_check},
+                  {"mismatches", r.signal_mismatches}};
   j["cold"] = {{"ready_ms", r.cold_ready_ms}, {"first_request_ttft_ms", r.cold_first_ttft_ms}, {"first_request_e2e_ms", r.cold_first_e2e_ms}};
   json figs = json::object();
   for (const auto& f : r.figures)
@@ -172,6 +174,7 @@ Result<RunResult> load_result_json(const std::string& path) {
     r.verdict_explanation = j.at("verdict").at("explanation").get<std::string>();
     r.evidence_signals = j.at("signals").at("evidence_pass").get<std::string>();
     r.timed_signals = j.at("signals").at("timed_runs").get<std::string>();
+    r.probed_check = j["signals"].value("probed_check", std::string("not recorded"));  // absent in older result files
     r.timed_argv = j.at("launch").at("timed_argv").get<std::vector<std::string>>();
     for (const auto& [name, f] : j.at("figures").items()) {
       FigureResult fr;

@@ -49,6 +49,7 @@ struct RunResult {
   bool verdict_as_expected = false;
   std::vector<std::string> signal_mismatches;   // timed run vs evidence pass
   std::string evidence_signals, timed_signals;  // e.g. "flash attention enabled; splits 1"
+  std::string probed_check = "not run";         // flow/probed_check.h: the kernel set of the timed configuration
 
   // Timing
   double cold_ready_ms = -1, cold_first_ttft_ms = -1, cold_first_e2e_ms = -1;

@@ -1,0 +1,78 @@
+#include "evidence/kernel_set.h"
+
+#include <algorithm>
+#include <iterator>
+
+#include "util/text.h"
+
+namespace fp {
+namespace {
+
+std::string names_text(const std::vector<std::string>& names) {
+  if (names.empty()) return "none";
+  std::vector<std::string> shown;
+  for (const auto& n : names) shown.push_back(kernel_display_name(n));
+  return join(shown, ", ");
+}
+
+std::vector<std::string> minus(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+  std::vector<std::string> out;
+  std::set_difference(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
+  return out;
+}
+
+void compare_class(const char* what, const std::vector<std::string>& evidence, const std::vector<std::string>& check,
+                   std::vector<std::string>& out) {
+  const auto only_evidence = minus(evidence, check);
+  const auto only_check = minus(check, evidence);
+  if (only_evidence.empty() && only_check.empty()) return;
+  std::string m = std::string(what) + " attention kernels differ:";
+  if (!only_evidence.empty()) m += " only in the evidence pass: " + names_text(only_evidence) + ";";
+  if (!only_check.empty()) m += " only in the probed timed configuration: " + names_text(only_check) + ";";
+  m.pop_back();
+  out.push_back(m);
+}
+
+}  // namespace
+
+AttentionKernelSet attention_kernel_set(const KernelSummary& s) {
+  AttentionKernelSet k;
+  k.records = s.records;
+  k.fused = s.fused_names;
+  k.unfused = s.unfused_names;
+  std::sort(k.fused.begin(), k.fused.end());
+  std::sort(k.unfused.begin(), k.unfused.end());
+  return k;
+}
+
+std::string kernel_display_name(const std::string& demangled) {
+  std::string s = trim(demangled);
+  if (starts_with(s, "void ")) s = s.substr(5);
+  // Cut at the parameter list: the first '(' outside template brackets ("(ggml_type)1" sits inside).
+  int depth = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '<') ++depth;
+    else if (s[i] == '>' && depth > 0) --depth;
+    else if (s[i] == '(' && depth == 0 && i > 0) return s.substr(0, i);
+  }
+  return s;
+}
+
+std::string kernel_set_text(const AttentionKernelSet& s) {
+  if (s.records == 0) return "no kernel records";
+  return "fused: " + names_text(s.fused) + "; unfused: " + names_text(s.unfused);
+}
+
+std::vector<std::string> compare_kernel_sets(const AttentionKernelSet& evidence, const AttentionKernelSet& check) {
+  std::vector<std::string> out;
+  if (check.records == 0) {
+    out.push_back("attention kernels: the evidence pass's tally has " + std::to_string(evidence.records) +
+                  " kernel records, the probed timed configuration's has none (the probe saw no kernel: cannot tie)");
+    return out;
+  }
+  compare_class("fused", evidence.fused, check.fused, out);
+  compare_class("unfused", evidence.unfused, check.unfused, out);
+  return out;
+}
+
+}  // namespace fp

@@ -1,0 +1,60 @@
+#include "flow/probed_check.h"
+
+#include <chrono>
+
+#include "flow/gpu_probe.h"
+#include "util/text.h"
+
+namespace fp {
+
+std::string probed_check_blocker(const EvidenceOutcome& ev) {
+  if (!ev.probe.attached) return ev.probe.why_not.empty() ? "the kernel probe was not attached" : ev.probe.why_not;
+  if (!ev.kernels) return "the evidence pass left no kernel tally (" + ev.probe.tally_path + "): nothing to tie to";
+  if (!ev.kernels->has_records()) return "the evidence pass's kernel tally has no records: nothing to tie to";
+  return "";
+}
+
+Result<ProbedCheck> run_probed_check(const CaseContext& ctx, const EvidenceOutcome& ev) {
+  ProbedCheck pc;
+  pc.why_not = probed_check_blocker(ev);
+  if (!pc.why_not.empty()) return pc;
+  const auto t0 = std::chrono::steady_clock::now();
+  pc.evidence = attention_kernel_set(*ev.kernels);
+  pc.log_path = ctx.out_dir + "/probed-check.log";
+  const GpuProbePlan probe = plan_gpu_probe(ctx.out_dir + "/kernels-probed-check.tsv");
+  if (!probe.attached) return make_error("the kernel probe attached to the evidence pass but not now: " + probe.why_not);
+  pc.tally_path = probe.tally_path;
+
+  // The timed configuration exactly (timed args, the case's env), plus the probe: nothing verbose.
+  std::map<std::string, std::string> env = ctx.c.launch.env;
+  for (const auto& [k, v] : probe.env) env[k] = v;
+  FP_TRY(int port, free_loopback_port());
+  LaunchSpec spec{expand_argv(ctx.c, ctx.runtime, ctx.model_path, port, ctx.flag_value, ctx.adapter.timed_args), env,
+                  pc.log_path, port, ctx.c.plan.ready_timeout_s};
+  FP_TRY(RunningServer server, start_server(spec, ctx.adapter));
+  pc.argv = server.argv;
+  auto answer = stream_request(evidence_request(ctx, server.base_url));
+  server.process.stop(5.0);  // the probe writes its tally at exit (and at intervals)
+  if (!answer)
+    return make_error("the request failed: " + answer.error().message + "\nlog " + pc.log_path + " ends:\n" +
+                      log_tail(pc.log_path));
+  auto tally = read_kernel_tally(probe.tally_path);
+  if (tally) {
+    pc.check = attention_kernel_set(classify_kernels(*tally, ctx.signatures));
+    pc.mismatches = compare_kernel_sets(pc.evidence, pc.check);
+  } else {
+    pc.mismatches.push_back("attention kernels: the probed timed configuration left no kernel tally (" +
+                            tally.error().message + "); the probe reports why in the runtime's log " + pc.log_path);
+  }
+  pc.ran = true;
+  pc.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return pc;
+}
+
+std::string probed_check_text(const ProbedCheck& pc) {
+  if (!pc.ran) return "not run: " + pc.why_not;
+  if (pc.mismatches.empty()) return "attention kernels identical to the evidence pass (" + kernel_set_text(pc.check) + ")";
+  return "attention kernels DIFFER from the evidence pass: " + join(pc.mismatches, "; ");
+}
+
+}  // namespace fp

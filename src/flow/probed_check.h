@@ -1,0 +1,39 @@
+// The short probed check: ties the timed runs to the evidence pass at level 3. The timed runs carry
+// no probe (it costs time), so after them the runtime is started once more in the timed
+// configuration (the timed argv and env, no verbose logging) with the kernel probe attached, sent
+// the evidence pass's one request, and the attention kernels it ran must be the set the evidence
+// pass saw. It runs only where the probe runs (a GPU with the probe library, or the replay test
+// double); elsewhere it is "not run", with the reason.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "evidence/kernel_set.h"
+#include "flow/case_context.h"
+#include "flow/evidence_pass.h"
+
+namespace fp {
+
+struct ProbedCheck {
+  bool ran = false;
+  std::string why_not;                  // when it did not run
+  std::vector<std::string> argv;        // as launched
+  std::string log_path, tally_path;
+  AttentionKernelSet evidence, check;   // attention kernels: evidence pass, probed timed configuration
+  std::vector<std::string> mismatches;  // empty when the kernel sets tie
+  double wall_s = 0;
+};
+
+// Why the check cannot run after this evidence pass, or "" when it can.
+std::string probed_check_blocker(const EvidenceOutcome& ev);
+
+// Runs the check when probed_check_blocker() is empty; otherwise returns ran = false with the reason.
+// An error means the runtime or the request failed (the log's tail is in the message).
+Result<ProbedCheck> run_probed_check(const CaseContext& ctx, const EvidenceOutcome& ev);
+
+// One line for the result file: "identical to the evidence pass (fused: ...; unfused: none)",
+// "DIFFERS from the evidence pass: ...", or "not run: REASON".
+std::string probed_check_text(const ProbedCheck& pc);
+
+}  // namespace fp
