@@ -61,9 +61,9 @@ std::string missing_gpu(const Case& c) {
   if (c.expect.backend.rfind("CUDA", 0) != 0) return "";
   if (const char* td = std::getenv(kTestDoubleGpuVar); td && std::string(td) == "1") return "";
   auto nvml = Nvml::open();
-  if (!nvml) return "case expects backend " + c.expect.backend + " but no NVIDIA GPU is usable here: " + nvml.error().message;
+  if (!nvml) return "case expects backend " + c.expect.backend + " but no NVIDIA GPU is usable here: " + nvml_reason(nvml.error());
   auto n = nvml->gpu_count();
-  if (!n) return "case expects backend " + c.expect.backend + " but NVML cannot count the GPUs: " + n.error().message;
+  if (!n) return "case expects backend " + c.expect.backend + " but NVML cannot count the GPUs: " + nvml_reason(n.error());
   if (*n == 0) return "case expects backend " + c.expect.backend + " but NVML lists no GPU";
   return "";
 }

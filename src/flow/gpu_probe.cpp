@@ -21,7 +21,7 @@ GpuProbePlan plan_gpu_probe(const std::string& tally_path) {
   }
   auto nvml = Nvml::open();
   if (!nvml) {
-    plan.why_not = "no GPU: " + nvml.error().message;
+    plan.why_not = "no GPU: " + nvml_reason(nvml.error());
     return plan;
   }
   auto count = nvml->gpu_count();

@@ -315,4 +315,9 @@ std::string ctest_resource_spec_json(const std::vector<GpuInfo>& gpus) {
   return out;
 }
 
+std::string nvml_reason(const Error& e) {
+  const std::string prefix = "not measured: ";
+  return e.message.rfind(prefix, 0) == 0 ? e.message.substr(prefix.size()) : e.message;
+}
+
 }  // namespace fp

@@ -106,4 +106,8 @@ class Nvml {
 // NVML index, one slot each, for tests that declare RESOURCE_GROUPS "gpus:1".
 std::string ctest_resource_spec_json(const std::vector<GpuInfo>& gpus);
 
+// An NVML error as a reason ("libnvidia-ml.so.1 not found ..."), without the "not measured: " that
+// reports put before a figure NVML could not give.
+std::string nvml_reason(const Error& e);
+
 }  // namespace fp

@@ -11,6 +11,8 @@ TEST(Nvml, MissingLibraryIsNotMeasuredNeverZero) {
   ASSERT_FALSE(nvml.ok());
   EXPECT_EQ(nvml.error().message.rfind("not measured: libnvidia-ml-flashproof-absent.so.1 not found (no NVIDIA driver)", 0), 0u)
       << nvml.error().message;
+  EXPECT_EQ(nvml_reason(nvml.error()).rfind("libnvidia-ml-flashproof-absent.so.1 not found (no NVIDIA driver)", 0), 0u);
+  EXPECT_EQ(nvml_reason(Error{"NVML lists none"}), "NVML lists none");
 }
 
 TEST(Nvml, OpenEitherWorksOrSaysWhy) {
