@@ -367,35 +367,6 @@ void decide_ab(Job job, AbRun& r) {
     r.decision = "INCOMPLETE: " + (r.failures.empty() ? std::string("too few samples to decide a gate") : r.failures.front());
 }
 
-Result<CaseContext> resolve_case_context(const std::string& case_path, const std::string& repo_root, int* exit_code) {
-  *exit_code = kAbIncomplete;
-  FP_TRY(Case loaded, load_case(case_path, repo_root));
-  CaseContext ctx;
-  ctx.c = loaded;
-  const Case& c = ctx.c;
-  auto adapter = load_adapter(c.runtime);
-  if (!adapter) return make_error(c.file + ": field \"runtime\": " + adapter.error().message);
-  ctx.adapter = *adapter;
-  FP_TRY(ctx.signatures, load_runtime_signatures(c.runtime));
-  auto runtime = locate_runtime(ctx.adapter);
-  if (!runtime) {
-    *exit_code = kAbSkip;
-    return make_error("SKIP: " + runtime.error().message);
-  }
-  ctx.runtime = *runtime;
-  ctx.model_path = fs::path(c.model.path).is_absolute() ? c.model.path : (fs::path(repo_root) / c.model.path).string();
-  auto sha = sha256_file(ctx.model_path);
-  if (!sha) return make_error(c.file + ": field \"model.path\": " + sha.error().message);
-  if (*sha != c.model.sha256)
-    return make_error(c.file + ": field \"model.sha256\" = " + c.model.sha256 + " but " + ctx.model_path + " has sha256 " + *sha +
-                      " (a different model file: regenerate it or update the case)");
-  auto prompts = load_prompt_set(repo_root, c.shape.prompt_set, c.shape.long_prompt);
-  if (!prompts) return make_error(c.file + ": field \"shape.prompt_set\": " + prompts.error().message);
-  ctx.prompts = *prompts;
-  ctx.flag_value = c.flag.used();
-  return ctx;
-}
-
 AbOutcome run_ab(const std::string& case_path, const AbRunOptions& opts_in) {
   AbRunOptions o = opts_in;
   if (o.results_root.empty()) o.results_root = o.repo_root + "/results";
@@ -428,15 +399,11 @@ AbOutcome run_ab(const std::string& case_path, const AbRunOptions& opts_in) {
   r.sustained_s = o.sustained_s >= 0 ? o.sustained_s : c.ab.sustained_s;
   r.concurrency = o.concurrency > 0 ? o.concurrency : c.ab.concurrency;
 
-  Fingerprint fpr = machine_fingerprint();
-  fpr.runtime = c.runtime;
-  fpr.model_sha256 = sha;
-  auto version = runtime_version(ctx.runtime, ctx.adapter, fs::temp_directory_path().string());
-  if (!version) return fail_early(kAbIncomplete, "runtime version: " + version.error().message);
-  r.runtime_version = version->text;
-  r.runtime_build = version->build;
-  fpr.runtime_version = version->text;
-  fpr.runtime_build = version->build;
+  auto fingerprint = case_fingerprint(c, ctx.adapter, ctx.runtime, sha);
+  if (!fingerprint) return fail_early(kAbIncomplete, fingerprint.error().message);
+  const Fingerprint& fpr = *fingerprint;
+  r.runtime_version = fpr.runtime_version;
+  r.runtime_build = fpr.runtime_build;
   r.fingerprint_id = fpr.id();
   const std::string dir = o.out_dir.empty() ? o.results_root + "/" + fpr.id() + "/" + c.name + "/ab-" +
                                                   utc_stamp("%Y%m%dT%H%M%SZ") + "-" + std::to_string(getpid())

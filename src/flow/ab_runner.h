@@ -42,11 +42,6 @@ struct AbOutcome {
 
 AbOutcome run_ab(const std::string& case_path, const AbRunOptions& options);
 
-// Loads a case and resolves what its passes share (adapter, signatures, runtime, model checked
-// against its sha256, prompts). On failure *exit_code is kAbSkip (no runtime here) or kAbIncomplete.
-// Also used by the benchmarks in bench/.
-Result<CaseContext> resolve_case_context(const std::string& case_path, const std::string& repo_root, int* exit_code);
-
 // The parts below are pure, for tests.
 
 // The arm of each timed launch: on, off, on, off ... (2 x repetitions entries).

@@ -7,6 +7,7 @@
 #include "case/case_file.h"
 #include "case/prompt_set.h"
 #include "evidence/runtime_signatures.h"
+#include "golden/fingerprint.h"
 #include "runtime/adapter.h"
 #include "runtime/launcher.h"
 
@@ -22,5 +23,20 @@ struct CaseContext {
   std::string out_dir;            // this run's folder
   std::string flag_value;         // the flag value this run launches with
 };
+
+// Exit codes of a case that cannot be resolved: the same as `flashproof run` and `flashproof ab`.
+enum ResolveExit { kResolveIncomplete = 2, kResolveSkip = 125 };
+
+// Loads a case and resolves what its passes share: adapter, signatures, the runtime executable, the
+// model (checked against its sha256) and the prompts; flag_value is the case's "use" value, out_dir
+// is left empty. On failure *exit_code is kResolveSkip when this machine cannot run the case (no
+// runtime installed, model not here, a CUDA case without a GPU; the message starts "SKIP: ") and
+// kResolveIncomplete for bad input. Used by `run`, `ab` and the benchmarks in bench/.
+Result<CaseContext> resolve_case_context(const std::string& case_path, const std::string& repo_root, int* exit_code);
+
+// The fingerprint a case runs under: this machine, the runtime (asked for its version and build),
+// the model's sha256 and the launch line. An error when the runtime cannot say its version.
+Result<Fingerprint> case_fingerprint(const Case& c, const Adapter& adapter, const RuntimeCommand& runtime,
+                                     const std::string& model_sha256);
 
 }  // namespace fp

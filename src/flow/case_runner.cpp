@@ -42,32 +42,6 @@ void progress(const RunOptions& o, const std::string& case_name, const std::stri
   if (Progress* p = current_progress(); p && !o.quiet) p->phase(case_name, msg);
 }
 
-// Whether the case names a model file that is not on this machine (the loader then fails; the case
-// is skipped with its message, not failed: this box does not hold that model).
-bool model_missing(const std::string& case_path, const std::string& repo_root) {
-  std::ifstream in(case_path);
-  auto j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-  if (!j.is_object() || !j.contains("model") || !j["model"].is_object() || !j["model"].contains("path") || !j["model"]["path"].is_string())
-    return false;
-  const fs::path model = j["model"]["path"].get<std::string>();
-  std::error_code ec;
-  return !fs::exists(model.is_absolute() ? model : fs::path(repo_root) / model, ec);
-}
-
-// Why a case cannot run on this machine (a skip, never a pass), or "" when it can: the case expects
-// a CUDA backend and NVML sees no GPU. The replay test double (FLASHPROOF_TEST_DOUBLE_GPU=1) stands in
-// for the GPU.
-std::string missing_gpu(const Case& c) {
-  if (c.expect.backend.rfind("CUDA", 0) != 0) return "";
-  if (const char* td = std::getenv(kTestDoubleGpuVar); td && std::string(td) == "1") return "";
-  auto nvml = Nvml::open();
-  if (!nvml) return "case expects backend " + c.expect.backend + " but no NVIDIA GPU is usable here: " + nvml_reason(nvml.error());
-  auto n = nvml->gpu_count();
-  if (!n) return "case expects backend " + c.expect.backend + " but NVML cannot count the GPUs: " + nvml_reason(n.error());
-  if (*n == 0) return "case expects backend " + c.expect.backend + " but NVML lists no GPU";
-  return "";
-}
-
 void collect_answers(const TimedPass& pass, RunResult& r) {
   std::map<std::string, std::vector<std::string>> by_prompt;
   std::vector<std::string> order;
@@ -115,36 +89,12 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
     return run;
   };
 
-  auto loaded = load_case(case_path, o.repo_root);
-  if (!loaded && model_missing(case_path, o.repo_root)) return fail_early(kRunSkip, "SKIP: model not on this machine: " + loaded.error().message);
-  if (!loaded) return fail_early(kRunIncomplete, loaded.error().message);
-  CaseContext ctx;
-  ctx.c = *loaded;
+  int resolve_exit = kResolveIncomplete;
+  auto resolved = resolve_case_context(case_path, o.repo_root, &resolve_exit);
+  if (!resolved) return fail_early(resolve_exit, resolved.error().message);
+  CaseContext ctx = *resolved;
   const Case& c = ctx.c;
-  auto adapter = load_adapter(c.runtime);
-  if (!adapter) return fail_early(kRunIncomplete, c.file + ": field \"runtime\": " + adapter.error().message);
-  ctx.adapter = *adapter;
-  auto sigs = load_runtime_signatures(c.runtime);
-  if (!sigs) return fail_early(kRunIncomplete, sigs.error().message);
-  ctx.signatures = *sigs;
-  auto runtime = locate_runtime(ctx.adapter);
-  if (!runtime) {
-    // Named explicitly but broken is an error; not installed anywhere is a skip, with the reason.
-    const char* named = std::getenv(ctx.adapter.executable_var.c_str());
-    if (named && *named) return fail_early(kRunIncomplete, runtime.error().message);
-    return fail_early(kRunSkip, "SKIP: " + runtime.error().message);
-  }
-  ctx.runtime = *runtime;
-  ctx.model_path = fs::path(c.model.path).is_absolute() ? c.model.path : (fs::path(o.repo_root) / c.model.path).string();
-  if (std::string why = missing_gpu(c); !why.empty()) return fail_early(kRunSkip, "SKIP: " + why);
-  auto sha = sha256_file(ctx.model_path);
-  if (!sha) return fail_early(kRunIncomplete, c.file + ": field \"model.path\": " + sha.error().message);
-  if (*sha != c.model.sha256)
-    return fail_early(kRunIncomplete, c.file + ": field \"model.sha256\" = " + c.model.sha256 + " but " + ctx.model_path +
-                                          " has sha256 " + *sha + " (a different model file: regenerate it or update the case)");
-  auto prompts = load_prompt_set(o.repo_root, c.shape.prompt_set, c.shape.long_prompt);
-  if (!prompts) return fail_early(kRunIncomplete, c.file + ": field \"shape.prompt_set\": " + prompts.error().message);
-  ctx.prompts = *prompts;
+  const std::string& sha = c.model.sha256;  // checked against the file by resolve_case_context
   ctx.flag_value = o.flag_on ? (*o.flag_on ? c.flag.on : c.flag.off) : c.flag.used();
 
   RunResult& r = run.result;
@@ -157,22 +107,16 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
   r.flashproof_version = FLASHPROOF_VERSION;
   r.started_utc = utc_stamp("%Y-%m-%dT%H:%M:%SZ");
   r.model_path = c.model.path;
-  r.model_sha256 = *sha;
+  r.model_sha256 = sha;
   r.flag_value = ctx.flag_value;
   r.expect_fused = c.expect.fused_attention;
   r.expect_backend = c.expect.backend;
 
-  Fingerprint fpr = machine_fingerprint();
-  fpr.runtime = c.runtime;
-  fpr.model_sha256 = *sha;
-  fpr.launch = join(c.launch.argv, " ");
-  const std::string scratch = fs::temp_directory_path().string();
-  auto version = runtime_version(ctx.runtime, ctx.adapter, scratch.empty() ? "/tmp" : scratch);
-  if (!version) return fail_early(kRunIncomplete, "runtime version: " + version.error().message);
-  r.runtime_version = version->text;
-  r.runtime_build = version->build;
-  fpr.runtime_version = version->text;
-  fpr.runtime_build = version->build;
+  auto fingerprint = case_fingerprint(c, ctx.adapter, ctx.runtime, sha);
+  if (!fingerprint) return fail_early(kRunIncomplete, fingerprint.error().message);
+  Fingerprint fpr = *fingerprint;
+  r.runtime_version = fpr.runtime_version;
+  r.runtime_build = fpr.runtime_build;
   r.fingerprint_id = fpr.id();
 
   ctx.out_dir = o.out_dir.empty() ? o.results_root + "/" + fpr.id() + "/" + c.name + "/" + utc_stamp("%Y%m%dT%H%M%SZ") + "-" + std::to_string(getpid())

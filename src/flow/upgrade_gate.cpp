@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "case/case_file.h"
+#include "flow/case_context.h"
 #include "flow/golden_step.h"
 #include "runtime/adapter.h"
 #include "runtime/launcher.h"
@@ -37,17 +38,9 @@ struct Printer {
 Result<Fingerprint> probe_fingerprint(const Case& c, const std::string& repo_root) {
   FP_TRY(Adapter adapter, load_adapter(c.runtime));
   FP_TRY(RuntimeCommand runtime, locate_runtime(adapter));
-  const std::string scratch = fs::temp_directory_path().string();
-  FP_TRY(RuntimeVersion version, runtime_version(runtime, adapter, scratch.empty() ? "/tmp" : scratch));
   const std::string model = fs::path(c.model.path).is_absolute() ? c.model.path : (fs::path(repo_root) / c.model.path).string();
   FP_TRY(std::string sha, sha256_file(model));
-  Fingerprint f = machine_fingerprint();
-  f.runtime = c.runtime;
-  f.runtime_version = version.text;
-  f.runtime_build = version.build;
-  f.model_sha256 = sha;
-  f.launch = join(c.launch.argv, " ");
-  return f;
+  return case_fingerprint(c, adapter, runtime, sha);
 }
 
 // The devices of a verdict backend text "CPU 30, CUDA0 126" -> {CPU, CUDA0}.

@@ -1,0 +1,102 @@
+#include "flow/case_context.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "flow/gpu_probe.h"
+#include "measure/nvml.h"
+#include "util/sha256.h"
+#include "util/text.h"
+
+namespace fp {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Whether the case names a model file that is not on this machine (the loader then fails; the case
+// is skipped with its message, not failed: this box does not hold that model).
+bool model_missing(const std::string& case_path, const std::string& repo_root) {
+  std::ifstream in(case_path);
+  auto j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object() || !j.contains("model") || !j["model"].is_object() || !j["model"].contains("path") || !j["model"]["path"].is_string())
+    return false;
+  const fs::path model = j["model"]["path"].get<std::string>();
+  std::error_code ec;
+  return !fs::exists(model.is_absolute() ? model : fs::path(repo_root) / model, ec);
+}
+
+// Why a case cannot run on this machine (a skip, never a pass), or "" when it can: the case expects
+// a CUDA backend and NVML sees no GPU. The replay test double (FLASHPROOF_TEST_DOUBLE_GPU=1) stands in
+// for the GPU.
+std::string missing_gpu(const Case& c) {
+  if (c.expect.backend.rfind("CUDA", 0) != 0) return "";
+  if (const char* td = std::getenv(kTestDoubleGpuVar); td && std::string(td) == "1") return "";
+  auto nvml = Nvml::open();
+  if (!nvml) return "case expects backend " + c.expect.backend + " but no NVIDIA GPU is usable here: " + nvml_reason(nvml.error());
+  auto n = nvml->gpu_count();
+  if (!n) return "case expects backend " + c.expect.backend + " but NVML cannot count the GPUs: " + nvml_reason(n.error());
+  if (*n == 0) return "case expects backend " + c.expect.backend + " but NVML lists no GPU";
+  return "";
+}
+
+}  // namespace
+
+Result<CaseContext> resolve_case_context(const std::string& case_path, const std::string& repo_root, int* exit_code) {
+  *exit_code = kResolveIncomplete;
+  auto loaded = load_case(case_path, repo_root);
+  if (!loaded && model_missing(case_path, repo_root)) {
+    *exit_code = kResolveSkip;
+    return make_error("SKIP: model not on this machine: " + loaded.error().message);
+  }
+  if (!loaded) return loaded.error();
+  CaseContext ctx;
+  ctx.c = *loaded;
+  const Case& c = ctx.c;
+  auto adapter = load_adapter(c.runtime);
+  if (!adapter) return make_error(c.file + ": field \"runtime\": " + adapter.error().message);
+  ctx.adapter = *adapter;
+  FP_TRY(ctx.signatures, load_runtime_signatures(c.runtime));
+  auto runtime = locate_runtime(ctx.adapter);
+  if (!runtime) {
+    // Named explicitly but broken is an error; not installed anywhere is a skip, with the reason.
+    const char* named = std::getenv(ctx.adapter.executable_var.c_str());
+    if (named && *named) return runtime.error();
+    *exit_code = kResolveSkip;
+    return make_error("SKIP: " + runtime.error().message);
+  }
+  ctx.runtime = *runtime;
+  ctx.model_path = fs::path(c.model.path).is_absolute() ? c.model.path : (fs::path(repo_root) / c.model.path).string();
+  if (std::string why = missing_gpu(c); !why.empty()) {
+    *exit_code = kResolveSkip;
+    return make_error("SKIP: " + why);
+  }
+  auto sha = sha256_file(ctx.model_path);
+  if (!sha) return make_error(c.file + ": field \"model.path\": " + sha.error().message);
+  if (*sha != c.model.sha256)
+    return make_error(c.file + ": field \"model.sha256\" = " + c.model.sha256 + " but " + ctx.model_path + " has sha256 " + *sha +
+                      " (a different model file: regenerate it or update the case)");
+  auto prompts = load_prompt_set(repo_root, c.shape.prompt_set, c.shape.long_prompt);
+  if (!prompts) return make_error(c.file + ": field \"shape.prompt_set\": " + prompts.error().message);
+  ctx.prompts = *prompts;
+  ctx.flag_value = c.flag.used();
+  return ctx;
+}
+
+Result<Fingerprint> case_fingerprint(const Case& c, const Adapter& adapter, const RuntimeCommand& runtime,
+                                     const std::string& model_sha256) {
+  Fingerprint f = machine_fingerprint();
+  f.runtime = c.runtime;
+  f.model_sha256 = model_sha256;
+  f.launch = join(c.launch.argv, " ");
+  const std::string scratch = fs::temp_directory_path().string();
+  auto version = runtime_version(runtime, adapter, scratch.empty() ? "/tmp" : scratch);
+  if (!version) return make_error("runtime version: " + version.error().message);
+  f.runtime_version = version->text;
+  f.runtime_build = version->build;
+  return f;
+}
+
+}  // namespace fp
