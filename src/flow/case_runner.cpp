@@ -187,6 +187,7 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
     r.kv_mib_by_device = timed_log->scan.kv_mib_by_device();
     r.compute_mib_by_device = timed_log->scan.compute_mib_by_device();
     if (auto kv = timed_log->scan.kv_total()) r.kv_cache_mib = kv->mib;
+    if (!timed_log->scan.kv_tokens.empty()) r.kv_cache_tokens = timed_log->scan.kv_tokens.back().value;
   } else {
     r.failures.push_back("timed run log: " + timed_log.error().message);
   }

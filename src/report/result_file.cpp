@@ -79,6 +79,7 @@ std::string result_to_text(const RunResult& r) {
   }
   line(out, "fidelity", r.fidelity);
   line(out, "memory.kv_cache_mib", r.kv_cache_mib ? num(*r.kv_cache_mib) : "not reported by the runtime");
+  if (r.kv_cache_tokens) line(out, "memory.kv_cache_tokens", std::to_string(*r.kv_cache_tokens));
   for (const auto& [d, v] : r.kv_mib_by_device) line(out, "memory.kv_buffer_mib." + d, num(v));
   for (const auto& [d, v] : r.compute_mib_by_device) line(out, "memory.compute_buffer_mib." + d, num(v));
   line(out, "memory.host_peak_rss_mib", r.peak_rss_mib ? num(*r.peak_rss_mib) : "not measured");
@@ -126,6 +127,7 @@ nlohmann::ordered_json result_to_json(const RunResult& r) {
   j["figures"] = figs;
   j["fidelity"] = r.fidelity;
   j["memory"] = {{"kv_cache_mib", r.kv_cache_mib ? json(*r.kv_cache_mib) : json(nullptr)},
+                 {"kv_cache_tokens", r.kv_cache_tokens ? json(*r.kv_cache_tokens) : json(nullptr)},
                  {"kv_buffer_mib", r.kv_mib_by_device}, {"compute_buffer_mib", r.compute_mib_by_device},
                  {"host_peak_rss_mib", r.peak_rss_mib ? json(*r.peak_rss_mib) : json(nullptr)}, {"gpu", r.gpu_memory}};
   json answers = json::array();

@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 namespace fp {
 namespace {
 
@@ -44,6 +46,22 @@ TEST(ResultFile, TextHasOneFigurePerLineWithUnitsAndTheLaunchCommandOnTop) {
   EXPECT_THAT(t, HasSubstr("memory.host_peak_rss_mib = not measured\n"));
   EXPECT_THAT(t, HasSubstr("status = pass\n"));
   EXPECT_LT(t.find("launch.timed"), t.find("figure."));
+}
+
+TEST(ResultFile, ProbedCheckAndKvTokensAreReported) {
+  RunResult r = sample();
+  EXPECT_THAT(result_to_text(r), HasSubstr("signals.probed_check = not run\n"));
+  EXPECT_EQ(result_to_text(r).find("memory.kv_cache_tokens"), std::string::npos);  // only when the runtime states it
+  r.probed_check = "attention kernels identical to the evidence pass (fused: k<1>; unfused: none)";
+  r.kv_cache_tokens = 127472;
+  EXPECT_THAT(result_to_text(r), HasSubstr("signals.probed_check = attention kernels identical to the evidence pass (fused: k<1>; unfused: none)\n"));
+  EXPECT_THAT(result_to_text(r), HasSubstr("memory.kv_cache_tokens = 127472\n"));
+  const std::string dir = ::testing::TempDir() + "/probed";
+  std::filesystem::create_directories(dir);
+  ASSERT_TRUE(write_result_files(dir, r).ok());
+  auto back = load_result_json(dir + "/result.json");
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->probed_check, r.probed_check);
 }
 
 TEST(ResultFile, SameRunSameText) { EXPECT_EQ(result_to_text(sample()), result_to_text(sample())); }

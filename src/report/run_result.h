@@ -58,6 +58,7 @@ struct RunResult {
 
   // Memory
   std::optional<double> kv_cache_mib;
+  std::optional<long long> kv_cache_tokens;     // KV capacity the runtime states in tokens (vLLM)
   std::map<std::string, double> kv_mib_by_device, compute_mib_by_device;
   std::optional<double> peak_rss_mib;
   std::string gpu_memory = "not measured";
