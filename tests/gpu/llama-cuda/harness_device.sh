@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# On the device, after run_device.sh (which unpacked sid's llama-server with the CUDA backend into
+# FP_WORK and built the probe): runs flashproof itself on the cases in tests/gpu/llama-cuda/cases/
+# (expect CUDA0), through sid's loader, with the probe attached by the harness (FLASHPROOF_PROBE_LIB).
+# usage: harness_device.sh BUNDLE OUTDIR
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../../.." && pwd)
+B=$(cd "$1" && pwd); O=$2
+W=${FP_WORK:-/tmp/fp-llama-cuda}
+L=$W/prefix/usr/lib/x86_64-linux-gnu
+[ -f "$B/flashproof.tar.xz" ] || { echo "harness: no flashproof.tar.xz in the bundle" >&2; exit 0; }
+mkdir -p "$W/fpbin" "$O" && tar -C "$W/fpbin" -xJf "$B/flashproof.tar.xz" || exit 1
+LIBS=$(cat "$W/library-path")
+probe=$(cat "$W/probe-path")
+# flashproof finds cases, fixtures and goldens under the source folder it was built in (/work/main here).
+src=$(strings -n 8 "$W/fpbin/flashproof" 2>/dev/null | grep -m1 -E '^/.+/src/runtime/data$' | sed 's#/src/runtime/data$##')
+src=${src:-/work/main}
+if [ ! -e "$src" ]; then mkdir -p "$(dirname "$src")" && ln -s "$root" "$src"; fi
+mkdir -p "$root/fixtures/models/generated" && cp -f "$W/realistic.gguf" "$root/fixtures/models/generated/realistic.gguf"
+export FLASHPROOF_LLAMA_SERVER=$W/prefix/usr/bin/llama-server FLASHPROOF_LOADER=$L/ld-linux-x86-64.so.2
+export FLASHPROOF_LIBRARY_PATH=$LIBS FLASHPROOF_PROBE_LIB=$probe FLASHPROOF_PROGRESS=lines
+export CUDA_CACHE_PATH=$W/jit-cache CUDA_CACHE_MAXSIZE=4294967296 CUDA_MODULE_LOADING=LAZY
+fp() { "$L/ld-linux-x86-64.so.2" --library-path "$L:$W/fpbin/lib:$W/drv" "$W/fpbin/flashproof" "$@"; }
+{ echo "source folder: $src -> $root"; fp gpus 2>&1; } >"$W/harness.txt"
+for c in "$here"/cases/*.json; do
+  n=$(basename "$c" .json)
+  echo "== flashproof run $n" >>"$W/harness.txt"
+  (cd "$root" && fp run "$c" --out "$W/harness/$n" --results "$W/harness-results" --golden "$W/harness-golden" \
+     --record-missing) >>"$W/harness.txt" 2>&1
+  echo "exit $?" >>"$W/harness.txt"
+  tar -C "$W" -czf "$O/harness.tar.gz" harness.txt harness 2>/dev/null
+done
+cat "$W/harness.txt" >&2
