@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "evidence/kernel_set.h"
 #include "evidence/testing.h"
 #include "util/text.h"
 
@@ -168,7 +169,31 @@ TEST(LiveH200, QuietAndVerboseRanTheSameKernels) {
       return m;
     };
     EXPECT_EQ(launches(c + ".quiet"), launches(c + ".verbose")) << c;
+    // What the harness's probed check (flow/probed_check.h) compares: it ties.
+    EXPECT_TRUE(compare_kernel_sets(attention_kernel_set(v), attention_kernel_set(q)).empty()) << c;
   }
+}
+
+// flashproof's own probed check ran live (fixtures/logs/h200-live/harness, round 3): for each case the
+// evidence pass's tally and the probed timed configuration's tie, and the result file says so.
+TEST(LiveH200, HarnessProbedCheckTiedOnTheGpu) {
+  const auto& sigs = fp::testing::llama_signatures();
+  for (const std::string c : {"live-cuda-realistic-fa-on", "live-cuda-realistic-fa-on-q5-1", "live-cuda-hd48-fa-on"}) {
+    auto ev = read_kernel_tally(fp::testing::fixture("logs/h200-live/harness/" + c + ".kernels.tsv"));
+    auto pc = read_kernel_tally(fp::testing::fixture("logs/h200-live/harness/" + c + ".kernels-probed-check.tsv"));
+    ASSERT_TRUE(ev.ok() && pc.ok()) << c;
+    const AttentionKernelSet a = attention_kernel_set(classify_kernels(*ev, sigs));
+    const AttentionKernelSet b = attention_kernel_set(classify_kernels(*pc, sigs));
+    EXPECT_GT(b.records, 0u) << c;
+    EXPECT_TRUE(compare_kernel_sets(a, b).empty()) << c;
+    auto result = read_file(fp::testing::fixture("logs/h200-live/harness/" + c + ".result.txt"));
+    ASSERT_TRUE(result.ok()) << c;
+    EXPECT_TRUE(contains(*result, "signals.probed_check = attention kernels identical to the evidence pass")) << c;
+  }
+  // The fallback case ran no attention kernel on the GPU in either run: the FLASH_ATTN nodes were on the CPU.
+  auto hd48 = read_kernel_tally(fp::testing::fixture("logs/h200-live/harness/live-cuda-hd48-fa-on.kernels.tsv"));
+  ASSERT_TRUE(hd48.ok());
+  EXPECT_TRUE(attention_kernel_set(classify_kernels(*hd48, sigs)).fused.empty());
 }
 
 TEST(LiveH200, EveryTallyIsAFinalOkProbeTally) {

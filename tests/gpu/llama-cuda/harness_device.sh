@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # On the device, after run_device.sh (which unpacked sid's llama-server with the CUDA backend into
 # FP_WORK and built the probe): runs flashproof itself on the cases in tests/gpu/llama-cuda/cases/
-# (expect CUDA0), through sid's loader, with the probe attached by the harness (FLASHPROOF_PROBE_LIB).
+# (two expect fused attention on CUDA0 and pass; live-cuda-hd48-fa-on must fail: a silent CPU fallback),
+# then an A/B of the realistic case, through sid's loader, with the probe attached by the harness (FLASHPROOF_PROBE_LIB).
 # usage: harness_device.sh BUNDLE OUTDIR
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -18,6 +19,10 @@ src=$(strings -n 8 "$W/fpbin/flashproof" 2>/dev/null | grep -m1 -E '^/.+/src/run
 src=${src:-/work/main}
 if [ ! -e "$src" ]; then mkdir -p "$(dirname "$src")" && ln -s "$root" "$src"; fi
 mkdir -p "$root/fixtures/models/generated" && cp -f "$W/realistic.gguf" "$root/fixtures/models/generated/realistic.gguf"
+if [ -f "$B/hd48.gguf.xz" ]; then
+  [ -f "$W/hd48.gguf" ] || xz -dc "$B/hd48.gguf.xz" >"$W/hd48.gguf"
+  cp -f "$W/hd48.gguf" "$root/fixtures/models/generated/hd48.gguf"
+fi
 export FLASHPROOF_LLAMA_SERVER=$W/prefix/usr/bin/llama-server FLASHPROOF_LOADER=$L/ld-linux-x86-64.so.2
 export FLASHPROOF_LIBRARY_PATH=$LIBS FLASHPROOF_PROBE_LIB=$probe FLASHPROOF_PROGRESS=lines
 export CUDA_CACHE_PATH=$W/jit-cache CUDA_CACHE_MAXSIZE=4294967296 CUDA_MODULE_LOADING=LAZY
@@ -31,4 +36,12 @@ for c in "$here"/cases/*.json; do
   echo "exit $?" >>"$W/harness.txt"
   tar -C "$W" -czf "$O/harness.tar.gz" harness.txt harness 2>/dev/null
 done
+# A/B of the realistic case on the GPU (FP_AB_REPETITIONS launches per arm; 0 skips it).
+ab_reps=${FP_AB_REPETITIONS:-3}
+if [ "$ab_reps" -gt 0 ]; then
+  echo "== flashproof ab live-cuda-realistic-fa-on ($ab_reps launches per arm)" >>"$W/harness.txt"
+  (cd "$root" && fp ab "$here/cases/live-cuda-realistic-fa-on.json" --out "$W/harness/ab-live-cuda-realistic-fa-on"      --results "$W/harness-results" --repetitions "$ab_reps" --sustained-s 5 --quiet) >"$W/harness/ab.stdout" 2>&1
+  echo "exit $?" >>"$W/harness.txt"
+  tar -C "$W" -czf "$O/harness.tar.gz" harness.txt harness 2>/dev/null
+fi
 cat "$W/harness.txt" >&2
