@@ -128,6 +128,8 @@ TEST(LiveH200, HeadSize48AutoDisabledOpenly) {
   EXPECT_EQ(v.activity, Activity::NotActive);
   EXPECT_FALSE(v.silent_fallback);
   EXPECT_TRUE(has_quote(v, "resolve_fused_ops: Flash Attention not supported, set to disabled"));
+  // Build 11669's wording of the reason (the May build said "the Flash Attention tensor"): data only.
+  EXPECT_TRUE(has_quote(v, "resolve_fused_ops: layer 0 is assigned to device CUDA0 but Flash Attention is assigned to device CPU (usually due to missing support)"));
   EXPECT_TRUE(contains(v.levels[0].summary, "resolved: \"resolve_fused_ops: Flash Attention not supported, set to disabled\""))
       << v.levels[0].summary;
   EXPECT_EQ(v.fused_backends, (std::map<std::string, int>{{"CPU", 4}}));
