@@ -34,20 +34,9 @@ fi
 sid_packages=(llama.cpp-tools libllama0 libggml0 python3-gguf
               libc6 libstdc++6 libgcc-s1 libgomp1 libssl3t64 zlib1g)
 
-mirror_uri() {
-  # The mirror this machine already uses for the Debian archive (not -security), from apt's config.
-  local f uri=""
-  for f in /etc/apt/sources.list.d/*.sources; do
-    [ -f "$f" ] || continue
-    uri=$(awk '/^URIs:/ {for (i=2;i<=NF;i++) if ($i ~ /\/debian\/?$/) {print $i; exit}}' "$f")
-    [ -n "$uri" ] && break
-  done
-  if [ -z "$uri" ] && [ -f /etc/apt/sources.list ]; then
-    uri=$(awk '$1=="deb" {for (i=2;i<=NF;i++) if ($i ~ /^[a-z]+:\/\// && $i ~ /\/debian\/?$/) {print $i; exit}}' /etc/apt/sources.list)
-  fi
-  [ -n "$uri" ] || { LOG "no Debian archive URI found in /etc/apt/sources.list.d/*.sources or sources.list"; exit 1; }
-  printf '%s\n' "${uri%/}"
-}
+# shellcheck source=ci/debian_mirror.sh
+. "$(dirname "${BASH_SOURCE[0]}")/debian_mirror.sh"
+mirror_uri() { debian_mirror_uri || exit 1; }
 
 llama_ready() { [ -x "$PREFIX/usr/bin/llama-server" ] && [ -f "$PREFIX/VERSION" ]; }
 

@@ -24,19 +24,8 @@ LOG() { printf 'make_bundle: %s\n' "$*" >&2; }
 [ -x "$PREFIX/usr/bin/llama-server" ] || { LOG "no sid prefix at $PREFIX: run ci/setup.sh first"; exit 1; }
 [ -f "$root/fixtures/models/generated/realistic.gguf" ] || { LOG "no realistic.gguf: run build/flashproof make-model"; exit 1; }
 
-mirror_uri() {  # as ci/setup.sh: the Debian archive this machine's apt uses (not -security)
-  local f uri=""
-  for f in /etc/apt/sources.list.d/*.sources; do
-    [ -f "$f" ] || continue
-    uri=$(awk '/^URIs:/ {for (i=2;i<=NF;i++) if ($i ~ /\/debian\/?$/) {print $i; exit}}' "$f")
-    [ -n "$uri" ] && break
-  done
-  if [ -z "$uri" ] && [ -f /etc/apt/sources.list ]; then
-    uri=$(awk '$1=="deb" {for (i=2;i<=NF;i++) if ($i ~ /^[a-z]+:\/\// && $i ~ /\/debian\/?$/) {print $i; exit}}' /etc/apt/sources.list)
-  fi
-  [ -n "$uri" ] || { LOG "no Debian archive URI in apt's configuration"; exit 1; }
-  printf '%s\n' "${uri%/}"
-}
+. "$root/ci/debian_mirror.sh"
+mirror_uri() { debian_mirror_uri || exit 1; }
 
 apt_dir=$work/apt
 mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" "$work/debs"
