@@ -4,6 +4,7 @@
 #include <iostream>
 #include <string>
 
+#include "cli/args.h"
 #include "cli/commands.h"
 #include "flow/ab_runner.h"
 #include "runtime/process.h"
@@ -38,58 +39,32 @@ const char* kUsage =
 int ab_command(int argc, char** argv) {
   AbRunOptions o;
   std::string case_path;
-  for (int i = 0; i < argc; ++i) {
-    std::string a = argv[i];
-    auto value = [&](const char* name) -> std::string {
-      if (i + 1 >= argc) {
-        std::cerr << "flashproof ab: " << name << " needs a value\n" << kUsage;
-        std::exit(kAbUsage);
-      }
-      return argv[++i];
-    };
-    auto number = [&](const char* name, double lo, double hi) {
-      std::string v = value(name);
-      char* end = nullptr;
-      double n = std::strtod(v.c_str(), &end);
-      if (v.empty() || *end || !(n >= lo && n <= hi)) {
-        std::cerr << "flashproof ab: " << name << " " << quote(v) << ": expected a number from " << lo << " to " << hi << "\n";
-        std::exit(kAbUsage);
-      }
-      return n;
-    };
-    auto whole = [&](const char* name, int lo, int hi) {
-      double n = number(name, lo, hi);
-      if (n != static_cast<int>(n)) {
-        std::cerr << "flashproof ab: " << name << ": expected a whole number\n";
-        std::exit(kAbUsage);
-      }
-      return static_cast<int>(n);
-    };
+  Args args("ab", argc, argv, kUsage);
+  while (args.next()) {
+    const std::string& a = args.arg();
     if (a == "-h" || a == "--help") {
       std::cout << kUsage;
       return 0;
     } else if (a == "--repetitions") {
-      o.repetitions = whole("--repetitions", 1, 1000);
+      o.repetitions = args.whole(1, 1000);
     } else if (a == "--rounds") {
-      o.rounds = whole("--rounds", 1, 100000);
+      o.rounds = args.whole(1, 100000);
     } else if (a == "--warmup") {
-      o.warmup = whole("--warmup", 0, 1000);
+      o.warmup = args.whole(0, 1000);
     } else if (a == "--sustained-s") {
-      o.sustained_s = number("--sustained-s", 0, 86400);
+      o.sustained_s = args.number(0, 86400);
     } else if (a == "--concurrency") {
-      o.concurrency = whole("--concurrency", 1, 1024);
+      o.concurrency = args.whole(1, 1024);
     } else if (a == "--out") {
-      o.out_dir = value("--out");
+      o.out_dir = args.value();
     } else if (a == "--results") {
-      o.results_root = value("--results");
+      o.results_root = args.value();
     } else if (a == "--quiet") {
       o.quiet = true;
-    } else if (!a.empty() && a[0] == '-') {
-      std::cerr << "flashproof ab: unknown option " << quote(a) << "\n" << kUsage;
-      return kAbUsage;
+    } else if (args.is_option()) {
+      args.usage_error("unknown option " + quote(a));
     } else if (!case_path.empty()) {
-      std::cerr << "flashproof ab: one case at a time (got " << quote(case_path) << " and " << quote(a) << ")\n";
-      return kAbUsage;
+      args.usage_error("one case at a time (got " + quote(case_path) + " and " + quote(a) + ")");
     } else {
       case_path = a;
     }

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/args.h"
 #include "cli/commands.h"
 #include "flow/upgrade_gate.h"
 #include "runtime/process.h"
@@ -34,43 +35,26 @@ const char* kUsage =
 int gate_command(int argc, char** argv) {
   GateOptions g;
   std::vector<std::string> cases;
-  for (int i = 0; i < argc; ++i) {
-    std::string a = argv[i];
-    auto value = [&](const char* name) -> std::string {
-      if (i + 1 >= argc) {
-        std::cerr << "flashproof gate: " << name << " needs a value\n" << kUsage;
-        std::exit(64);
-      }
-      return argv[++i];
-    };
-    auto count = [&](const char* name) {
-      std::string v = value(name);
-      char* end = nullptr;
-      long n = std::strtol(v.c_str(), &end, 10);
-      if (v.empty() || *end || n < 0 || n > 100000) {
-        std::cerr << "flashproof gate: " << name << " " << quote(v) << ": expected a whole number 0..100000\n";
-        std::exit(64);
-      }
-      return static_cast<int>(n);
-    };
+  Args args("gate", argc, argv, kUsage);
+  while (args.next()) {
+    const std::string& a = args.arg();
     if (a == "-h" || a == "--help") {
       std::cout << kUsage;
       return 0;
     } else if (a == "--baseline") {
-      g.baseline = value("--baseline");
+      g.baseline = args.value();
     } else if (a == "--golden") {
-      g.run.golden_root = value("--golden");
+      g.run.golden_root = args.value();
     } else if (a == "--results") {
-      g.run.results_root = value("--results");
+      g.run.results_root = args.value();
     } else if (a == "--repetitions") {
-      g.run.timed.repetitions = count("--repetitions");
+      g.run.timed.repetitions = args.whole(0, 100000);
     } else if (a == "--warmup") {
-      g.run.timed.warmup = count("--warmup");
+      g.run.timed.warmup = args.whole(0, 100000);
     } else if (a == "--quiet") {
       g.run.quiet = true;
-    } else if (!a.empty() && a[0] == '-') {
-      std::cerr << "flashproof gate: unknown option " << quote(a) << "\n" << kUsage;
-      return 64;
+    } else if (args.is_option()) {
+      args.usage_error("unknown option " + quote(a));
     } else {
       cases.push_back(a);
     }

@@ -3,6 +3,7 @@
 #include <iostream>
 #include <string>
 
+#include "cli/args.h"
 #include "cli/commands.h"
 #include "report/ctest_measurements.h"
 #include "report/html_report.h"
@@ -62,34 +63,26 @@ int print_ctest(const std::string& path) {
 
 int report_command(int argc, char** argv) {
   std::string path, output, results, junit, ctest_result;
-  for (int i = 0; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&](const char* name) -> std::string {
-      if (i + 1 >= argc) {
-        std::cerr << "flashproof report: " << name << " needs a value\n" << kUsage;
-        return "";
-      }
-      return argv[++i];
-    };
+  Args args("report", argc, argv, kUsage);
+  while (args.next()) {
+    const std::string& a = args.arg();
     if (a == "-h" || a == "--help") {
       std::cout << kUsage;
       return 0;
     } else if (a == "-o" || a == "--output") {
-      if ((output = value("--output")).empty()) return 64;
+      output = args.value();
     } else if (a == "--results") {
-      if ((results = value("--results")).empty()) return 64;
+      results = args.value();
     } else if (a == "--ctest") {
-      if ((ctest_result = value("--ctest")).empty()) return 64;
+      ctest_result = args.value();
     } else if (a == "--junit") {
-      if ((junit = value("--junit")).empty()) return 64;
-    } else if (!a.empty() && a[0] == '-') {
-      std::cerr << "flashproof report: unknown option " << quote(a) << "\n" << kUsage;
-      return 64;
+      junit = args.value();
+    } else if (args.is_option()) {
+      args.usage_error("unknown option " + quote(a));
     } else if (path.empty()) {
       path = a;
     } else {
-      std::cerr << "flashproof report: one PATH only (got " << quote(path) << " and " << quote(a) << ")\n";
-      return 64;
+      args.usage_error("one PATH only (got " + quote(path) + " and " + quote(a) + ")");
     }
   }
   if (!ctest_result.empty()) return print_ctest(ctest_result);

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/args.h"
 #include "cli/commands.h"
 #include "flow/case_runner.h"
 #include "report/ctest_measurements.h"
@@ -89,63 +90,36 @@ int run_command(int argc, char** argv) {
   std::vector<std::string> cases;
   const char* ctest_env = std::getenv("FLASHPROOF_CTEST");
   bool ctest = ctest_env && std::string(ctest_env) == "1";
-  for (int i = 0; i < argc; ++i) {
-    std::string a = argv[i];
-    auto value = [&](const char* name) -> const char* {
-      if (i + 1 >= argc) {
-        std::cerr << "flashproof run: " << name << " needs a value\n" << kUsage;
-        std::exit(kRunUsage);
-      }
-      return argv[++i];
-    };
-    auto count = [&](const char* name) {
-      std::string v = value(name);
-      char* end = nullptr;
-      long n = std::strtol(v.c_str(), &end, 10);
-      if (v.empty() || *end || n < 0 || n > 100000) {
-        std::cerr << "flashproof run: " << name << " " << quote(v) << ": expected a whole number 0..100000\n";
-        std::exit(kRunUsage);
-      }
-      return static_cast<int>(n);
-    };
+  Args args("run", argc, argv, kUsage);
+  while (args.next()) {
+    const std::string& a = args.arg();
     if (a == "-h" || a == "--help") {
       std::cout << kUsage;
       return 0;
     } else if (a == "--out") {
-      o.out_dir = value("--out");
+      o.out_dir = args.value();
     } else if (a == "--results") {
-      o.results_root = value("--results");
+      o.results_root = args.value();
     } else if (a == "--golden") {
-      o.golden_root = value("--golden");
+      o.golden_root = args.value();
     } else if (a == "--record-missing") {
       o.record_missing = true;
     } else if (a == "--min-tolerance") {
-      std::string v = value("--min-tolerance");
-      char* end = nullptr;
-      double x = std::strtod(v.c_str(), &end);
-      if (v.empty() || *end || !(x >= 0 && x <= 100)) {
-        std::cerr << "flashproof run: --min-tolerance " << quote(v) << ": expected a number from 0 to 100 (1.0 = twice as slow)\n";
-        return kRunUsage;
-      }
-      o.min_tolerance_rel = x;
+      o.min_tolerance_rel = args.number(0, 100, "1.0 = twice as slow");
     } else if (a == "--repetitions") {
-      o.timed.repetitions = count("--repetitions");
+      o.timed.repetitions = args.whole(0, 100000);
     } else if (a == "--warmup") {
-      o.timed.warmup = count("--warmup");
+      o.timed.warmup = args.whole(0, 100000);
     } else if (a == "--flag") {
-      std::string v = value("--flag");
-      if (v != "on" && v != "off") {
-        std::cerr << "flashproof run: --flag " << quote(v) << ": expected on or off\n";
-        return kRunUsage;
-      }
+      const std::string v = args.value();
+      if (v != "on" && v != "off") args.usage_error("--flag " + quote(v) + ": expected on or off");
       o.flag_on = v == "on";
     } else if (a == "--quiet") {
       o.quiet = true;
     } else if (a == "--ctest") {
       ctest = true;
-    } else if (!a.empty() && a[0] == '-') {
-      std::cerr << "flashproof run: unknown option " << quote(a) << "\n" << kUsage;
-      return kRunUsage;
+    } else if (args.is_option()) {
+      args.usage_error("unknown option " + quote(a));
     } else {
       cases.push_back(a);
     }

@@ -1,0 +1,52 @@
+#include "cli/args.h"
+
+#include <cstdlib>
+#include <iostream>
+#include <sstream>
+
+#include "util/text.h"
+
+namespace fp {
+
+bool Args::next() {
+  if (i_ + 1 >= argc_) return false;
+  arg_ = argv_[++i_];
+  return true;
+}
+
+std::string Args::value() {
+  const std::string option = arg_;
+  if (i_ + 1 >= argc_) usage_error(option + " needs a value");
+  return argv_[++i_];
+}
+
+int Args::whole(long lo, long hi) {
+  const std::string option = arg_;
+  const std::string v = value();
+  char* end = nullptr;
+  const long n = std::strtol(v.c_str(), &end, 10);
+  if (v.empty() || *end || n < lo || n > hi)
+    usage_error(option + " " + quote(v) + ": expected a whole number from " + std::to_string(lo) + " to " + std::to_string(hi));
+  return static_cast<int>(n);
+}
+
+double Args::number(double lo, double hi, const std::string& meaning) {
+  const std::string option = arg_;
+  const std::string v = value();
+  char* end = nullptr;
+  const double x = std::strtod(v.c_str(), &end);
+  if (v.empty() || *end || !(x >= lo && x <= hi)) {
+    std::ostringstream m;
+    m << option << " " << quote(v) << ": expected a number from " << lo << " to " << hi;
+    if (!meaning.empty()) m << " (" << meaning << ")";
+    usage_error(m.str());
+  }
+  return x;
+}
+
+void Args::usage_error(const std::string& message) const {
+  std::cerr << "flashproof " << command_ << ": " << message << "\n" << usage_;
+  std::exit(kUsageExit);
+}
+
+}  // namespace fp
