@@ -23,22 +23,6 @@ std::string tag_text(const std::string& s) {
   return out;
 }
 
-std::string xml_escape(const std::string& s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char ch : s) {
-    switch (ch) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\n': out += ' '; break;
-      case '\r': break;
-      default: out += ch;
-    }
-  }
-  return out;
-}
 
 std::string xml_unescape(const std::string& s) {
   std::string out;
@@ -157,7 +141,7 @@ JunitFill fill_junit_failure_messages(const std::string& xml) {
       }
       if (!lines.empty()) {
         std::string msg = one_line(join(lines, " | "), 4000);
-        block.replace(f, empty_failure.size(), "<failure message=\"" + xml_escape(msg) + "\"");
+        block.replace(f, empty_failure.size(), "<failure message=\"" + markup_escape(msg, /*flatten_newlines=*/true) + "\"");
         ++out.filled;
       }
     }

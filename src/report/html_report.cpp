@@ -19,21 +19,7 @@ using json = nlohmann::json;
 
 // ---------------------------------------------------------------- small helpers
 
-std::string esc(const std::string& s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char ch : s) {
-    switch (ch) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += ch;
-    }
-  }
-  return out;
-}
+std::string esc(const std::string& s) { return markup_escape(s); }
 
 // A figure's value for people: 3 significant digits, no exponent for everyday sizes.
 std::string num(double v) {

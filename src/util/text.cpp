@@ -50,6 +50,24 @@ std::string join(const std::vector<std::string>& parts, std::string_view sep) {
   return out;
 }
 
+std::string markup_escape(std::string_view s, bool flatten_newlines) {
+  std::string out;
+  out.reserve(s.size());
+  for (char ch : s) {
+    switch (ch) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      case '\n': out += flatten_newlines ? " " : "\n"; break;
+      case '\r': if (!flatten_newlines) out += ch; break;
+      default: out += ch;
+    }
+  }
+  return out;
+}
+
 std::string quote(std::string_view s) {
   std::string out = "\"";
   size_t n = 0;

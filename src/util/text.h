@@ -17,6 +17,10 @@ std::string join(const std::vector<std::string>& parts, std::string_view sep);
 // Quotes a value for an error message: "value" with control characters escaped, cut at 120 chars.
 std::string quote(std::string_view s);
 
+// &, <, >, " and ' as entities: text and attribute values of HTML and XML. With flatten_newlines a
+// line break becomes a space and '\r' is dropped (a one-line XML attribute).
+std::string markup_escape(std::string_view s, bool flatten_newlines = false);
+
 // The current UTC time formatted with strftime, e.g. utc_stamp("%Y%m%dT%H%M%SZ").
 std::string utc_stamp(const char* fmt);
 
