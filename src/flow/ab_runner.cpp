@@ -132,7 +132,7 @@ void run_check(ArmState& s, const AbRunOptions& o) {
     return;
   }
   s.arm.probed_check = probed_check_text(*pc);
-  for (const auto& m : pc->mismatches) s.arm.signal_mismatches.push_back("probed check: " + m);
+  s.arm.probed_mismatches = pc->mismatches;
 }
 
 void run_launch(ArmState& s, int index, const TimedOptions& t, const AbRunOptions& o) {
@@ -294,6 +294,8 @@ void decide_ab(Job job, AbRun& r) {
     }
     for (const auto& m : a->signal_mismatches)
       r.failures.push_back("arm " + a->name + ": a timed launch differs from its evidence pass: " + m);
+    for (const auto& m : a->probed_mismatches)
+      r.failures.push_back("arm " + a->name + ": the timed configuration, probed, differs from its evidence pass: " + m);
   }
 
   // Same system?

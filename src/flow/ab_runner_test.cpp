@@ -73,6 +73,15 @@ TEST(AbRunner, ChatFailsWhenTheGateIsWorseWithTheFlagOn) {
   EXPECT_THAT(r.decision, HasSubstr("gate ttft_ms_p95 is worse with the flag on"));
 }
 
+TEST(AbRunner, AProbedCheckThatDiffersFailsEvenWhenFaster) {
+  AbRun r = run_with({10, 11, 12, 10, 11}, {5, 6, 5, 6, 5});
+  r.on.probed_mismatches = {"fused attention kernels differ: only in the evidence pass: flash_attn_ext_vec<128>"};
+  decide_ab(Job::Chat, r);
+  EXPECT_EQ(r.exit_code, 1) << r.decision;
+  EXPECT_THAT(r.decision, HasSubstr("arm on: the timed configuration, probed, differs from its evidence pass: fused attention "
+                                    "kernels differ: only in the evidence pass: flash_attn_ext_vec<128>"));
+}
+
 TEST(AbRunner, TooFewSamplesToDecideIsIncomplete) {
   AbRun r = run_with({10, 11, 12}, {5, 6, 5});
   decide_ab(Job::Chat, r);

@@ -28,6 +28,7 @@ struct AbArm {
   std::string evidence_signals;          // e.g. "flash attention enabled; graph splits 1"
   std::vector<std::string> signal_mismatches;  // a timed launch that differs from the evidence pass
   std::string probed_check = "not run";        // flow/probed_check.h
+  std::vector<std::string> probed_mismatches;  // the probed timed configuration vs the evidence pass
   std::vector<std::string> evidence_argv, timed_argv;
   std::map<std::string, std::string> evidence_env;
   int launches = 0;                      // timed launches completed
