@@ -5,25 +5,14 @@
 #include <string>
 #include <vector>
 
+#include "cli/testing.h"
 #include "evidence/testing.h"
 
 namespace fp {
 namespace {
 
-struct Ran {
-  int code;
-  std::string out, err;
-};
-
-Ran run(std::vector<std::string> args) {
-  args.insert(args.begin(), "explain");
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  ::testing::internal::CaptureStdout();
-  ::testing::internal::CaptureStderr();
-  int code = explain_command(static_cast<int>(argv.size()), argv.data());
-  return {code, ::testing::internal::GetCapturedStdout(), ::testing::internal::GetCapturedStderr()};
-}
+using fp::testing::Ran;
+Ran run(std::vector<std::string> args) { return fp::testing::run_explain(std::move(args)); }
 
 std::string h200(const std::string& file) { return fp::testing::fixture("logs/h200/" + file); }
 

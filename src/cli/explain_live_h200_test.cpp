@@ -5,27 +5,18 @@
 #include <string>
 #include <vector>
 
-#include "cli/explain_command.h"
+#include "cli/testing.h"
 #include "evidence/testing.h"
 
 namespace fp {
 namespace {
 
-struct Ran {
-  int code;
-  std::string out, err;
-};
+using fp::testing::Ran;
 
 Ran explain(const std::string& name) {
-  std::string base = fp::testing::fixture("logs/h200-live/" + name);
-  std::vector<std::string> args = {"explain", "--runtime", "llama-server", "--log", base + ".log.gz",
-                                   "--kernels", base + ".kernels.tsv", "--expect-backend", "CUDA0"};
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  ::testing::internal::CaptureStdout();
-  ::testing::internal::CaptureStderr();
-  int code = explain_command(static_cast<int>(argv.size()), argv.data());
-  return {code, ::testing::internal::GetCapturedStdout(), ::testing::internal::GetCapturedStderr()};
+  const std::string base = fp::testing::fixture("logs/h200-live/" + name);
+  return fp::testing::run_explain({"--runtime", "llama-server", "--log", base + ".log.gz", "--kernels", base + ".kernels.tsv",
+                                   "--expect-backend", "CUDA0"});
 }
 
 bool has(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/explain_command.h"
+#include "cli/testing.h"
 #include "evidence/testing.h"
 
 namespace fp {
@@ -117,20 +117,8 @@ TEST(VllmSignatures, KernelsByBackend) {
   EXPECT_EQ(v.activity, Activity::NoEvidence) << format_verdict(v);
 }
 
-struct Ran {
-  int code;
-  std::string out, err;
-};
-
-Ran explain(std::vector<std::string> args) {
-  args.insert(args.begin(), "explain");
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  ::testing::internal::CaptureStdout();
-  ::testing::internal::CaptureStderr();
-  int code = explain_command(static_cast<int>(argv.size()), argv.data());
-  return {code, ::testing::internal::GetCapturedStdout(), ::testing::internal::GetCapturedStderr()};
-}
+using fp::testing::Ran;
+Ran explain(std::vector<std::string> args) { return fp::testing::run_explain(std::move(args)); }
 
 // Every row of fixtures/logs/vllm/expected.tsv: the exit code and a text the output must hold.
 TEST(VllmExplain, EveryRecordedExcerptGetsItsExpectedVerdict) {
