@@ -12,13 +12,12 @@
 #include "flow/evidence_pass.h"
 #include "flow/figures.h"
 #include "flow/mechanism.h"
-#include "flow/sustained_phase.h"
 #include "flow/probed_check.h"
+#include "flow/sustained_phase.h"
 #include "flow/timed_pass.h"
 #include "golden/answers.h"
 #include "golden/fingerprint.h"
 #include "runtime/process.h"
-#include "util/sha256.h"
 #include "util/text.h"
 
 namespace fp {

@@ -2,8 +2,6 @@
 
 #include <unistd.h>
 
-#include <cmath>
-#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -13,14 +11,11 @@
 #include "flow/figures.h"
 #include "flow/golden_step.h"
 #include "flow/history.h"
-#include "flow/gpu_probe.h"
 #include "flow/probed_check.h"
 #include "flow/progress.h"
-#include "measure/nvml.h"
 #include "golden/fingerprint.h"
 #include "report/redact.h"
 #include "report/result_file.h"
-#include "util/sha256.h"
 #include "util/text.h"
 
 namespace fp {
