@@ -8,24 +8,9 @@
 
 #include "evidence/kernel_tally.h"
 #include "evidence/runtime_signatures.h"
+#include "fuzz_signatures.h"
 
-namespace {
-
-const std::vector<fp::RuntimeSignatures>& signatures() {
-  static const std::vector<fp::RuntimeSignatures> all = [] {
-    std::vector<fp::RuntimeSignatures> v;
-    for (const char* runtime : {"llama-server", "vllm"}) {
-      auto s = fp::load_runtime_signatures(runtime, std::string(FLASHPROOF_SOURCE_DIR) + "/src/runtime/data/" +
-                                                        runtime + ".json");
-      if (!s) std::abort();
-      v.push_back(std::move(*s));
-    }
-    return v;
-  }();
-  return all;
-}
-
-}  // namespace
+using fp::fuzz::signatures;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
