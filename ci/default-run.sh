@@ -12,7 +12,7 @@ extra=()
 if [ ! -d "$golden/$id" ]; then
   golden=$(mktemp -d /tmp/flashproof-golden.XXXXXX)
   extra=(--record-missing)
-  echo "no committed golden for this machine ($id): recording a first one in $golden" >&2
+  echo "no committed golden for this machine ($id): recording a first one in $golden (5 fresh launches per case)" >&2
   echo "(review it and keep it with: flashproof accept <run folder>)" >&2
 fi
 mapfile -t cases < <(fp_default_cases)

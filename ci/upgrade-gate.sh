@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
-# The upgrade gate: after a new runtime build, driver or model file, run every case against the
-# goldens of the previous fingerprint; say what changed field by field; fail on any lost kernel,
-# regression beyond tolerance or changed answer (docs/upgrade-gate.md).
-#
-# usage: ci/upgrade-gate.sh [--baseline FINGERPRINT_ID] [--repetitions N] [--warmup N]
-#        FLASHPROOF_LLAMA_SERVER=/path/to/new/llama-server ci/upgrade-gate.sh   # gate a build before installing it
+# The upgrade gate (docs/upgrade-gate.md), two ways:
+#  - side by side, the stronger test, while the old build is still at hand: the old and the new build
+#    run alternately on this machine, paired launch by launch; each gated figure ends as regression,
+#    no regression or unresolved; fused attention must not be lost, answers must not change:
+#      ci/upgrade-gate.sh --baseline-runtime OLD [--candidate-runtime NEW] [--budget S] [--min-effect FIG=X]
+#    A new Debian build, gated before it replaces the old one:
+#      FLASHPROOF_PREFIX=/var/cache/flashproof/sid-new FLASHPROOF_REFRESH=1 bash ci/setup.sh
+#      ci/upgrade-gate.sh --baseline-runtime /var/cache/flashproof/sid-prefix --candidate-runtime /var/cache/flashproof/sid-new
+#  - against the goldens of the previous fingerprint, when the old build is gone:
+#      ci/upgrade-gate.sh [--baseline FINGERPRINT_ID] [--repetitions N] [--warmup N]
+#      FLASHPROOF_LLAMA_SERVER=/path/to/new/llama-server ci/upgrade-gate.sh   # gate a build before installing it
 # env:   FLASHPROOF_CASES (space-separated case files; default: cases/*.json without a "ctest" block),
 #        FLASHPROOF_GOLDEN (default golden/), FLASHPROOF_RESULTS (default results/),
 #        FLASHPROOF_SKIP_BUILD=1 to use an existing build in FLASHPROOF_BUILD_DIR (default build/)
-# exit:  0 pass, 1 fail (lost kernel, regression, changed answer), 2 incomplete or no baseline.
+# exit:  0 pass / no regression, 1 fail (lost kernel, regression, changed answer), 2 incomplete or no
+#        baseline, 3 unresolved within the budget (side by side only).
 # On a pass, review and keep the new fingerprint's goldens with: flashproof accept <run folders>.
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 [ "${FLASHPROOF_SKIP_BUILD:-0}" = 1 ] || fp_build

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "evidence/runtime_signatures.h"
+#include "util/text.h"
 
 namespace fp::fuzz {
 
@@ -15,7 +16,9 @@ inline const std::vector<RuntimeSignatures>& signatures() {
   static const std::vector<RuntimeSignatures> all = [] {
     std::vector<RuntimeSignatures> v;
     for (const char* runtime : {"llama-server", "vllm"}) {
-      auto s = load_runtime_signatures(runtime, std::string(FLASHPROOF_SOURCE_DIR) + "/src/runtime/data/" + runtime + ".json");
+      const std::string path = std::string(FLASHPROOF_SOURCE_DIR) + "/src/runtime/data/" + runtime + ".json";
+      auto text = read_file(path);
+      auto s = text ? parse_runtime_signatures(*text, path, runtime) : Result<RuntimeSignatures>(text.error());
       if (!s) {
         std::fprintf(stderr, "fuzz: %s\n", s.error().message.c_str());
         std::abort();

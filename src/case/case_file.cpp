@@ -168,18 +168,41 @@ Status load_flag(const JsonFields& top, Case& c) {
 
 Status load_expect(const JsonFields& top, Case& c) {
   FP_TRY(JsonFields e, top.object("expect"));
-  FP_TRY_STATUS(e.only_keys({"fused_attention", "backend"}));
+  FP_TRY_STATUS(e.only_keys({"fused_attention", "backend", "evidence"}));
   FP_TRY(c.expect.fused_attention, e.boolean("fused_attention"));
-  FP_TRY(c.expect.backend, e.string("backend"));
-  if (!is_identifier(c.expect.backend, /*underscore_first=*/false))
-    return e.error("backend", "expected a backend name as the runtime logs it, e.g. CPU or CUDA0");
+  const char* backend_form = "expected a backend name as the runtime logs it (CPU, CUDA0), a list of them "
+                             "([\"CUDA0\", \"CUDA1\"]) or \"all-gpus\"";
+  if (e.raw().contains("backend") && e.raw()["backend"].is_array()) {
+    FP_TRY(c.expect.backends, e.string_list("backend"));
+    if (c.expect.backends.empty()) return e.error("backend", std::string("empty list; ") + backend_form);
+  } else {
+    FP_TRY(std::string one, e.string("backend"));
+    c.expect.backends.clear();
+    for (size_t start = 0, comma = 0; comma != std::string::npos; start = comma + 1) {  // "CUDA0,CUDA1"
+      comma = one.find(',', start);
+      c.expect.backends.push_back(trim(one.substr(start, comma == std::string::npos ? std::string::npos : comma - start)));
+    }
+  }
+  for (const auto& b : c.expect.backends)
+    if (!is_identifier(b, /*underscore_first=*/false) && b != "all-gpus")
+      return e.error("backend", quote(b) + ": " + backend_form);
+  c.expect.backend = join(c.expect.backends, ",");
+  if (e.has("evidence")) {
+    FP_TRY(c.expect.evidence, e.string_list("evidence"));
+    for (const auto& level : c.expect.evidence)
+      if (level != "log" && level != "placement" && level != "kernels")
+        return e.error("evidence", quote(level) + " is not an evidence level; valid: log, placement, kernels");
+    if (c.expect.evidence.empty())
+      return e.error("evidence", "empty list; name the levels that must yield an answer (log, placement, kernels) or leave the field out for every level the platform can produce");
+  }
   return ok_status();
 }
 
 Status load_plan(const JsonFields& top, Case& c) {
   if (!top.has("plan")) return ok_status();
   FP_TRY(JsonFields p, top.object("plan"));
-  FP_TRY_STATUS(p.only_keys({"warmup", "repetitions", "timeout_s", "ready_timeout_s", "stall_timeout_s"}));
+  FP_TRY_STATUS(p.only_keys({"warmup", "repetitions", "timeout_s", "ready_timeout_s", "stall_timeout_s", "min_effect",
+                             "blocks", "max_blocks", "budget_s"}));
   FP_TRY(long long w, p.integer_or("warmup", 0, 1000, c.plan.warmup));
   FP_TRY(long long r, p.integer_or("repetitions", 1, 100000, c.plan.repetitions));
   c.plan.warmup = static_cast<int>(w);
@@ -190,6 +213,21 @@ Status load_plan(const JsonFields& top, Case& c) {
   FP_TRY(c.plan.ready_timeout_s, p.number_or("ready_timeout_s", 1, 3600, c.plan.ready_timeout_s));
   if (c.plan.ready_timeout_s >= c.plan.timeout_s) return p.error("ready_timeout_s", "must be less than timeout_s");
   FP_TRY(c.plan.stall_timeout_s, p.number_or("stall_timeout_s", 0.5, 3600, std::min(c.plan.stall_timeout_s, c.plan.timeout_s)));
+  if (p.has("min_effect")) {
+    FP_TRY(JsonFields m, p.object("min_effect"));
+    for (const auto& [figure, value] : m.raw().items()) {
+      if (!std::regex_match(figure, kName))
+        return m.error(figure, "expected a figure name such as ttft_ms or itl_ms");
+      FP_TRY(double v, m.number_or(figure, 0.001, 10, kDefaultMinEffect));
+      c.plan.min_effect[figure] = v;
+    }
+  }
+  FP_TRY(long long blocks, p.integer_or("blocks", 2, 1000, c.plan.blocks));
+  if (blocks % 2) return p.error("blocks", "must be even, so that the ABBA order is balanced (" + std::to_string(blocks) + " given)");
+  c.plan.blocks = static_cast<int>(blocks);
+  FP_TRY(long long max_blocks, p.integer_or("max_blocks", c.plan.blocks, 10000, std::max(c.plan.blocks, c.plan.max_blocks)));
+  c.plan.max_blocks = static_cast<int>(max_blocks);
+  FP_TRY(c.plan.budget_s, p.number_or("budget_s", 1, 7 * 86400, c.plan.budget_s));
   return ok_status();
 }
 
@@ -244,6 +282,11 @@ const std::vector<std::string>& ab_figure_names() {
       "sustained_ttft_ms", "sustained_queue_ms", "sustained_tpot_ms", "sustained_throughput_tokens_per_s",
       "kv_cache_mib", "compute_buffer_mib", "host_peak_rss_mib"};
   return names;
+}
+
+double min_effect(const Case& c, const std::string& figure) {
+  auto it = c.plan.min_effect.find(figure);
+  return it != c.plan.min_effect.end() ? it->second : kDefaultMinEffect;
 }
 
 const char* job_name(Job job) {

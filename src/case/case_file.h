@@ -46,16 +46,32 @@ struct FlagValues {
 
 struct Expectation {
   bool fused_attention = true;
-  std::string backend;              // e.g. CPU, CUDA0
+  std::string backend;              // as written, comma-joined: CPU, CUDA0, "CUDA0,CUDA1", all-gpus
+  std::vector<std::string> backends;  // the list: each must run the fused op, no other may
+  // Evidence levels that must yield an answer ("log", "placement", "kernels"); empty: every level
+  // the platform can produce (evidence/verdict.h default_evidence_levels).
+  std::vector<std::string> evidence;
 };
+
+inline constexpr double kDefaultMinEffect = 0.05;
 
 struct RunPlan {
   int warmup = 1;
-  int repetitions = 3;
-  double timeout_s = 300;           // the whole case
+  int repetitions = 3;              // measured rounds over the prompts per launch
+  double timeout_s = 300;           // one launch's requests (a run, or one launch of a gate block)
   double ready_timeout_s = 60;      // launch to ready
   double stall_timeout_s = 60;      // a streamed answer with no byte for this long has failed
+  // The side-by-side gate (flow/paired_runner.h): the smallest relative worsening of a gated figure
+  // worth failing (figure -> fraction, e.g. {"ttft_ms": 0.05}); figures not named take the job's
+  // default (default_min_effect). Blocks: one fresh launch per arm each, ABBA order; the first look
+  // after `blocks`, then one more block pair at a time until every gated figure is decided, the
+  // blocks reach `max_blocks` or the timed blocks would pass `budget_s`.
+  std::map<std::string, double> min_effect;
+  int blocks = 4;
+  int max_blocks = 40;
+  double budget_s = 300;
 };
+
 
 // A stated expectation of what the flag does to one A/B figure, checked against the measurement.
 struct MechanismStatement {
@@ -96,6 +112,10 @@ struct Case {
   AbPlan ab;                        // the "ab" block, or its defaults
   bool has_ab = false;              // the case has an "ab" block
 };
+
+// The smallest relative worsening of `figure` worth failing for the job: 5% for the gated timing
+// figures unless the case's plan.min_effect names the figure.
+double min_effect(const Case& c, const std::string& figure);
 
 // The placeholders a launch argv may use.
 const std::vector<std::string>& known_placeholders();

@@ -208,6 +208,31 @@ TEST_F(CaseFileTest, AbMechanismErrorsNameTheStatement) {
   EXPECT_THAT(error_of(good_), AllOf(HasSubstr("ab.repetitions"), HasSubstr("whole number from 1")));
 }
 
+// Issue 13: expect.backend as a list or "all-gpus"; expect.evidence names the required levels.
+TEST_F(CaseFileTest, ExpectBackendListAndRequiredEvidence) {
+  auto one = load(good_);
+  ASSERT_TRUE(one.ok()) << one.error().message;
+  EXPECT_EQ(one->expect.backends, std::vector<std::string>({"CPU"}));
+  EXPECT_TRUE(one->expect.evidence.empty());  // default: every level the platform can produce
+  json j = good_;
+  j["expect"] = json::parse(R"({"fused_attention": true, "backend": ["CUDA0", "CUDA1"], "evidence": ["log", "kernels"]})");
+  auto two = load(j);
+  ASSERT_TRUE(two.ok()) << two.error().message;
+  EXPECT_EQ(two->expect.backends, std::vector<std::string>({"CUDA0", "CUDA1"}));
+  EXPECT_EQ(two->expect.backend, "CUDA0,CUDA1");
+  EXPECT_EQ(two->expect.evidence, std::vector<std::string>({"log", "kernels"}));
+  j["expect"] = json::parse(R"({"fused_attention": true, "backend": "all-gpus"})");
+  auto all = load(j);
+  ASSERT_TRUE(all.ok()) << all.error().message;
+  EXPECT_EQ(all->expect.backend, "all-gpus");
+  j["expect"] = json::parse(R"({"fused_attention": true, "backend": "CUDA0", "evidence": ["log", "gpu"]})");
+  EXPECT_THAT(error_of(j), AllOf(HasSubstr("expect.evidence"), HasSubstr("\"gpu\" is not an evidence level; valid: log, placement, kernels")));
+  j["expect"] = json::parse(R"({"fused_attention": true, "backend": []})");
+  EXPECT_THAT(error_of(j), HasSubstr("expect.backend"));
+  j["expect"] = json::parse(R"({"fused_attention": true, "backend": ["CUDA 0"]})");
+  EXPECT_THAT(error_of(j), HasSubstr("\"CUDA 0\": expected a backend name"));
+}
+
 TEST(ShippedCases, EveryCaseInTheRepositoryLoads) {
   int n = 0;
   for (const auto& e : fs::directory_iterator(FLASHPROOF_SOURCE_DIR "/cases")) {

@@ -16,13 +16,17 @@ namespace {
 const char* kUsage =
     "usage: flashproof ab CASE.json [options]\n"
     "Runs the case with the flag on and with it off, everything else identical: one evidence pass per\n"
-    "arm (on must show fused attention active, off not), then fresh launches alternating on, off, on,\n"
-    "off ... (cold start, warm-up, measured rounds), then a sustained phase per arm. Reports each\n"
-    "figure's difference (on - off) with a 95% bootstrap interval and a Mann-Whitney U test, checks the\n"
-    "case's stated mechanism (\"ab\": {\"mechanism\": [...]}), compares the answers prompt by prompt,\n"
+    "arm (on must show fused attention active, off not), then the side-by-side engine of `gate`: blocks\n"
+    "of one fresh launch per arm in ABBA order (cold start, warm-up, measured rounds), the job's gated\n"
+    "figures compared paired per block and prompt (regression / no regression / unresolved against the\n"
+    "case's plan.min_effect, blocks added while unresolved up to plan.budget_s), then a sustained phase\n"
+    "per arm. Reports every figure pooled per arm too (95% bootstrap interval, Mann-Whitney U), checks\n"
+    "the case's stated mechanism (\"ab\": {\"mechanism\": [...]}), compares the answers prompt by prompt,\n"
     "and lets the job decide. Writes ab.txt, ab.json and every launch's log.\n\n"
     "options (defaults from the case's \"ab\" block):\n"
-    "  --repetitions N      fresh launches per arm (default ab.repetitions, else 5)\n"
+    "  --repetitions N      exactly N blocks (one fresh launch per arm each; rounded up to even). Default:\n"
+    "                       ab.repetitions (else 5) blocks, then more while a gate is unresolved, up to\n"
+    "                       plan.max_blocks and plan.budget_s\n"
     "  --rounds N           measured rounds over the prompts per launch (default ab.rounds, else plan.repetitions)\n"
     "  --warmup N           warm-up rounds per launch (default ab.warmup, else plan.warmup)\n"
     "  --sustained-s X      sustained phase per arm in seconds, 0 to skip (default ab.sustained.duration_s, else 10)\n"
@@ -32,7 +36,7 @@ const char* kUsage =
     "  --quiet              no progress lines\n"
     "exit: 0 the job's gates are not worse with the flag on and the answers satisfy the job,\n"
     "      1 otherwise (or the evidence shows the arms did not differ as asked),\n"
-    "      2 incomplete (a launch failed, or too few samples to decide), 64 usage, 125 skipped\n";
+    "      2 incomplete (a launch failed), 3 a gate unresolved within the budget, 64 usage, 125 skipped\n";
 
 }  // namespace
 

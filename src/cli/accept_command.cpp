@@ -16,6 +16,7 @@
 #include "golden/answers.h"
 #include "report/result_file.h"
 #include "golden/golden_file.h"
+#include "golden/threshold_policy.h"
 #include "util/text.h"
 
 namespace fp {
@@ -26,7 +27,9 @@ namespace fs = std::filesystem;
 const char* kUsage =
     "usage: flashproof accept RUNDIR... [--golden DIR] [--only figures|answers] [--yes]\n"
     "Shows every change a run would make to this machine's goldens (figures, and answers as unified\n"
-    "diffs), then writes what you accept: with --yes, or after you answer y. Refuses when CI is set.\n";
+    "diffs), then writes what you accept: with --yes, or after you answer y. Refuses when CI is set.\n"
+    "Figures need a run of at least 3 fresh launches (`flashproof run CASE --launches 5`): the golden\n"
+    "keeps per figure the median of the launch medians, their spread and the number of launches.\n";
 
 bool ci_is_set() {
   const char* ci = std::getenv("CI");
@@ -66,14 +69,14 @@ std::string num(double v) {
 
 // Shows the thresholds the plan writes against the previous ones; returns the text.
 std::string show_figures(const Golden& planned, const Golden* previous, const std::string& previous_file) {
-  std::string out = "figures (medians against " + (previous ? previous_file + ", whose direction, tolerance and gate are kept" : std::string("nothing: a first golden")) + "):\n";
+  std::string out = "figures (medians of launch medians against " +
+                    (previous ? previous_file + ", whose direction and gate are kept" : std::string("nothing: a first golden")) + "):\n";
   for (const auto& [name, f] : planned.figures) {
-    std::string limits = "tolerance max(" + num(f.tolerance_rel) + " x median, " + num(f.tolerance_abs) + "), " +
-                         (f.direction == Direction::lower_is_better ? "lower" : "higher") + " is better" +
+    std::string limits = std::string(f.direction == Direction::lower_is_better ? "lower" : "higher") + " is better" +
                          (f.gate ? ", gate" : "");
     const GoldenFigure* old = previous && previous->figures.count(name) ? &previous->figures.at(name) : nullptr;
     if (!old) {
-      out += fig_line('+', name, "new: median " + num(f.median) + ", spread " + num(f.spread) + ", n " + std::to_string(f.n) + "; " + limits);
+      out += fig_line('+', name, "new: median " + num(f.median) + ", spread " + num(f.spread) + ", n " + std::to_string(f.n) + " launches; " + limits);
     } else if (old->median == f.median && old->spread == f.spread && old->n == f.n) {
       out += fig_line('=', name, "unchanged: median " + num(f.median) + " (n " + std::to_string(f.n) + ")");
     } else {
@@ -126,6 +129,12 @@ int accept_one(const std::string& run_dir, const std::string& golden_root, const
     return 1;
   }
   const bool figures = only != "answers", answers = only != "figures";
+  if (figures && r->launches < static_cast<int>(kMinGoldenLaunches)) {
+    std::cerr << "flashproof accept: " << run_dir << " holds " << r->launches << " launch(es); a golden's figures need at least "
+              << kMinGoldenLaunches << " (the spread of their medians is its noise band): run `flashproof run " << r->case_file
+              << " --launches " << kDefaultGoldenLaunches << "` and accept that run, or keep only the answers with --only answers\n";
+    return 1;
+  }
   const GoldenPaths paths = golden_paths(golden_root, r->fingerprint_id, r->case_name);
   // Thresholds to keep: this fingerprint's golden, else the one the run was compared with (the
   // upgrade gate's baseline), so an operator's tuned tolerances survive an upgrade.

@@ -7,7 +7,7 @@
 
 #include "cli/commands.h"
 #include "flow/golden_step.h"
-#include "flow/history.h"
+#include "history/history.h"
 #include "report/result_diff.h"
 #include "report/result_file.h"
 #include "util/text.h"

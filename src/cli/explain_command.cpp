@@ -1,6 +1,8 @@
 #include "cli/explain_command.h"
 
+#include <algorithm>
 #include <iostream>
+#include <sstream>
 #include <map>
 #include <string>
 
@@ -10,7 +12,9 @@
 #include "evidence/placement.h"
 #include "evidence/runtime_signatures.h"
 #include "evidence/verdict.h"
+#include "model/gguf_reader.h"
 #include "util/text.h"
+#include "runtime/runtime_data.h"
 
 namespace fp {
 namespace {
@@ -21,11 +25,17 @@ constexpr int kExitNoEvidence = 2;
 constexpr int kExitUsage = 64;
 
 const char* const kUsage =
-    "usage: flashproof explain --runtime NAME --log FILE [--kernels FILE] [--expect-backend NAME]\n"
+    "usage: flashproof explain --runtime NAME --log FILE [--kernels FILE] [--expect-backend NAMES]\n"
+    "                          [--model FILE.gguf | --layers N] [--require LEVELS]\n"
     "  --runtime         runtime data file stem, e.g. llama-server\n"
     "  --log             the runtime's whole log, plain or gzipped\n"
-    "  --kernels         kernel tally from the CUPTI probe (launches, gpu ns, name per line)\n"
-    "  --expect-backend  backend the fused op must run on, e.g. CUDA0 or CPU\n"
+    "  --kernels         kernel tally from the CUPTI probe (launches, gpu ns, [device,] name per line)\n"
+    "  --expect-backend  backends the fused op must run on, each of them and no other: CUDA0, CPU,\n"
+    "                    CUDA0,CUDA1, or all-gpus (every GPU backend the log names)\n"
+    "  --model           the model the log ran: its attention layer count (GGUF block_count) checks that\n"
+    "                    the placement counts are whole (not cut off); --layers N gives the count itself\n"
+    "  --require         levels that must yield an answer, e.g. log,placement,kernels (default: none;\n"
+    "                    the log alone never proves active)\n"
     "exit: 0 active, 1 not active or levels disagree, 2 no evidence, 64 usage error\n";
 
 int usage_error(const std::string& message) {
@@ -36,7 +46,8 @@ int usage_error(const std::string& message) {
 // Parses "--name value" and "--name=value" pairs.
 bool parse_args(int argc, char** argv, std::map<std::string, std::string>& opts, std::string& bad) {
   const std::map<std::string, bool> known = {
-      {"--runtime", true}, {"--log", true}, {"--kernels", true}, {"--expect-backend", true}};
+      {"--runtime", true}, {"--log", true},   {"--kernels", true}, {"--expect-backend", true},
+      {"--model", true},   {"--layers", true}, {"--require", true}};
   // main() passes the arguments after the command; tests may pass "explain" first.
   int first = argc > 0 && std::string(argv[0]) == "explain" ? 1 : 0;
   for (int i = first; i < argc; ++i) {
@@ -74,13 +85,31 @@ bool parse_args(int argc, char** argv, std::map<std::string, std::string>& opts,
       bad = std::string("missing required argument ") + required;
       return false;
     }
+  if (opts.count("--model") && opts.count("--layers")) {
+    bad = "give --model or --layers, not both";
+    return false;
+  }
   return true;
 }
 
 int exit_code(const Verdict& v) {
   if (v.activity == Activity::NoEvidence) return kExitNoEvidence;
-  if (v.activity == Activity::Active && !v.disagreement) return kExitActive;
-  return kExitNotActive;
+  return verdict_as_expected(v, /*expect_fused=*/true) ? kExitActive : kExitNotActive;
+}
+
+// --require: a comma list of level names.
+bool parse_levels(const std::string& text, std::vector<std::string>& out, std::string& bad) {
+  std::stringstream ss(text);
+  for (std::string item; std::getline(ss, item, ',');) {
+    item = trim(item);
+    const auto& names = evidence_level_names();
+    if (std::find(names.begin(), names.end(), item) == names.end()) {
+      bad = "--require " + quote(text) + ": " + quote(item) + " is not a level; valid: " + join(names, ", ");
+      return false;
+    }
+    out.push_back(item);
+  }
+  return true;
 }
 
 }  // namespace
@@ -98,11 +127,26 @@ int explain_command(int argc, char** argv) {
   std::vector<LogRecord> records = split_records(*text, *sigs);
   LogScan log = scan_log(records, *sigs);
   Placement placement = scan_placement(records, *sigs);
-  VerdictInput in;
+  VerdictInput in = verdict_input(*sigs);
   in.log = &log;
   in.placement = &placement;
   in.expect_backend = opts.count("--expect-backend") ? opts["--expect-backend"] : "";
-  in.hints = sigs->hints;
+  if (opts.count("--require") && !parse_levels(opts["--require"], in.required, bad)) return usage_error(bad);
+  Facts known;  // for the cause rules (evidence/causes.h)
+  if (opts.count("--model")) {
+    auto facts = read_model_facts(opts["--model"]);
+    if (!facts) return usage_error("--model: " + facts.error().message);
+    known["head_size"] = std::to_string(facts->head_size_k);
+    known["layers"] = std::to_string(facts->layers);
+    in.model_layers = facts->layers;
+    in.layers_from = opts["--model"] + " (" + facts->architecture + ".block_count)";
+  } else if (opts.count("--layers")) {
+    const std::string& n = opts["--layers"];
+    if (n.find_first_not_of("0123456789") != std::string::npos || n.size() > 6 || std::stoi(n) < 1)
+      return usage_error("--layers " + quote(n) + ": expected the model's attention layer count, a whole number 1..999999");
+    in.model_layers = std::stoi(n);
+    in.layers_from = "--layers";
+  }
   KernelSummary kernels;
   if (opts.count("--kernels")) {
     auto tally = read_kernel_tally(opts["--kernels"]);
@@ -115,6 +159,14 @@ int explain_command(int argc, char** argv) {
             << "log: " << opts["--log"] << " (" << records.size() << " records)\n";
   if (in.kernels) std::cout << "kernels: " << opts["--kernels"] << "\n";
   std::cout << format_verdict(v);
+  if (!verdict_as_expected(v, /*expect_fused=*/true)) {
+    // Why, where the runtime data knows: facts from the model, the expectation and the log.
+    if (!v.expected_backend.empty()) known["expected_backend"] = v.expected_backend;
+    Facts facts = gather_facts(known, {}, records, sigs->causes);
+    auto causes = match_causes(sigs->causes, facts, records);
+    for (const auto& c : causes) std::cout << "likely cause: " << c.text() << "\n";
+    if (causes.empty()) std::cout << causes_text(causes, facts) << "\n";
+  }
   return exit_code(v);
 }
 

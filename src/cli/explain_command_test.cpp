@@ -7,6 +7,7 @@
 
 #include "cli/testing.h"
 #include "evidence/testing.h"
+#include "model/model_recipe.h"
 
 namespace fp {
 namespace {
@@ -38,6 +39,68 @@ TEST(ExplainCommand, NoEvidenceExitsTwo) {
   Ran r = run({"--runtime", "llama-server", "--log", path});
   EXPECT_EQ(r.code, 2) << r.out << r.err;
   EXPECT_NE(r.out.find("verdict: no evidence"), std::string::npos) << r.out;
+}
+
+// Issue 13: the log alone never proves "active". A CPU run at -lv 4 (no GGML_SCHED_DEBUG) says
+// "Flash Attention enabled" and has no placement record; with no tally either: no evidence.
+TEST(ExplainCommand, LogWithoutPlacementOrTallyExitsTwo) {
+  Ran r = run({"--runtime", "llama-server", "--log", fp::testing::fixture("logs/cpu/b11669_tiny_fa_on_lv4.log.gz"),
+               "--expect-backend", "CPU"});
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_NE(r.out.find("verdict: no evidence"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("NO EVIDENCE: the log alone never proves fused attention active"), std::string::npos) << r.out;
+}
+
+TEST(ExplainCommand, RequiredLevelThatYieldsNothingExitsTwo) {
+  Ran r = run({"--runtime", "llama-server", "--log", h200("mid_fa_on.log.gz"), "--expect-backend", "CUDA0", "--require",
+               "log,placement,kernels"});
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_NE(r.out.find("NO EVIDENCE: level 3 kernels is required and yielded nothing: no tally given"), std::string::npos)
+      << r.out;
+  Ran bad = run({"--runtime", "llama-server", "--log", h200("mid_fa_on.log.gz"), "--require", "log,gpu"});
+  EXPECT_EQ(bad.code, 64);
+  EXPECT_NE(bad.err.find("\"gpu\" is not a level; valid: log, placement, kernels"), std::string::npos) << bad.err;
+}
+
+// Level 2 counts against the model's attention layers: 4 (fixtures/models/realistic.json).
+TEST(ExplainCommand, PlacementCompletenessFromTheModel) {
+  const std::string log = fp::testing::fixture("logs/h200-live/fa_on.verbose.log.gz");
+  auto recipe = load_model_recipe(fp::testing::fixture("models/realistic.json"));
+  ASSERT_TRUE(recipe.ok()) << recipe.error().message;
+  const std::string model = ::testing::TempDir() + "fp_explain_realistic.gguf";
+  ASSERT_TRUE(write_file_atomic(model, build_llama_gguf(*recipe)).ok());
+  Ran with = run({"--runtime", "llama-server", "--log", log, "--expect-backend", "CUDA0", "--model", model});
+  EXPECT_EQ(with.code, 0) << with.out << with.err;
+  EXPECT_NE(with.out.find("placement completeness: complete: 19 graphs, 4 attention nodes each (the model's 4 attention "
+                          "layers), layers from " + model + " (llama.block_count)"),
+            std::string::npos)
+      << with.out;
+  Ran without = run({"--runtime", "llama-server", "--log", log, "--expect-backend", "CUDA0"});
+  EXPECT_EQ(without.code, 0) << without.out;
+  EXPECT_NE(without.out.find("placement completeness: not checked"), std::string::npos) << without.out;
+  // A model with more layers than the log's graphs hold: the counts are partial, level 2 unusable.
+  Ran wrong = run({"--runtime", "llama-server", "--log", log, "--expect-backend", "CUDA0", "--layers", "5"});
+  EXPECT_EQ(wrong.code, 2) << wrong.out;
+  EXPECT_NE(wrong.out.find("level 2 placement: unavailable: incomplete: graph 1 of 19 holds 4 attention nodes, the model "
+                           "has 5 attention layers"),
+            std::string::npos)
+      << wrong.out;
+  Ran both = run({"--runtime", "llama-server", "--log", log, "--model", model, "--layers", "4"});
+  EXPECT_EQ(both.code, 64);
+}
+
+// A log cut off in the middle of a graph: the last graph holds fewer attention nodes than layers.
+TEST(ExplainCommand, TruncatedLogCannotPassAsAPartialCount) {
+  auto text = read_file(fp::testing::fixture("logs/h200-live/hd48_fa_on.verbose.log.gz"));
+  ASSERT_TRUE(text.ok());
+  const std::string cut = text->substr(0, text->rfind("(FLASH_ATTN)"));
+  const std::string path = ::testing::TempDir() + "fp_explain_cut.log";
+  ASSERT_TRUE(write_file_atomic(path, cut).ok());
+  Ran r = run({"--runtime", "llama-server", "--log", path, "--expect-backend", "CUDA0", "--layers", "2"});
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("graph 19 of 19 holds 1 attention nodes, the model has 2 attention layers: the log is cut off"),
+            std::string::npos)
+      << r.out;
 }
 
 TEST(ExplainCommand, UsageErrorsExit64NamingTheArgument) {

@@ -1,4 +1,6 @@
-// flashproof gate CASE.json... [--baseline ID]: the upgrade gate (flow/upgrade_gate.h).
+// flashproof gate CASE.json... --baseline-runtime OLD [--candidate-runtime NEW]: the side-by-side
+// gate (flow/build_gate.h); without --baseline-runtime, the gate against stored goldens
+// (flow/upgrade_gate.h).
 #include <cstdlib>
 #include <iostream>
 #include <string>
@@ -6,6 +8,7 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "flow/build_gate.h"
 #include "flow/upgrade_gate.h"
 #include "runtime/process.h"
 #include "util/text.h"
@@ -14,10 +17,35 @@ namespace fp {
 namespace {
 
 const char* kUsage =
-    "usage: flashproof gate CASE.json... [options]\n"
-    "The upgrade gate: says what changed between this fingerprint and the baseline's (field by field),\n"
-    "runs every case against the baseline's goldens and answers, proves again that fused attention is\n"
-    "active, and fails on any lost kernel, regression beyond tolerance or changed answer.\n\n"
+    "usage: flashproof gate CASE.json... --baseline-runtime OLD [--candidate-runtime NEW] [options]\n"
+    "       flashproof gate CASE.json... [--baseline ID] [options]\n"
+    "The upgrade gate.\n\n"
+    "Side by side (the stronger test, when the old build is still at hand): the old build (OLD) and the new\n"
+    "one (NEW, default: the runtime the cases use now) run alternately on this machine, one fresh launch per\n"
+    "arm and block in ABBA order, the same prompts in the same order; every gated figure is compared paired\n"
+    "(per block and prompt) and ends as regression, no regression (smaller than the case's minimum effect)\n"
+    "or unresolved; blocks are added while any is unresolved, up to the case's plan.budget_s. Fused\n"
+    "attention is proven in both builds and must not be lost; the answers must not change. OLD and NEW are\n"
+    "each an executable or a prefix folder laid out as ci/setup.sh lays it out (usr/bin/<runtime>, started\n"
+    "through the prefix's own loader when it has one).\n"
+    "  --baseline-runtime OLD     the old build (required for this mode)\n"
+    "  --candidate-runtime NEW    the new build (default: as the cases resolve their runtime)\n"
+    "  --blocks N                 first look after N blocks (even; default plan.blocks, 4)\n"
+    "  --max-blocks N             at most N blocks (default plan.max_blocks, 40)\n"
+    "  --budget SECONDS           time budget per case for the timed blocks (default plan.budget_s, 300)\n"
+    "  --rounds N                 measured rounds per launch (default plan.repetitions)\n"
+    "  --min-effect FIGURE=X      smallest relative worsening worth failing, e.g. ttft_ms=0.05\n"
+    "  --candidate-cpu-share X    calibration: run the candidate's timed launches under a CPU quota of X\n"
+    "                             (0 < X < 1) of this machine's CPUs: a real, exactly sized slowdown\n"
+    "  --baseline-cpu-share X     the same for the baseline\n"
+    "  --candidate-prompt-scale X calibration on a GPU box: the candidate's long prompt X times longer\n"
+    "                             (more real prompt tokens; the answers are then not compared)\n"
+    "exit: 0 no regression, 1 regression (a gated figure, a lost kernel or a changed answer), 2 incomplete\n"
+    "      or bad input, 3 unresolved within the budget, 64 usage, 125 every case skipped\n\n"
+    "Against stored goldens (when the old build is gone): says what changed between this fingerprint and\n"
+    "the baseline's (field by field), runs every case against the baseline's goldens and answers, proves\n"
+    "again that fused attention is active, and fails on any lost kernel, regression beyond tolerance or\n"
+    "changed answer.\n\n"
     "options:\n"
     "  --baseline ID        compare with golden/ID/ (default: the newest other fingerprint folder on this\n"
     "                       hardware that has goldens for these cases; else this fingerprint's own)\n"
@@ -34,6 +62,8 @@ const char* kUsage =
 
 int gate_command(int argc, char** argv) {
   GateOptions g;
+  BuildGateOptions b;
+  bool side_by_side = false;
   std::vector<std::string> cases;
   Args args("gate", argc, argv, kUsage);
   while (args.next()) {
@@ -43,16 +73,46 @@ int gate_command(int argc, char** argv) {
       return 0;
     } else if (a == "--baseline") {
       g.baseline = args.value();
+    } else if (a == "--baseline-runtime") {
+      b.baseline_runtime = args.value();
+      side_by_side = true;
+    } else if (a == "--candidate-runtime") {
+      b.candidate_runtime = args.value();
+    } else if (a == "--blocks") {
+      b.blocks = args.whole(2, 10000);
+      if (b.blocks % 2) args.usage_error("--blocks " + std::to_string(b.blocks) + ": expected an even number (ABBA order)");
+    } else if (a == "--max-blocks") {
+      b.max_blocks = args.whole(2, 10000);
+    } else if (a == "--budget") {
+      b.budget_s = args.number(1, 7 * 86400, "seconds");
+    } else if (a == "--rounds") {
+      b.rounds = args.whole(1, 100000);
+    } else if (a == "--min-effect") {
+      const std::string v = args.value();
+      const auto eq = v.find('=');
+      char* end = nullptr;
+      const double x = eq == std::string::npos ? 0 : std::strtod(v.c_str() + eq + 1, &end);
+      if (eq == std::string::npos || eq == 0 || !end || *end || !(x > 0 && x <= 10))
+        args.usage_error("--min-effect " + quote(v) + ": expected FIGURE=FRACTION, e.g. ttft_ms=0.05");
+      b.min_effect[v.substr(0, eq)] = x;
+    } else if (a == "--candidate-prompt-scale") {
+      b.candidate_prompt_scale = args.number(0.1, 100, "e.g. 1.02 for 2% more document characters");
+    } else if (a == "--candidate-cpu-share" || a == "--baseline-cpu-share") {
+      const double x = args.number(0.01, 0.999, "a fraction of the machine's CPU time, e.g. 0.95");
+      (a == "--candidate-cpu-share" ? b.candidate_cpu_share : b.baseline_cpu_share) = x;
     } else if (a == "--golden") {
       g.run.golden_root = args.value();
     } else if (a == "--results") {
       g.run.results_root = args.value();
+      b.results_root = g.run.results_root;
     } else if (a == "--repetitions") {
       g.run.timed.repetitions = args.whole(0, 100000);
     } else if (a == "--warmup") {
       g.run.timed.warmup = args.whole(0, 100000);
+      b.warmup = g.run.timed.warmup;
     } else if (a == "--quiet") {
       g.run.quiet = true;
+      b.quiet = true;
     } else if (args.is_option()) {
       args.usage_error("unknown option " + quote(a));
     } else {
@@ -64,6 +124,9 @@ int gate_command(int argc, char** argv) {
     return 64;
   }
   install_child_cleanup_handlers();
+  if (side_by_side) return run_build_gate(cases, b, std::cout).exit_code;
+  if (!b.candidate_runtime.empty())
+    args.usage_error("--candidate-runtime needs --baseline-runtime (the side-by-side gate)");
   GateReport report = run_upgrade_gate(cases, g, std::cout);
   return report.exit_code;
 }

@@ -1,47 +1,76 @@
 // flashproof history [--results DIR] [-n N] [CASE...]: the runs kept on this machine, newest last.
+// flashproof history --changes [--results DIR] [CASE...]: the nights a figure's level stepped.
+#include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <iostream>
 #include <string>
 #include <vector>
 
+#include "cli/args.h"
 #include "cli/commands.h"
-#include "flow/history.h"
+#include "golden/fingerprint.h"
+#include "history/history.h"
+#include "history/history_changes.h"
 #include "util/text.h"
 
 namespace fp {
+namespace {
 
-int history_command(int argc, char** argv) {
-  std::string results_root = FLASHPROOF_SOURCE_DIR "/results";
-  size_t limit = 10;
-  std::vector<std::string> cases;
-  for (int i = 0; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "-h" || a == "--help") {
-      std::cout << "usage: flashproof history [--results DIR] [-n N] [CASE...]\n"
-                   "Lists the last N runs (default 10) of each case from <results>/history.tsv, newest last,\n"
-                   "with fingerprint, status and run folder. `flashproof diff --last` compares the last two.\n";
-      return 0;
-    } else if ((a == "--results" || a == "-n") && i + 1 < argc) {
-      std::string v = argv[++i];
-      if (a == "--results") {
-        results_root = v;
-      } else {
-        char* end = nullptr;
-        long n = std::strtol(v.c_str(), &end, 10);
-        if (v.empty() || *end || n < 1) {
-          std::cerr << "flashproof history: -n " << quote(v) << ": expected a whole number >= 1\n";
-          return 64;
-        }
-        limit = static_cast<size_t>(n);
-      }
-    } else if (!a.empty() && a[0] == '-') {
-      std::cerr << "flashproof history: unknown or incomplete option " << quote(a) << "\n";
-      return 64;
-    } else {
-      cases.push_back(a);
+const char* kUsage =
+    "usage: flashproof history [--results DIR] [-n N] [CASE...]\n"
+    "       flashproof history --changes [--results DIR] [CASE...]\n"
+    "Lists the last N runs (default 10) of each case from <results>/history.tsv, newest last,\n"
+    "with fingerprint, status and run folder. `flashproof diff --last` compares the last two.\n"
+    "--changes finds the nights where a figure's level stepped: per case, every run in history.tsv\n"
+    "(oldest first, across fingerprints), one series per figure (each run's median), change points by\n"
+    "E-divisive means with a permutation test (199 shuffles, p <= 0.01, at least 3 runs either side of\n"
+    "a step). One line per change point, gated figures first: the night (the first run after the step),\n"
+    "the figure, median before -> after, the p-value, and the fingerprint fields that changed that night.\n"
+    "Runs whose result.json is missing or unreadable are skipped with a note.\n"
+    "exit: 0 (informational; --changes too); 2 unreadable history; 64 usage\n";
+
+std::string num(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.3f", v);
+  return buf;
+}
+
+// "runtime_build: 7000 -> 7010; runtime_version: ... -> ..." between two runs: the full fingerprints
+// field by field (golden/fingerprint.h) when both results carry them, else the ids.
+std::string fingerprint_change(const NightRun& before, const NightRun& at) {
+  if (before.fingerprint.is_object() && at.fingerprint.is_object()) {
+    auto a = fingerprint_from_json(nlohmann::json::parse(before.fingerprint.dump()), before.result_path + ": fingerprint_detail");
+    auto b = fingerprint_from_json(nlohmann::json::parse(at.fingerprint.dump()), at.result_path + ": fingerprint_detail");
+    if (a && b) {
+      const auto changes = fingerprint_changes(*a, *b);
+      if (changes.empty()) return "fingerprint unchanged";
+      std::vector<std::string> lines = split_lines(describe_changes(changes, ""));
+      while (!lines.empty() && lines.back().empty()) lines.pop_back();
+      return "fingerprint: " + join(lines, "; ");
     }
   }
+  if (before.fingerprint_id != at.fingerprint_id)
+    return "fingerprint: id " + before.fingerprint_id + " -> " + at.fingerprint_id + " (no fingerprint_detail to compare)";
+  return "fingerprint unchanged";
+}
+
+std::string change_line(const CaseNights& nights, const FigureChange& c) {
+  const ChangePoint& p = c.point;
+  std::string relative = "n/a";
+  if (!std::isnan(p.relative_change)) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%+.1f%%", 100 * p.relative_change);
+    relative = buf;
+  }
+  const bool worse = c.lower_is_better ? p.median_after > p.median_before : p.median_after < p.median_before;
+  char pbuf[32];
+  std::snprintf(pbuf, sizeof pbuf, "%.3f", p.p_value);
+  return "  " + nights.runs[c.run_at].entry.finished_utc + "  " + c.figure + (c.gate ? " (gate)" : "") + "  " + num(p.median_before) +
+         " -> " + num(p.median_after) + " (" + relative + (worse ? ", worse" : ", better") + ")  p=" + pbuf + "  " +
+         fingerprint_change(nights.runs[c.run_before], nights.runs[c.run_at]) + "\n";
+}
+
+int print_changes(const std::string& results_root, std::vector<std::string> cases) {
   auto history = load_history(results_root);
   if (!history) {
     std::cerr << "flashproof history: " << history.error().message << "\n";
@@ -49,9 +78,44 @@ int history_command(int argc, char** argv) {
   }
   if (cases.empty()) cases = cases_in_history(*history);
   if (cases.empty()) std::cout << history_path(results_root) << ": no runs recorded yet\n";
+  const ChangePointOptions options;
+  for (const auto& name : cases) {
+    if (runs_of_case(*history, name).empty()) {
+      std::cout << "case " << name << ": no runs in " << history_path(results_root) << "\n";
+      continue;
+    }
+    const CaseNights nights = load_case_nights(results_root, *history, name);
+    const auto changes = find_figure_changes(nights, options);
+    const std::string runs = std::to_string(nights.runs.size()) + (nights.runs.size() == 1 ? " run" : " runs");
+    const std::string skipped = nights.skipped.empty() ? "" : " (" + std::to_string(nights.skipped.size()) + " skipped)";
+    if (changes.empty()) {
+      std::cout << "case " << name << ": no change points in " << runs << skipped;
+      if (nights.runs.size() < 2 * options.min_segment)
+        std::cout << "; a step shows once " << options.min_segment << " runs either side of it are in";
+      std::cout << "\n";
+    } else {
+      std::cout << "case " << name << ": " << changes.size() << (changes.size() == 1 ? " change point" : " change points")
+                << " in " << runs << skipped << "\n";
+      for (const auto& c : changes) std::cout << change_line(nights, c);
+    }
+    for (const auto& note : nights.skipped) std::cout << "  skipped " << note << "\n";
+  }
+  std::cout.flush();
+  return 0;
+}
+
+int list_runs(const std::string& results_root, size_t limit, std::vector<std::string> cases) {
+  auto history = load_history(results_root);
+  if (!history) {
+    std::cerr << "flashproof history: " << history.error().message << "\n";
+    return 2;
+  }
+  if (cases.empty()) cases = cases_in_history(*history);
+  if (cases.empty()) std::cout << history_path(results_root) << ": no runs recorded yet\n";
+  std::cout.flush();
   for (const auto& name : cases) {
     auto runs = runs_of_case(*history, name);
-    std::cout << name << " (" << runs.size() << " runs)\n";
+    std::printf("%s (%zu runs)\n", name.c_str(), runs.size());
     size_t from = runs.size() > limit ? runs.size() - limit : 0;
     for (size_t i = from; i < runs.size(); ++i) {
       const char* tag = i + 1 == runs.size() ? "latest  " : i + 2 == runs.size() ? "previous" : "        ";
@@ -61,6 +125,36 @@ int history_command(int argc, char** argv) {
   }
   std::fflush(stdout);
   return 0;
+}
+
+}  // namespace
+
+int history_command(int argc, char** argv) {
+  std::string results_root = FLASHPROOF_SOURCE_DIR "/results";
+  int limit = 0;
+  bool changes = false;
+  std::vector<std::string> cases;
+  Args args("history", argc, argv, kUsage);
+  while (args.next()) {
+    const std::string& a = args.arg();
+    if (a == "-h" || a == "--help") {
+      std::cout << kUsage;
+      return 0;
+    } else if (a == "--results") {
+      results_root = args.value();
+    } else if (a == "-n") {
+      limit = args.whole(1, 1000000);
+    } else if (a == "--changes") {
+      changes = true;
+    } else if (args.is_option()) {
+      args.usage_error("unknown option " + quote(a));
+    } else {
+      cases.push_back(a);
+    }
+  }
+  if (changes && limit) args.usage_error("-n limits the listing; --changes reads every run of a case");
+  if (changes) return print_changes(results_root, cases);
+  return list_runs(results_root, limit ? static_cast<size_t>(limit) : 10, cases);
 }
 
 }  // namespace fp

@@ -8,6 +8,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "flow/case_runner.h"
+#include "golden/threshold_policy.h"
 #include "report/ctest_measurements.h"
 #include "runtime/process.h"
 #include "util/text.h"
@@ -23,9 +24,19 @@ const char* kUsage =
     "  --out DIR            this run's folder (one case only); default results/<fingerprint>/<case>/<stamp>\n"
     "  --results DIR        root of the results history (default: <repo>/results)\n"
     "  --golden DIR         root of the goldens (default: <repo>/golden)\n"
-    "  --record-missing     no golden for this machine yet: record this run's figures and answers as it\n"
-    "  --min-tolerance REL  when recording: the least relative tolerance per figure (default 0.5; CI's\n"
-    "                       shared machines use 1.0: a figure may be up to twice as slow)\n"
+    "  --launches N         fresh launches of the timed runs, each a cold start of the runtime (default 1;\n"
+    "                       5 when --record-missing records a golden). Goldens hold the median and spread\n"
+    "                       of the launch medians; a golden needs at least 3: `run --launches 5`, then\n"
+    "                       `flashproof accept RUNDIR` keeps that run as this machine's golden\n"
+    "  --record-missing     record what this machine's golden lacks, from a passing run only: the timing\n"
+    "                       figures (from --launches launches, default 5), reference answers, the verdict\n"
+    "  --record-missing-answers\n"
+    "                       record only missing reference answers and the verdict (one launch is enough);\n"
+    "                       timing figures are not compared\n"
+    "  --timing-golden DIR  compare timing figures with the reviewed goldens under DIR (e.g. the committed\n"
+    "                       golden/) instead of --golden's; where DIR has none for this fingerprint they are\n"
+    "                       reported \"not compared\", not failed. Answers and the verdict stay with --golden\n"
+    "                       (CTest's case tests: answers from a setup run, timing only against reviewed goldens)\n"
     "  --repetitions N      override the case's plan.repetitions\n"
     "  --warmup N           override the case's plan.warmup\n"
     "  --flag on|off        launch with the flag's on or off value instead of the case's flag.use\n"
@@ -33,6 +44,8 @@ const char* kUsage =
     "                       or when stderr is not a terminal; FLASHPROOF_PROGRESS=terminal|lines|quiet)\n"
     "  --ctest              print key figures as <CTestMeasurement> tags and the failure as <CTestDetails>\n"
     "                       (also with FLASHPROOF_CTEST=1, which the registered CTest cases set)\n"
+    "A gated figure fails only when it is worse than the case's plan.min_effect (default 5%) and beyond the\n"
+    "launch-to-launch noise band (3 sigma of the golden's launch medians); see README \"Results and goldens\".\n"
     "exit: 0 pass, 1 fail (verdict, regression, changed answer), 2 incomplete or bad input, 125 skipped\n";
 
 std::string fmt(double v, const char* f = "%.1f") {
@@ -58,8 +71,8 @@ void print_row(const CaseRun& run, const std::string& case_path) {
   const FigureResult* tps = figure(r, "decode_tokens_per_s");
   size_t same = 0;
   for (const auto& a : r.answers) same += a.reference == "identical" || a.reference == "recorded";
-  std::string answers = std::to_string(same) + "/" + std::to_string(r.answers.size()) + " " +
-                        (r.golden_status == "recorded" ? "recorded" : "match");
+  const bool recorded = !r.answers.empty() && r.answers.front().reference == "recorded";
+  std::string answers = std::to_string(same) + "/" + std::to_string(r.answers.size()) + " " + (recorded ? "recorded" : "match");
   std::string verdict = r.verdict + (r.verdict_backend.empty() ? "" : " (" + r.verdict_backend + ")") +
                         (r.levels_used.empty() ? "" : " [" + join(r.levels_used, "+") + "]");
   std::printf("%-28s %-10s %-34s %8s %8s %8s  %s\n", r.case_name.c_str(), r.status().c_str(), verdict.c_str(),
@@ -104,8 +117,12 @@ int run_command(int argc, char** argv) {
       o.golden_root = args.value();
     } else if (a == "--record-missing") {
       o.record_missing = true;
-    } else if (a == "--min-tolerance") {
-      o.min_tolerance_rel = args.number(0, 100, "1.0 = twice as slow");
+    } else if (a == "--record-missing-answers") {
+      o.record_missing_answers = true;
+    } else if (a == "--timing-golden") {
+      o.timing_golden_root = args.value();
+    } else if (a == "--launches") {
+      o.launches = args.whole(1, 1000);
     } else if (a == "--repetitions") {
       o.timed.repetitions = args.whole(0, 100000);
     } else if (a == "--warmup") {
@@ -128,6 +145,17 @@ int run_command(int argc, char** argv) {
     std::cerr << "flashproof run: name at least one case file, e.g. cases/chat-tiny-short.json\n" << kUsage;
     return kRunUsage;
   }
+  if (o.record_missing && o.launches > 0 && o.launches < static_cast<int>(kMinGoldenLaunches)) {
+    std::cerr << "flashproof run: --record-missing --launches " << o.launches << ": a golden needs at least "
+              << kMinGoldenLaunches << " launches (their spread is its noise band); give --launches "
+              << kDefaultGoldenLaunches << " or leave it out\n";
+    return kRunUsage;
+  }
+  if (o.record_missing && !o.timing_golden_root.empty()) {
+    std::cerr << "flashproof run: --record-missing records into --golden; --timing-golden names reviewed goldens,"
+                 " never recorded into: give one or the other (--record-missing-answers goes with --timing-golden)\n";
+    return kRunUsage;
+  }
   if (!o.out_dir.empty() && cases.size() > 1) {
     std::cerr << "flashproof run: --out names one run's folder; give one case, or use --results\n";
     return kRunUsage;
@@ -140,6 +168,9 @@ int run_command(int argc, char** argv) {
     CaseRun run = run_case_file(path, o);
     if (!run.message.empty()) std::cerr << "flashproof run: " << run.message << "\n";
     for (const auto& f : failure_explanation(run.result)) std::cerr << "FAIL " << run.result.case_name << ": " << f << "\n";
+    for (const auto& l : run.result.golden_lines)
+      if (starts_with(l, "figures not compared") || (l.find(" [gate] ") != std::string::npos && l.find("cannot resolve") != std::string::npos))
+        std::cerr << "note " << run.result.case_name << ": " << l << "\n";
     if (!run.result.output_dir.empty()) std::cerr << "result: " << run.result.output_dir << "/result.txt\n";
     if (run.exit_code != kRunSkip) {
       any_ran = true;

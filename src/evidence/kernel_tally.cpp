@@ -20,7 +20,7 @@ bool parse_count(const std::string& s, long long& out) {
 
 Error bad_line(const std::string& source, size_t line, const std::string& text, const std::string& why) {
   return make_error(source + ":" + std::to_string(line) + ": " + why + " in " + quote(text) +
-                    "; expected launches<TAB>total_gpu_ns<TAB>kernel name (two non-negative integers)");
+                    "; expected launches<TAB>total_gpu_ns<TAB>[device<TAB>]kernel name (non-negative integers)");
 }
 
 // Counts are non-negative and each fits a long long, their sum need not: it saturates (found by
@@ -41,6 +41,17 @@ std::vector<std::string> top3(std::vector<Ranked> v) {
   return out;
 }
 
+// "# flashproof-probe v2 status=refused state=final pid=1 cupti=130001 reason=cuptiSubscribe: ..."
+void read_header(const std::string& line, KernelTally& t) {
+  size_t st = line.find(" status=");
+  if (st != std::string::npos) {
+    size_t end = line.find(' ', st + 8);
+    t.status = line.substr(st + 8, end == std::string::npos ? std::string::npos : end - st - 8);
+  }
+  size_t rs = line.find(" reason=");
+  if (rs != std::string::npos) t.reason = trim(line.substr(rs + 8));
+}
+
 }  // namespace
 
 Result<KernelTally> parse_kernel_tally(std::string_view text, const std::string& source) {
@@ -49,6 +60,10 @@ Result<KernelTally> parse_kernel_tally(std::string_view text, const std::string&
   std::vector<std::string> lines = split_lines(text);
   for (size_t i = 0; i < lines.size(); ++i) {
     const std::string& line = lines[i];
+    if (starts_with(line, "# flashproof-probe ")) {
+      read_header(line, tally);
+      continue;
+    }
     if (trim(line).empty() || starts_with(line, "#")) continue;
     size_t t1 = line.find('\t');
     size_t t2 = t1 == std::string::npos ? t1 : line.find('\t', t1 + 1);
@@ -56,6 +71,13 @@ Result<KernelTally> parse_kernel_tally(std::string_view text, const std::string&
     KernelLine k;
     k.line = i + 1;
     k.name = trim(line.substr(t2 + 1));
+    // Probe v2: a device column before the name (names never hold a tab: the probe replaces them).
+    size_t t3 = line.find('\t', t2 + 1);
+    long long device = 0;
+    if (t3 != std::string::npos && parse_count(line.substr(t2 + 1, t3 - t2 - 1), device) && device < 1 << 20) {
+      k.device = static_cast<int>(device);
+      k.name = trim(line.substr(t3 + 1));
+    }
     if (!parse_count(line.substr(0, t1), k.launches))
       return bad_line(source, i + 1, line, "launches " + quote(line.substr(0, t1)) + " is not a count");
     if (!parse_count(line.substr(t1 + 1, t2 - t1 - 1), k.gpu_ns))
@@ -81,6 +103,10 @@ KernelSummary classify_kernels(const KernelTally& tally, const RuntimeSignatures
   KernelSummary s;
   s.source = tally.source;
   s.records = tally.kernels.size();
+  s.status = tally.status;
+  s.reason = tally.reason;
+  s.devices_known = !tally.kernels.empty();
+  for (const auto& k : tally.kernels) s.devices_known = s.devices_known && k.device >= 0;
   std::map<std::string, std::vector<Ranked>> by_backend;
   for (const auto& rule : sigs.kernels) {
     if (rule.kind == RuleKind::FusedKernel) s.fused_patterns.push_back(rule.pattern);
@@ -99,6 +125,7 @@ KernelSummary classify_kernels(const KernelTally& tally, const RuntimeSignatures
       add_saturating(is_fused ? s.fused_launches : s.unfused_launches, k.launches);
       add_saturating(is_fused ? s.fused_ns : s.unfused_ns, k.gpu_ns);
       (is_fused ? fused : unfused).push_back({k.gpu_ns, k.name});
+      if (is_fused) add_saturating(s.fused_launches_by_device[k.device], k.launches);
       if (!rule.backend.empty()) {
         add_saturating(s.launches_by_backend[rule.backend], k.launches);
         by_backend[rule.backend].push_back({k.gpu_ns, k.name});

@@ -1,5 +1,6 @@
-// Level 3: what the GPU executed, from a kernel tally written by the CUPTI probe
-// (one line per kernel: launches<TAB>total_gpu_ns<TAB>demangled name).
+// Level 3: what the GPU executed, from a kernel tally written by the CUPTI probe: one line per
+// kernel and device, launches<TAB>total_gpu_ns<TAB>device<TAB>demangled name (probe v2), or
+// launches<TAB>total_gpu_ns<TAB>demangled name (v1 and older tallies: the device is not known).
 #pragma once
 
 #include <map>
@@ -16,12 +17,15 @@ struct KernelLine {
   long long launches = 0;
   long long gpu_ns = 0;
   std::string name;
+  int device = -1;     // CUDA device ordinal the kernel ran on (CUPTI deviceId); -1: not recorded
   size_t line = 0;
 };
 
 struct KernelTally {
   std::string source;  // file the tally came from
   std::vector<KernelLine> kernels;
+  std::string status;  // the probe header's status=ok|refused|failed; "" without a header
+  std::string reason;  // the header's reason=..., for refused or failed
 };
 
 // Parses tally text; blank lines and lines starting with '#' are skipped. A malformed line is an
@@ -46,6 +50,10 @@ struct KernelSummary {
   std::map<std::string, long long> launches_by_backend;
   std::map<std::string, std::vector<std::string>> top_by_backend;
   std::vector<std::string> backends_with_patterns;
+  // Per CUDA device: fused attention launches (-1: lines without a device column).
+  std::map<int, long long> fused_launches_by_device;
+  bool devices_known = false;  // every kernel line names its device
+  std::string status, reason;  // from the tally header
 
   bool has_records() const { return records > 0; }
   // Fused plus unfused attention GPU time over all GPU time (0 when no time).

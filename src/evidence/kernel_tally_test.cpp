@@ -93,3 +93,51 @@ TEST(KernelTally, VeryLongKernelNameIsClassifiedByItsHead) {
 
 }  // namespace
 }  // namespace fp
+
+namespace fp {
+namespace {
+
+TEST(KernelTally, ProbeV2DeviceColumnAndHeaderStatus) {
+  auto t = parse_kernel_tally(
+      "# flashproof-probe v2 status=ok state=final pid=7 cupti=130001 records=3 incomplete=0 dropped=0 kernels=3\n"
+      "8\t100\t0\tvoid flash_attn_ext_f16<128, 128, 32, 2, false, false, false>(char const*)\n"
+      "4\t60\t1\tvoid flash_attn_ext_f16<128, 128, 32, 2, false, false, false>(char const*)\n"
+      "2\t50\t1\tgemm\n",
+      "v2.tsv");
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  EXPECT_EQ(t->status, "ok");
+  ASSERT_EQ(t->kernels.size(), 3u);
+  EXPECT_EQ(t->kernels[0].device, 0);
+  EXPECT_EQ(t->kernels[1].device, 1);
+  EXPECT_EQ(t->kernels[1].name, "void flash_attn_ext_f16<128, 128, 32, 2, false, false, false>(char const*)");
+  KernelSummary s = classify_kernels(*t, llama_signatures());
+  EXPECT_TRUE(s.devices_known);
+  EXPECT_EQ(s.fused_launches, 12);
+  EXPECT_EQ(s.fused_launches_by_device, (std::map<int, long long>{{0, 8}, {1, 4}}));
+}
+
+TEST(KernelTally, OldTalliesStillLoadWithDeviceUnknown) {
+  for (const char* f : {"logs/h200/mid_fa_on.kernels.tsv", "logs/h200-live/fa_on.verbose.kernels.tsv"}) {
+    auto t = read_kernel_tally(fp::testing::fixture(f));
+    ASSERT_TRUE(t.ok()) << t.error().message;
+    KernelSummary s = classify_kernels(*t, llama_signatures());
+    EXPECT_FALSE(s.devices_known) << f;
+    EXPECT_GT(s.fused_launches, 0) << f;
+    EXPECT_EQ(s.fused_launches_by_device, (std::map<int, long long>{{-1, s.fused_launches}})) << f;
+    for (const auto& k : t->kernels) EXPECT_EQ(k.device, -1) << f << ":" << k.line;
+  }
+}
+
+TEST(KernelTally, RefusedHeaderKeepsStatusAndReason) {
+  auto t = parse_kernel_tally(
+      "# flashproof-probe v2 status=refused state=final pid=9 cupti=130001 reason=cuptiSubscribe: "
+      "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED (CUptiResult 39)\n",
+      "refused.tsv");
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->status, "refused");
+  EXPECT_EQ(t->reason, "cuptiSubscribe: CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED (CUptiResult 39)");
+  EXPECT_TRUE(t->kernels.empty());
+}
+
+}  // namespace
+}  // namespace fp

@@ -31,7 +31,13 @@ int split_index(const std::string& digits) {
 void count_split(Placement& p, int index) {
   ++p.split_headers;
   if (index == 0 || p.splits_per_graph.empty()) p.splits_per_graph.push_back(0);
+  if (index == 0 || p.attention_per_graph.empty()) p.attention_per_graph.push_back(0);
   p.splits_per_graph.back() = std::max(p.splits_per_graph.back(), index + 1);
+}
+
+void count_attention_in_graph(Placement& p) {
+  if (p.attention_per_graph.empty()) p.attention_per_graph.push_back(0);
+  ++p.attention_per_graph.back();
 }
 
 }  // namespace
@@ -51,9 +57,11 @@ Placement scan_placement(const std::vector<LogRecord>& records, const RuntimeSig
       if (rule.kind == RuleKind::FusedNode) {
         if (!op.empty() && p.fused_nodes.empty()) p.fused_op = op;
         count_node(p.fused_nodes, p.fused_example, capture(rule, m, "backend"), std::move(q));
+        count_attention_in_graph(p);
       } else if (rule.kind == RuleKind::UnfusedNode) {
         if (!op.empty() && p.unfused_nodes.empty()) p.unfused_op = op;
         count_node(p.unfused_nodes, p.unfused_example, capture(rule, m, "backend"), std::move(q));
+        count_attention_in_graph(p);
       } else if (rule.kind == RuleKind::Split) {
         count_split(p, split_index(capture(rule, m, "index")));
       }
@@ -61,6 +69,24 @@ Placement scan_placement(const std::vector<LogRecord>& records, const RuntimeSig
     }
   }
   return p;
+}
+
+std::string Placement::completeness_problem(int layers) const {
+  if (layers <= 0) return "";
+  for (size_t g = 0; g < attention_per_graph.size(); ++g) {
+    int n = attention_per_graph[g];
+    if (n == layers) continue;
+    return "graph " + std::to_string(g + 1) + " of " + std::to_string(attention_per_graph.size()) + " holds " +
+           std::to_string(n) + " attention nodes, the model has " + std::to_string(layers) +
+           " attention layers: the log is cut off or the runtime's node format changed, so the counts are partial";
+  }
+  if (attention_per_graph.empty()) return "no graph with attention nodes";
+  return "";
+}
+
+std::string Placement::completeness_text(int layers) const {
+  return std::to_string(attention_per_graph.size()) + " graphs, " + std::to_string(layers) +
+         " attention nodes each (the model's " + std::to_string(layers) + " attention layers)";
 }
 
 std::string format_counts(const std::map<std::string, int>& counts) {

@@ -20,12 +20,19 @@ struct Placement {
   std::string fused_op = "fused attention";     // op name as logged (e.g. FLASH_ATTN), once seen
   std::string unfused_op = "unfused attention";
   std::vector<int> splits_per_graph;           // one entry per graph (a graph starts at split #0)
+  std::vector<int> attention_per_graph;        // fused plus unfused attention nodes, one entry per graph
   int split_headers = 0;
 
   int fused_total() const;
   int unfused_total() const;
   // True when the log holds scheduler records at all (split headers or attention nodes).
   bool has_records() const { return split_headers > 0 || fused_total() > 0 || unfused_total() > 0; }
+  // Why the count cannot be trusted as whole for a model of `layers` attention layers (every graph
+  // must hold one attention node per layer: a truncated log or a changed node format shows as a
+  // graph with fewer), or "" when every graph is whole.
+  std::string completeness_problem(int layers) const;
+  // "19 graphs, 4 attention nodes each (the model's 4 attention layers)".
+  std::string completeness_text(int layers) const;
 };
 
 // Counts the runtime's placement records; a runtime without placement rules yields an empty result.

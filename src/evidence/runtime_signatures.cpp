@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstdlib>
 #include <set>
 #include <string_view>
 
@@ -286,26 +285,8 @@ std::string to_string(RuleKind kind) {
   return "unknown";
 }
 
-std::string runtime_data_dir() {
-  const char* env = std::getenv("FLASHPROOF_DATA_DIR");
-  if (env && *env) return env;
-  return std::string(FLASHPROOF_SOURCE_DIR) + "/src/runtime/data";
-}
-
-Result<RuntimeSignatures> load_runtime_signatures(const std::string& runtime) {
-  if (runtime.empty() || runtime.find('/') != std::string::npos || runtime[0] == '.')
-    return make_error("runtime name " + quote(runtime) + " is not a plain file stem (e.g. llama-server)");
-  return load_runtime_signatures(runtime, runtime_data_dir() + "/" + runtime + ".json");
-}
-
-Result<RuntimeSignatures> load_runtime_signatures(const std::string& runtime, const std::string& path) {
-  auto text = read_file(path);
-  if (!text) return make_error("runtime data for " + quote(runtime) + ": " + text.error().message);
-  return parse_runtime_signatures(*text, path, runtime);
-}
-
 Result<RuntimeSignatures> parse_runtime_signatures(const std::string& json_text, const std::string& path,
-                                                   const std::string& runtime) {
+                                                   const std::string& runtime, const SignaturesLoader& load_same_as) {
   json doc;
   try {
     doc = json::parse(json_text);
@@ -326,14 +307,15 @@ Result<RuntimeSignatures> parse_runtime_signatures(const std::string& json_text,
     if (!other.is_string()) return where.at("same_as").error("value " + quote(other.dump()) + " is not a runtime name");
     std::string name = other.get<std::string>();
     if (name == runtime) return where.at("same_as").error("value " + quote(name) + " names this file itself");
-    auto base = load_runtime_signatures(name);
+    if (!load_same_as) return where.at("same_as").error("names runtime " + quote(name) + " but no loader was given");
+    auto base = load_same_as(name);
     if (!base) return where.at("same_as").error(base.error().message);
     base->runtime = runtime;
     base->source = path + " (evidence same as " + base->source + ")";
     return *base;
   }
   FP_TRY_STATUS(check_keys(ev, where, {"comment", "record_prefix", "process_prefix", "attention_backends", "hints",
-                                       "log", "placement", "kernels"}));
+                                       "gpu_backend", "log", "placement", "kernels", "causes"}));
   RuntimeSignatures sigs;
   sigs.runtime = runtime;
   sigs.source = path;
@@ -345,13 +327,39 @@ Result<RuntimeSignatures> parse_runtime_signatures(const std::string& json_text,
     FP_TRY(Rule prefix, parse_process_prefix(ev.at("process_prefix"), where.at("process_prefix")));
     sigs.process_prefix = std::move(prefix);
   }
+  if (ev.contains("gpu_backend")) {
+    const json& g = ev.at("gpu_backend");
+    Where w = where.at("gpu_backend");
+    json without_format = g;
+    if (g.is_object()) {
+      FP_TRY(sigs.gpu_backend_format, get_string(g, "name_format", w, true));
+      if (sigs.gpu_backend_format.find("{device}") == std::string::npos)
+        return w.at("name_format").error("value " + quote(sigs.gpu_backend_format) + " has no {device}; e.g. \"CUDA{device}\"");
+      without_format.erase("name_format");
+    }
+    FP_TRY(Rule gpu, parse_prefix(without_format, w));
+    gpu.name = "gpu_backend";
+    if (gpu.regex.mark_count() < 1)
+      return w.at("pattern").error("value " + quote(gpu.pattern) + " has no group; group 1 must capture the device number");
+    sigs.gpu_backend = std::move(gpu);
+  }
   if (ev.contains("attention_backends"))
     FP_TRY_STATUS(parse_attention_backends(ev.at("attention_backends"), where.at("attention_backends"), sigs));
   if (ev.contains("hints")) FP_TRY_STATUS(parse_hints(ev.at("hints"), where.at("hints"), sigs.hints));
   FP_TRY(sigs.log, parse_section(ev, "log", where, true));
   FP_TRY(sigs.placement, parse_section(ev, "placement", where, false));
   FP_TRY(sigs.kernels, parse_section(ev, "kernels", where, true));
+  if (ev.contains("causes")) {
+    FP_TRY(sigs.causes, parse_cause_rules(ev.at("causes"), path + ": evidence.causes"));
+  }
   return sigs;
+}
+
+std::string RuntimeSignatures::gpu_backend_name(int device) const {
+  std::string name = gpu_backend_format;
+  size_t at = name.find("{device}");
+  if (at == std::string::npos) return "";
+  return name.replace(at, 8, std::to_string(device));
 }
 
 std::string RuntimeSignatures::canonical_backend(const std::string& text) const {

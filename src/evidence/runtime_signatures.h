@@ -2,12 +2,14 @@
 // runtime's fused attention ran, loaded from src/runtime/data/<runtime>.json (key "evidence").
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <regex>
 #include <string>
 #include <vector>
 
+#include "evidence/causes.h"
 #include "util/result.h"
 
 namespace fp {
@@ -63,9 +65,16 @@ struct RuntimeSignatures {
   std::optional<Rule> record_prefix;      // start of one log record (timestamp); none: a record is a line
   std::optional<Rule> process_prefix;     // a line's process label, capture 1 (vLLM "(EngineCore_DP0 pid=7) ");
                                           // none: one process
+  // Key "gpu_backend": matches a backend name that is a GPU, group 1 its device number as the
+  // kernel probe records it (llama.cpp "CUDA1" -> 1). None: kernels are not compared per device.
+  std::optional<Rule> gpu_backend;
+  std::string gpu_backend_format;         // its "name_format": the backend name of a device, "CUDA{device}"
+  // The backend name of GPU `device` ("CUDA1"), "" when the runtime data has no gpu_backend.
+  std::string gpu_backend_name(int device) const;
   std::vector<Rule> log;                  // level 1
   std::vector<Rule> placement;            // level 2; empty when the runtime has none
   std::vector<Rule> kernels;              // level 3
+  CauseRules causes;                      // key "causes": known causes of a fallback (evidence/causes.h)
   std::map<std::string, std::string> hints;  // "log"/"placement"/"kernels" -> how to get that level
   // Key "attention_backends": when present, an expected backend names an attention backend
   // (vLLM: FLASH_ATTN, FLASHINFER, ...), not a device, and captured backend texts are mapped to
@@ -79,15 +88,15 @@ struct RuntimeSignatures {
   std::string canonical_backend(const std::string& text) const;
 };
 
-// Folder of runtime data files: $FLASHPROOF_DATA_DIR if set, else <source>/src/runtime/data.
-std::string runtime_data_dir();
-// Loads and validates <runtime_data_dir()>/<runtime>.json.
-Result<RuntimeSignatures> load_runtime_signatures(const std::string& runtime);
-// Loads and validates the file at path; runtime names it in reports.
-Result<RuntimeSignatures> load_runtime_signatures(const std::string& runtime, const std::string& path);
-// Parses file content (path only names it in errors).
+// Loads another runtime's signatures, for a data file whose evidence is "same_as" another's
+// (runtime/runtime_data.h supplies it: this part never opens a file).
+using SignaturesLoader = std::function<Result<RuntimeSignatures>(const std::string& runtime)>;
+
+// Parses and validates a runtime data file's "evidence" (path only names it in errors; runtime is the
+// file stem). Without a loader, "same_as" is an error.
 Result<RuntimeSignatures> parse_runtime_signatures(const std::string& json_text, const std::string& path,
-                                                   const std::string& runtime);
+                                                   const std::string& runtime,
+                                                   const SignaturesLoader& load_same_as = nullptr);
 
 // rule_search looks at no more than this many leading bytes of a text: libstdc++'s regex recurses
 // per character and a long enough text overflows the stack. Signature lines are far shorter; the

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "evidence/testing.h"
+#include "runtime/runtime_data.h"
 
 namespace fp {
 namespace {
@@ -151,6 +152,35 @@ TEST(RuntimeSignatures, RequiredLiteral) {
   EXPECT_EQ(required_literal("abcd?"), "abc");
   EXPECT_EQ(required_literal("K \\((\\w+)\\):"), "K (");
   EXPECT_EQ(required_literal("[^\\]]xyz"), "xyz");
+}
+
+}  // namespace
+}  // namespace fp
+
+namespace fp {
+namespace {
+
+TEST(RuntimeSignatures, GpuBackendMapsNamesToProbeDevices) {
+  const auto& sigs = fp::testing::llama_signatures();
+  ASSERT_TRUE(sigs.gpu_backend.has_value());
+  std::smatch m;
+  for (const auto& ex : sigs.gpu_backend->examples) EXPECT_TRUE(rule_search(*sigs.gpu_backend, ex, m)) << ex;
+  for (const auto& ex : sigs.gpu_backend->counter_examples) EXPECT_FALSE(rule_search(*sigs.gpu_backend, ex, m)) << ex;
+  EXPECT_EQ(sigs.gpu_backend_name(1), "CUDA1");
+  auto bad = parse_runtime_signatures(R"({"evidence": {"gpu_backend": {"pattern": "^CUDA\\d+$", "name_format": "CUDA{device}",
+      "comment": "c", "examples": ["CUDA0"]}, "log": [], "kernels": []}})",
+                                      "g.json", "g");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("g.json: evidence.gpu_backend.pattern"), std::string::npos) << bad.error().message;
+}
+
+TEST(RuntimeSignatures, SameAsNeedsALoader) {
+  auto r = parse_runtime_signatures(R"({"evidence": {"comment": "c", "same_as": "llama-server"}})", "s.json", "s");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("no loader was given"), std::string::npos) << r.error().message;
+  auto loaded = load_runtime_signatures("openai-compatible-llama-server");
+  ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+  EXPECT_FALSE(loaded->causes.rules.empty());
 }
 
 }  // namespace

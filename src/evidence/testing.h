@@ -14,6 +14,7 @@
 #include "evidence/runtime_signatures.h"
 #include "evidence/verdict.h"
 #include "util/text.h"
+#include "runtime/runtime_data.h"
 
 namespace fp::testing {
 

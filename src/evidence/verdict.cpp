@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <iomanip>
+#include <regex>
+#include <set>
 #include <sstream>
 
+#include "evidence/kernel_set.h"
 #include "util/text.h"
 
 namespace fp {
@@ -17,10 +20,41 @@ std::string hint(const VerdictInput& in, const std::string& level) {
   return it == in.hints.end() ? std::string() : "; " + it->second;
 }
 
-std::string kernel_short_name(const std::string& name) {
-  std::string s = name.substr(0, name.find('('));
-  if (starts_with(s, "void ")) s = s.substr(5);
-  return s;
+// GPU backend names and the device numbers the kernel probe records (CUDA1 <-> 1).
+class GpuDevices {
+ public:
+  explicit GpuDevices(const std::string& pattern) {
+    if (pattern.empty()) return;
+    try {
+      re_ = std::regex(pattern);
+      valid_ = true;
+    } catch (const std::regex_error&) {
+    }
+  }
+  bool valid() const { return valid_; }
+  std::optional<int> device(const std::string& backend) const {
+    std::smatch m;
+    if (!valid_ || !std::regex_match(backend, m, re_) || m.size() < 2) return std::nullopt;
+    return std::stoi(m[1].str());
+  }
+  bool is_gpu(const std::string& backend) const { return valid_ ? device(backend).has_value() : backend != kCpuBackend; }
+
+ private:
+  std::regex re_;
+  bool valid_ = false;
+};
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t comma = text.find(',', start);
+    std::string item = trim(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (!item.empty() && std::find(out.begin(), out.end(), item) == out.end()) out.push_back(item);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
 }
 
 std::string expected_from_kv(const LogScan* log) {
@@ -173,17 +207,30 @@ std::string fused_share(int on, int total, const std::string& op, const std::str
   return std::to_string(on) + " of " + std::to_string(total) + " " + op + " nodes on " + backend;
 }
 
-LevelFinding placement_level(const VerdictInput& in, const std::string& expected) {
+LevelFinding placement_level(const VerdictInput& in, Verdict& v) {
   LevelFinding f{2, "placement"};
   const Placement* p = in.placement;
+  const std::vector<std::string>& expected = v.expected_backends;
   if (!p || !p->has_records()) {
     f.unavailable_why = "no node records" + hint(in, "placement");
     return f;
   }
   int total = p->fused_total();
   if (total == 0 && p->unfused_total() == 0) {
-    f.unavailable_why = "scheduler records, but no attention node among them";
+    f.unavailable_why = "scheduler records, but no attention node among them (node format changed?)";
     return f;
+  }
+  if (in.model_layers > 0) {
+    std::string problem = p->completeness_problem(in.model_layers);
+    if (!problem.empty()) {
+      v.placement_completeness = "INCOMPLETE: " + problem;
+      f.unavailable_why = "incomplete: " + problem;
+      return f;
+    }
+    v.placement_completeness = "complete: " + p->completeness_text(in.model_layers) +
+                               (in.layers_from.empty() ? "" : ", layers from " + in.layers_from);
+  } else {
+    v.placement_completeness = "not checked: the model's attention layer count is not known (explain: --model FILE.gguf or --layers N)";
   }
   f.used = true;
   for (const auto& [backend, q] : p->fused_example) f.quotes.push_back(q.text);
@@ -200,18 +247,23 @@ LevelFinding placement_level(const VerdictInput& in, const std::string& expected
     f.summary = p->fused_op + " nodes: " + format_counts(p->fused_nodes);
     return f;
   }
-  auto it = p->fused_nodes.find(expected);
-  int on = it == p->fused_nodes.end() ? 0 : it->second;
-  f.active = on == total;
+  int on = 0;
+  for (const auto& e : expected) {
+    auto it = p->fused_nodes.find(e);
+    if (it != p->fused_nodes.end() && it->second > 0) on += it->second;
+    else v.missing_backends.push_back(e);
+  }
+  const std::string where = join(expected, ",");
+  f.active = on == total && v.missing_backends.empty();
   f.any_on_expected = on > 0;
   f.partial = on > 0 && on < total;
-  if (on == total) {
-    f.summary = fused_share(on, total, p->fused_op, expected);
+  if (on == total && expected.size() == 1) {
+    f.summary = fused_share(on, total, p->fused_op, where);
   } else if (on == 0 && p->fused_nodes.size() == 1) {
-    f.summary = fused_share(total, total, p->fused_op, p->fused_nodes.begin()->first) + " (none on " + expected + ")";
+    f.summary = fused_share(total, total, p->fused_op, p->fused_nodes.begin()->first) + " (none on " + where + ")";
   } else {
-    f.summary = p->fused_op + " nodes: " + format_counts(p->fused_nodes) + " (" +
-                fused_share(on, total, p->fused_op, expected) + ")";
+    f.summary = p->fused_op + " nodes: " + format_counts(p->fused_nodes) + " (" + fused_share(on, total, p->fused_op, where) + ")";
+    if (on > 0 && !v.missing_backends.empty()) f.summary += "; none on " + join(v.missing_backends, ",");
   }
   if (p->unfused_total() > 0)
     f.summary += "; " + p->unfused_op + " nodes: " + format_counts(p->unfused_nodes);
@@ -232,7 +284,7 @@ LevelFinding kernel_level_backend(const KernelSummary& k, const std::string& exp
   std::ostringstream s;
   if (launches > 0) {
     s << launches << " " << expected << " kernel launches";
-    for (const auto& n : k.top_by_backend.at(expected)) f.quotes.push_back(kernel_short_name(n));
+    for (const auto& n : k.top_by_backend.at(expected)) f.quotes.push_back(kernel_display_name(n));
   } else {
     s << "no " << expected << " kernel among " << k.records << " kernels";
   }
@@ -240,7 +292,7 @@ LevelFinding kernel_level_backend(const KernelSummary& k, const std::string& exp
   for (const auto& [backend, n] : k.launches_by_backend)
     if (backend != expected && n > 0) {
       others.push_back(backend + " " + std::to_string(n));
-      for (const auto& name : k.top_by_backend.at(backend)) f.quotes.push_back(kernel_short_name(name));
+      for (const auto& name : k.top_by_backend.at(backend)) f.quotes.push_back(kernel_display_name(name));
     }
   if (!others.empty()) s << "; other backends' kernel launches: " << join(others, ", ");
   if (!f.quotes.empty()) s << " (" << quote(f.quotes.front()) << ")";
@@ -248,40 +300,126 @@ LevelFinding kernel_level_backend(const KernelSummary& k, const std::string& exp
   return f;
 }
 
-LevelFinding kernel_level(const VerdictInput& in, const std::string& expected) {
+// The name a person reads for a probe device: the backend that maps to it, else "device N".
+std::string device_name(int device, const std::vector<std::string>& backends, const GpuDevices& gpus) {
+  if (device < 0) return "device ?";
+  for (const auto& b : backends)
+    if (gpus.device(b) == device) return b;
+  return "device " + std::to_string(device);
+}
+
+std::vector<std::string> known_backends(const VerdictInput& in, const Verdict& v) {
+  std::vector<std::string> out = v.expected_backends;
+  out.insert(out.end(), in.gpu_backends.begin(), in.gpu_backends.end());
+  if (in.placement) {
+    for (const auto& [b, n] : in.placement->fused_nodes) out.push_back(b);
+    for (const auto& [b, n] : in.placement->unfused_nodes) out.push_back(b);
+  }
+  if (in.log)
+    for (const auto& [b, mib] : in.log->kv_mib_by_device()) out.push_back(b);
+  return out;
+}
+
+LevelFinding kernel_level(const VerdictInput& in, Verdict& v) {
   LevelFinding f{3, "kernels"};
   const KernelSummary* k = in.kernels;
+  const std::string& expected = v.expected_backend;
   if (!k) {
-    f.unavailable_why = "no tally given (no GPU or probe not attached)";
+    f.unavailable_why = "no tally given" + hint(in, "kernels");
     return f;
   }
   if (!k->has_records()) {
-    f.unavailable_why = "tally " + k->source + " has no kernel records (no evidence: the probe saw nothing)";
+    f.unavailable_why = "tally " + k->source + " has no kernel records (no evidence: the probe saw nothing" +
+                        (k->status.empty() || k->status == "ok" ? std::string() : "; probe status " + k->status) +
+                        (k->reason.empty() ? std::string() : ": " + k->reason) + ")";
     return f;
   }
   if (!in.attention_backends.empty() && !expected.empty()) return kernel_level_backend(*k, expected, f);
-  if (expected == kCpuBackend) {
-    f.unavailable_why = "not applicable: the expected backend is CPU and kernels show only the GPU";
+  const GpuDevices gpus(in.gpu_backend_pattern);
+  std::vector<std::string> expected_gpus;
+  for (const auto& e : v.expected_backends)
+    if (gpus.is_gpu(e)) expected_gpus.push_back(e);
+  if (!v.expected_backends.empty() && expected_gpus.empty()) {
+    f.unavailable_why = "not applicable: the expected backend is " + expected + " and kernels show only the GPU";
     return f;
   }
+  const std::vector<std::string> names = known_backends(in, v);
+  for (const auto& [device, n] : k->fused_launches_by_device)
+    if (n > 0) v.fused_kernels_by_backend[device_name(device, names, gpus)] = n;
   f.used = true;
-  bool ran = k->fused_launches > 0;
-  f.active = f.any_on_expected = ran;
+  const bool per_device = k->devices_known && gpus.valid() && !expected_gpus.empty();
+  long long on = k->fused_launches, off = 0;
+  std::vector<std::string> missing;
+  if (per_device) {
+    on = 0;
+    std::set<int> wanted;
+    for (const auto& e : expected_gpus) {
+      auto d = gpus.device(e);
+      if (!d) continue;
+      wanted.insert(*d);
+      auto it = k->fused_launches_by_device.find(*d);
+      if (it == k->fused_launches_by_device.end() || it->second == 0) missing.push_back(e);
+    }
+    for (const auto& [device, n] : k->fused_launches_by_device) (wanted.count(device) ? on : off) += n;
+  }
+  f.active = on > 0 && off == 0 && missing.empty();
+  f.any_on_expected = on > 0;
+  f.partial = on > 0 && off > 0;
   std::ostringstream s;
-  if (ran) {
+  if (k->fused_launches > 0) {
     s << std::fixed << std::setprecision(1) << k->fused_launches << " fused attention kernel launches, "
       << (100.0 * static_cast<double>(k->fused_ns) / static_cast<double>(k->total_ns ? k->total_ns : 1))
       << "% of GPU time";
-    for (const auto& n : k->top_fused) f.quotes.push_back(kernel_short_name(n));
+    for (const auto& n : k->top_fused) f.quotes.push_back(kernel_display_name(n));
   } else {
     s << "no fused attention kernel (" << join(k->fused_patterns, " or ") << ") among " << k->records
       << " kernels";
     if (k->unfused_launches > 0) s << "; " << k->unfused_launches << " unfused attention launches";
-    for (const auto& n : k->top_unfused) f.quotes.push_back(kernel_short_name(n));
+    for (const auto& n : k->top_unfused) f.quotes.push_back(kernel_display_name(n));
+  }
+  if (per_device && k->fused_launches > 0) {
+    std::vector<std::string> parts;
+    for (const auto& [device, n] : k->fused_launches_by_device)
+      if (n > 0) parts.push_back(device_name(device, names, gpus) + " " + std::to_string(n));
+    s << "; by device: " << join(parts, ", ");
+    if (!missing.empty()) s << "; none on " << join(missing, ",");
+    if (off > 0) s << "; " << off << " on devices not expected";
+  } else if (!k->devices_known && !expected_gpus.empty() && k->fused_launches > 0) {
+    s << " (the tally has no device column: which GPU ran them is not known)";
   }
   if (!f.quotes.empty()) s << " (" << quote(f.quotes.front()) << ")";
   f.summary = s.str();
   return f;
+}
+
+// Levels 2 and 3 per GPU: every GPU with fused nodes placed on it ran fused kernels, and no GPU ran
+// fused kernels without fused nodes placed on it. Only when the tally records devices.
+void find_device_disagreement(const VerdictInput& in, Verdict& v) {
+  const LevelFinding& l2 = v.levels[1];
+  const LevelFinding& l3 = v.levels[2];
+  if (v.disagreement || !l2.used || !l3.used || !in.placement || !in.kernels || !in.kernels->devices_known) return;
+  const GpuDevices gpus(in.gpu_backend_pattern);
+  if (!gpus.valid()) return;
+  std::map<int, int> nodes;  // device -> fused nodes placed
+  for (const auto& [backend, n] : in.placement->fused_nodes)
+    if (auto d = gpus.device(backend)) nodes[*d] += n;
+  std::set<int> devices;
+  for (const auto& [d, n] : nodes) devices.insert(d);
+  for (const auto& [d, n] : in.kernels->fused_launches_by_device)
+    if (n > 0) devices.insert(d);
+  const std::vector<std::string> names = known_backends(in, v);
+  for (int d : devices) {
+    int placed = nodes.count(d) ? nodes[d] : 0;
+    auto it = in.kernels->fused_launches_by_device.find(d);
+    long long ran = it == in.kernels->fused_launches_by_device.end() ? 0 : it->second;
+    if ((placed > 0) == (ran > 0)) continue;
+    v.disagreement = true;
+    const std::string name = device_name(d, names, gpus);
+    v.disagreement_detail = "placement says " + std::to_string(placed) + " " + in.placement->fused_op + " nodes on " + name +
+                            "; kernels say " + std::to_string(ran) + " fused attention kernel launches on device " +
+                            std::to_string(d) + " (kernels by device: " + l3.summary + ")";
+    return;
+  }
 }
 
 // First pair of used levels whose "some fused work on the expected backend" answers differ.
@@ -304,13 +442,15 @@ std::string conclusion(const Verdict& v) {
                                                   : " on " + v.expected_backend;
   switch (v.activity) {
     case Activity::NoEvidence:
-      return "no evidence either way";
+      return v.missing_required.empty() ? "no evidence either way" : "no evidence: " + join(v.missing_required, "; ");
     case Activity::Active:
       return "fused attention is active" + where;
     case Activity::NotActive:
       break;
   }
   if (v.partial_offload) return "fused attention is only partly" + where + ": partial offload";
+  if (!v.missing_backends.empty() && v.levels[1].any_on_expected == true)
+    return "fused attention is not active on each of " + v.expected_backend + ": none on " + join(v.missing_backends, ",");
   if (v.silent_fallback)
     return "fused attention is NOT running" + where +
            (v.names_attention_backend ? " (the log names it, the kernels do not)" : " (silent fallback: the log says enabled)");
@@ -342,24 +482,81 @@ std::string to_string(Activity a) {
   return "unknown";
 }
 
-Verdict decide(const VerdictInput& in_given) {
-  VerdictInput in = in_given;
-  if (in.attention_backends.empty() && in.log) in.attention_backends = in.log->attention_backends;
-  Verdict v;
+const std::vector<std::string>& evidence_level_names() {
+  static const std::vector<std::string> names = {"log", "placement", "kernels"};
+  return names;
+}
+
+std::vector<std::string> default_evidence_levels(const RuntimeSignatures& sigs, bool probe_attached) {
+  std::vector<std::string> out = {"log"};
+  if (!sigs.placement.empty()) out.push_back("placement");
+  if (probe_attached) out.push_back("kernels");
+  return out;
+}
+
+VerdictInput verdict_input(const RuntimeSignatures& sigs) {
+  VerdictInput in;
+  in.hints = sigs.hints;
+  in.attention_backends = sigs.attention_backends;
+  if (sigs.gpu_backend) in.gpu_backend_pattern = sigs.gpu_backend->pattern;
+  return in;
+}
+
+namespace {
+
+// "all-gpus": the machine's GPUs when given, else every GPU backend the log names.
+std::vector<std::string> all_gpus(const VerdictInput& in) {
+  if (!in.gpu_backends.empty()) return in.gpu_backends;
+  const GpuDevices gpus(in.gpu_backend_pattern);
+  std::set<std::string> seen;
+  if (in.placement) {
+    for (const auto& [b, n] : in.placement->fused_nodes) seen.insert(b);
+    for (const auto& [b, n] : in.placement->unfused_nodes) seen.insert(b);
+  }
+  if (in.log)
+    for (const auto& [b, mib] : in.log->kv_mib_by_device()) seen.insert(b);
+  std::vector<std::string> out;
+  for (const auto& b : seen)
+    if (gpus.is_gpu(b)) out.push_back(b);
+  return out;
+}
+
+void resolve_expected(const VerdictInput& in, Verdict& v) {
   v.expected_backend = in.expect_backend;
   v.expected_from = in.expect_backend.empty() ? "" : "given";
   if (v.expected_backend.empty()) {
     v.expected_backend = expected_from_kv(in.log);
     if (!v.expected_backend.empty()) v.expected_from = "KV cache device";
   }
-  if (in.placement) v.fused_backends = in.placement->fused_nodes;
-  v.names_attention_backend = !in.attention_backends.empty();
   if (v.names_attention_backend && v.expected_from == "KV cache device") {
     v.expected_backend.clear();  // a device says nothing about an attention backend
     v.expected_from.clear();
   }
-  v.levels = {v.names_attention_backend ? log_level_backend(in, v) : log_level(in),
-              placement_level(in, v.expected_backend), kernel_level(in, v.expected_backend)};
+  for (const auto& e : split_list(v.expected_backend)) {
+    if (e != kAllGpus) {
+      if (std::find(v.expected_backends.begin(), v.expected_backends.end(), e) == v.expected_backends.end())
+        v.expected_backends.push_back(e);
+      continue;
+    }
+    for (const auto& g : all_gpus(in))
+      if (std::find(v.expected_backends.begin(), v.expected_backends.end(), g) == v.expected_backends.end())
+        v.expected_backends.push_back(g);
+    v.expected_from = in.gpu_backends.empty() ? "all-gpus: the GPU backends the log names" : "all-gpus: this machine's GPUs";
+  }
+  if (!v.expected_backends.empty()) v.expected_backend = join(v.expected_backends, ",");
+}
+
+}  // namespace
+
+Verdict decide(const VerdictInput& in_given) {
+  VerdictInput in = in_given;
+  if (in.attention_backends.empty() && in.log) in.attention_backends = in.log->attention_backends;
+  Verdict v;
+  v.names_attention_backend = !in.attention_backends.empty();
+  resolve_expected(in, v);
+  if (in.placement) v.fused_backends = in.placement->fused_nodes;
+  v.levels = {v.names_attention_backend ? log_level_backend(in, v) : log_level(in), placement_level(in, v),
+              kernel_level(in, v)};
   const bool process_disagreement = v.disagreement;
   const LevelFinding* strongest = nullptr;
   for (const auto& f : v.levels) {
@@ -373,14 +570,34 @@ Verdict decide(const VerdictInput& in_given) {
     strongest = &f;
   }
   if (!process_disagreement) find_disagreement(v);
+  find_device_disagreement(in, v);
   const LevelFinding& l1 = v.levels[0];
   if (l1.used && l1.active == true)
     for (size_t i = 1; i < v.levels.size(); ++i)
       if (v.levels[i].used && v.levels[i].any_on_expected == false) v.silent_fallback = true;
   if (strongest)
     v.activity = (!v.partial_offload && strongest->active == true) ? Activity::Active : Activity::NotActive;
+  // The log says what was requested and decided, not what ran: alone it never proves "active".
+  if (v.activity == Activity::Active && v.levels_used == std::vector<int>{1})
+    v.missing_required.push_back("the log alone never proves fused attention active (it says what was requested, "
+                                 "not what ran); level 2 placement or level 3 kernels must confirm it");
+  for (const auto& name : in.required)
+    for (const auto& f : v.levels)
+      if (f.name == name && !f.used)
+        v.missing_required.push_back("level " + std::to_string(f.level) + " " + f.name + " is required and yielded nothing: " +
+                                     f.unavailable_why);
+  if (!v.missing_required.empty()) v.activity = Activity::NoEvidence;
   v.explanation = explain(v, in.log);
   return v;
+}
+
+bool verdict_as_expected(Activity activity, bool disagreement, bool expect_fused) {
+  if (activity == Activity::NoEvidence || disagreement) return false;
+  return activity == (expect_fused ? Activity::Active : Activity::NotActive);
+}
+
+bool verdict_as_expected(const Verdict& v, bool expect_fused) {
+  return verdict_as_expected(v.activity, v.disagreement, expect_fused);
 }
 
 std::string format_verdict(const Verdict& v) {
@@ -390,6 +607,12 @@ std::string format_verdict(const Verdict& v) {
   if (!v.expected_from.empty()) out << " (" << v.expected_from << ")";
   out << "\n";
   if (!v.fused_backends.empty()) out << "fused op placed on: " << format_counts(v.fused_backends) << "\n";
+  if (!v.fused_kernels_by_backend.empty()) {
+    std::vector<std::string> parts;
+    for (const auto& [b, n] : v.fused_kernels_by_backend) parts.push_back(b + " " + std::to_string(n));
+    out << "fused kernels ran on: " << join(parts, ", ") << "\n";
+  }
+  if (!v.placement_completeness.empty()) out << "placement completeness: " << v.placement_completeness << "\n";
   for (const auto& f : v.levels) {
     out << "level " << f.level << " " << f.name << ": ";
     out << (f.used ? f.summary : "unavailable: " + f.unavailable_why) << "\n";
@@ -400,6 +623,7 @@ std::string format_verdict(const Verdict& v) {
   if (v.backends_by_process.size() > 1)
     for (const auto& [proc, backends] : v.backends_by_process) out << "process " << proc << ": " << join(backends, ", ") << "\n";
   if (v.disagreement) out << "DISAGREEMENT: " << v.disagreement_detail << "\n";
+  for (const auto& m : v.missing_required) out << "NO EVIDENCE: " << m << "\n";
   out << "\n" << v.explanation << "\n";
   return out.str();
 }

@@ -30,25 +30,58 @@ struct LevelFinding {
   std::vector<std::string> quotes;
 };
 
+// The evidence levels by name, in order: "log", "placement", "kernels".
+const std::vector<std::string>& evidence_level_names();
+// The levels a platform can produce: the log; placement when the runtime's data has placement
+// rules; kernels when the kernel probe is attached to a run on the GPU. The default of a case's
+// expect.evidence (flow/evidence_pass.cpp; a GPU box always adds kernels to a GPU case).
+std::vector<std::string> default_evidence_levels(const RuntimeSignatures& sigs, bool probe_attached);
+
+// The word an expectation uses for "every GPU this machine has" (case expect.backend, explain
+// --expect-backend).
+inline constexpr const char* kAllGpus = "all-gpus";
+
 struct VerdictInput {
   const LogScan* log = nullptr;            // null: no log
   const Placement* placement = nullptr;    // null: no placement scan
   const KernelSummary* kernels = nullptr;  // null: no tally given
-  std::string expect_backend;              // "" : the only device holding the KV cache, if any
+  // Backends the fused op must run on, comma-separated ("CUDA0,CUDA1"): active means on each of
+  // them and nowhere else. "all-gpus": every entry of `gpu_backends` (else every GPU backend the log
+  // names). "" : the only device holding the KV cache, if any.
+  std::string expect_backend;
+  std::vector<std::string> gpu_backends;   // the machine's GPUs as backend names (CUDA0, ...), for all-gpus
+  // Levels that must yield an answer (evidence_level_names()); one that yields nothing makes the
+  // verdict "no evidence". Empty: none required (the log alone still never proves "active").
+  std::vector<std::string> required;
+  // The model's attention layers (GGUF block_count), for level 2's completeness check; 0: unknown,
+  // the check is not made and the verdict says so. layers_from names the source.
+  int model_layers = 0;
+  std::string layers_from;
   std::map<std::string, std::string> hints;  // RuntimeSignatures::hints, for "unavailable" texts
   // RuntimeSignatures::attention_backends: when not empty, expect_backend names an attention
   // backend (vLLM FLASH_ATTN, ...): level 1 compares the backend each process decided, and level 3
   // the kernels of that backend. Empty: expect_backend is a device (llama.cpp CUDA0, CPU).
   std::vector<std::string> attention_backends;
+  // RuntimeSignatures::gpu_backend: the pattern whose group 1 turns a GPU backend name into the
+  // device number the kernel probe records (CUDA1 -> 1); empty: kernels are not compared per device.
+  std::string gpu_backend_pattern;
 };
+
+// A VerdictInput with the runtime's hints, attention backends and GPU backend pattern filled in.
+VerdictInput verdict_input(const RuntimeSignatures& sigs);
 
 struct Verdict {
   Activity activity = Activity::NoEvidence;
   std::string expected_backend;       // "" when neither given nor inferable
   std::string expected_from;          // "given", "KV cache device", ""
+  std::vector<std::string> expected_backends;  // expected_backend as a list
+  std::vector<std::string> missing_backends;   // expected backends that ran none of the fused op (level 2)
   bool names_attention_backend = false;  // expected_backend is an attention backend, not a device
   std::map<std::string, std::vector<std::string>> backends_by_process;  // level 1, backend mode
   std::map<std::string, int> fused_backends;  // placement: backend -> fused nodes
+  std::map<std::string, long long> fused_kernels_by_backend;  // level 3 per GPU ("device ?" when the tally has no device)
+  std::vector<std::string> missing_required;  // "level 2 placement (required): no node records; ..."
+  std::string placement_completeness;         // checked against the model's layers, or why not
   std::vector<LevelFinding> levels;   // always levels 1, 2, 3 in order
   std::vector<int> levels_used;
   std::vector<std::string> levels_unavailable;  // "level 3 kernels: no tally given (...)"
@@ -61,6 +94,12 @@ struct Verdict {
 };
 
 Verdict decide(const VerdictInput& in);
+
+// Whether the verdict is what was expected: fused attention active (expect_fused) or not active,
+// and never when the levels disagree or there is no evidence. The one rule run, ab, gate and
+// explain share.
+bool verdict_as_expected(const Verdict& v, bool expect_fused);
+bool verdict_as_expected(Activity activity, bool disagreement, bool expect_fused);
 
 // Multi-line text of the verdict with its evidence, for `flashproof explain` and reports.
 std::string format_verdict(const Verdict& v);

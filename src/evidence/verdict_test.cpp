@@ -88,7 +88,8 @@ TEST(Verdict, Q5_1WithoutKernelsStillFallsBackAndSaysWhyLevel3IsMissing) {
   EXPECT_TRUE(v.silent_fallback);
   EXPECT_EQ(v.levels_used, std::vector<int>({1, 2}));
   ASSERT_EQ(v.levels_unavailable.size(), 1u);
-  EXPECT_EQ(v.levels_unavailable[0], "level 3 kernels: no tally given (no GPU or probe not attached)");
+  EXPECT_EQ(v.levels_unavailable[0],
+            "level 3 kernels: no tally given; attach the CUPTI probe (CUDA_INJECTION64_PATH) on a GPU machine");
 }
 
 TEST(Verdict, R2Q8_0Active) {
@@ -270,14 +271,18 @@ TEST(Verdict, CpuBuild11669FaOffSoftMaxOnCpu) {
   EXPECT_EQ(run.log.graph_nodes.back().value, 81);
 }
 
-TEST(Verdict, CpuBuild11669AutoResolvedEnabledLogOnly) {
+TEST(Verdict, CpuBuild11669AutoResolvedEnabledLogOnlyIsNoEvidence) {
   const auto& run = fp::testing::load_run_log_only("cpu", "b11669_tiny_fa_auto_lv4");
   ResolvedState r = run.log.resolved();
   EXPECT_EQ(r.requested, "auto");
   EXPECT_TRUE(r.by_decision);
   EXPECT_EQ(r.quotes.back().text, "resolve_fused_ops: Flash Attention enabled");
   Verdict v = decide(input_for(run.log, run.placement, nullptr, "CPU"));
-  EXPECT_EQ(v.activity, Activity::Active);
+  // The log says "enabled" and nothing else speaks: the log alone never proves "active" (issue 13).
+  EXPECT_EQ(v.activity, Activity::NoEvidence);
+  ASSERT_EQ(v.missing_required.size(), 1u);
+  EXPECT_TRUE(contains(v.missing_required[0], "the log alone never proves fused attention active")) << v.missing_required[0];
+  EXPECT_TRUE(contains(v.explanation, "no evidence: the log alone never proves")) << v.explanation;
   EXPECT_EQ(v.levels_used, std::vector<int>({1}));
   ASSERT_EQ(v.levels_unavailable.size(), 2u);
   EXPECT_TRUE(contains(v.levels_unavailable[0], "level 2 placement: no node records")) << v.levels_unavailable[0];
@@ -291,6 +296,62 @@ TEST(Verdict, CpuBuild11669InfoLevelSignalsTieToSchedDebugRun) {
   EXPECT_EQ(quiet.log.resolved().fused, std::optional<bool>(true));
   EXPECT_EQ(verbose.log.resolved().fused, std::optional<bool>(true));
   EXPECT_EQ(quiet.log.split_counts(), verbose.log.split_counts());
+}
+
+}  // namespace
+}  // namespace fp
+
+namespace fp {
+namespace {
+
+// Issue 13: a GPU box requires level 3; a probe that CUPTI refused, or that wrote no tally, is then
+// "no evidence" with its reason, never a pass on levels 1 and 2 alone.
+TEST(Verdict, RequiredKernelsRefusedByCuptiIsNoEvidenceWithTheReason) {
+  const auto& run = fp::testing::h200_run("mid_fa_on");
+  auto refused = parse_kernel_tally(
+      "# flashproof-probe v2 status=refused state=final pid=9 cupti=130001 reason=cuptiSubscribe: "
+      "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED (CUptiResult 39)\n",
+      "kernels.tsv");
+  ASSERT_TRUE(refused.ok());
+  KernelSummary k = classify_kernels(*refused, fp::testing::llama_signatures());
+  VerdictInput in = verdict_input(fp::testing::llama_signatures());
+  in.log = &run.log;
+  in.placement = &run.placement;
+  in.kernels = &k;
+  in.expect_backend = "CUDA0";
+  in.required = {"log", "placement", "kernels"};
+  Verdict v = decide(in);
+  EXPECT_EQ(v.activity, Activity::NoEvidence) << format_verdict(v);
+  ASSERT_EQ(v.missing_required.size(), 1u);
+  EXPECT_NE(v.missing_required[0].find("level 3 kernels is required and yielded nothing: tally kernels.tsv has no kernel "
+                                       "records (no evidence: the probe saw nothing; probe status refused: cuptiSubscribe: "
+                                       "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED"),
+            std::string::npos)
+      << v.missing_required[0];
+  in.kernels = nullptr;
+  in.hints["kernels"] = "the probe wrote no tally (not loaded: CUDA_INJECTION64_PATH wrong, or the runtime never initialised CUDA)";
+  Verdict none = decide(in);
+  EXPECT_EQ(none.activity, Activity::NoEvidence);
+  EXPECT_NE(none.explanation.find("the probe wrote no tally (not loaded"), std::string::npos) << none.explanation;
+  in.required = {"log", "placement"};  // a CPU machine: levels 1 and 2 suffice
+  EXPECT_EQ(decide(in).activity, Activity::Active);
+}
+
+TEST(Verdict, DefaultEvidenceLevelsOfThePlatform) {
+  const auto& sigs = fp::testing::llama_signatures();
+  EXPECT_EQ(default_evidence_levels(sigs, false), (std::vector<std::string>{"log", "placement"}));
+  EXPECT_EQ(default_evidence_levels(sigs, true), (std::vector<std::string>{"log", "placement", "kernels"}));
+  RuntimeSignatures no_placement;
+  EXPECT_EQ(default_evidence_levels(no_placement, true), (std::vector<std::string>{"log", "kernels"}));
+}
+
+TEST(Verdict, VerdictAsExpectedIsOneRule) {
+  EXPECT_TRUE(verdict_as_expected(Activity::Active, false, true));
+  EXPECT_FALSE(verdict_as_expected(Activity::Active, true, true));
+  EXPECT_FALSE(verdict_as_expected(Activity::NoEvidence, false, true));
+  EXPECT_FALSE(verdict_as_expected(Activity::NoEvidence, false, false));
+  EXPECT_TRUE(verdict_as_expected(Activity::NotActive, false, false));
+  EXPECT_FALSE(verdict_as_expected(Activity::NotActive, false, true));
 }
 
 }  // namespace

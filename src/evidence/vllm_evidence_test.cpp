@@ -9,6 +9,7 @@
 
 #include "cli/testing.h"
 #include "evidence/testing.h"
+#include "runtime/runtime_data.h"
 
 namespace fp {
 namespace {

@@ -9,7 +9,9 @@
 #include <iostream>
 #include <map>
 
+#include "flow/ab_decision.h"
 #include "flow/evidence_pass.h"
+#include "flow/paired_runner.h"
 #include "flow/figures.h"
 #include "flow/mechanism.h"
 #include "flow/probed_check.h"
@@ -108,8 +110,7 @@ void run_evidence(ArmState& s, const AbRunOptions& o) {
   for (int l : v.levels_used) s.arm.levels_used.push_back(v.levels[static_cast<size_t>(l - 1)].name);
   s.arm.verdict_explanation = v.explanation;
   s.arm.verdict_quotes = v.quotes;
-  const Activity required = s.arm.name == "on" ? Activity::Active : Activity::NotActive;
-  s.arm.verdict_as_required = !v.disagreement && v.activity == required;
+  s.arm.verdict_as_required = verdict_as_expected(v, /*expect_fused=*/s.arm.name == "on");
   s.evidence_signals = ev->signals;
   s.arm.evidence_signals = signals_text(ev->signals);
   s.evidence_ok = true;
@@ -134,19 +135,11 @@ void run_check(ArmState& s, const AbRunOptions& o) {
   s.arm.probed_mismatches = pc->mismatches;
 }
 
-void run_launch(ArmState& s, int index, const TimedOptions& t, const AbRunOptions& o) {
-  CaseContext ctx = s.ctx;
-  ctx.out_dir = s.ctx.out_dir + "/launch-" + std::to_string(index + 1);
-  std::error_code ec;
-  fs::create_directories(ctx.out_dir, ec);
-  progress(o, ctx.c.name, "launch " + std::to_string(index + 1) + ", flag " + s.arm.name);
-  auto pass = run_timed_pass(ctx, t);
-  if (!pass) {
-    s.arm.errors.push_back("launch " + std::to_string(index + 1) + ": " + pass.error().message);
-    return;
-  }
-  for (const auto& e : pass->errors) s.arm.errors.push_back("launch " + std::to_string(index + 1) + ": " + e);
-  if (!pass->errors.empty()) return;
+// Keeps one finished timed launch of an arm: its figures, answers, memory and signals.
+void record_launch(ArmState& s, int index, const TimedPass& pass_in) {
+  const TimedPass* pass = &pass_in;
+  CaseContext& ctx = s.ctx;
+  if (!pass->errors.empty()) return;  // the engine reports them, with the block
   ++s.arm.launches;
   ArmSamples& a = s.samples;
   a.add("cold_ready_ms", pass->ready_s * 1e3, true);
@@ -223,22 +216,8 @@ const FigureResult* find_figure(const AbArm& a, const std::string& name) {
   return nullptr;
 }
 
-std::string fmt_pct(double rel) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%+.1f%%", 100.0 * rel);
-  return std::isfinite(rel) ? buf : "n/a";
-}
 
 }  // namespace
-
-std::vector<std::string> arm_order(int repetitions) {
-  std::vector<std::string> out;
-  for (int i = 0; i < repetitions; ++i) {
-    out.push_back("on");
-    out.push_back("off");
-  }
-  return out;
-}
 
 std::vector<AbFigure> compare_arms(const AbArm& off, const AbArm& on) {
   std::vector<AbFigure> out;
@@ -277,95 +256,6 @@ std::vector<AbAnswerDiff> compare_arm_answers(const AbArm& off, const AbArm& on)
     out.push_back(std::move(d));
   }
   return out;
-}
-
-void decide_ab(Job job, AbRun& r) {
-  r.gates.clear();
-  bool incomplete = !r.off.errors.empty() || !r.on.errors.empty();
-  for (const AbArm* a : {&r.off, &r.on}) {
-    for (const auto& e : a->errors) r.failures.push_back("arm " + a->name + ": " + e);
-    if (a->verdict != "no evidence" || a->errors.empty()) {
-      if (!a->verdict_as_required)
-        r.failures.push_back("arm " + a->name + " (" + a->flag_value + "): fused attention must be " +
-                             (a->name == "on" ? "active" : "not active") + ", the evidence says " + a->verdict +
-                             (a->verdict_explanation.empty() ? "" : ": " + a->verdict_explanation) +
-                             "; the A/B does not compare the flag on against off");
-    }
-    for (const auto& m : a->signal_mismatches)
-      r.failures.push_back("arm " + a->name + ": a timed launch differs from its evidence pass: " + m);
-    for (const auto& m : a->probed_mismatches)
-      r.failures.push_back("arm " + a->name + ": the timed configuration, probed, differs from its evidence pass: " + m);
-  }
-
-  // Same system?
-  size_t differ = 0;
-  for (const auto& a : r.answers) differ += !a.identical;
-  const AbFigure* speed = nullptr;
-  for (const auto& f : r.figures)
-    if (f.gate && f.cmp.verdict == AbVerdict::different) { speed = &f; break; }
-  if (!speed)
-    for (const auto& f : r.figures)
-      if (f.name == "e2e_ms" && f.cmp.verdict == AbVerdict::different) speed = &f;
-  if (r.answers.empty()) {
-    r.same_system = "no answers to compare";
-  } else if (differ == 0) {
-    r.same_system = "identical answers for all " + std::to_string(r.answers.size()) + " prompts: the same system";
-  } else {
-    std::string faster = !speed ? "neither arm is measurably faster, but the two arms are different systems"
-                         : (speed->effect == "better with the flag on")
-                             ? "the faster arm (flag on, by " + speed->name + ") is a different system"
-                             : "the faster arm (flag off, by " + speed->name + ") is a different system";
-    r.same_system = std::to_string(differ) + " of " + std::to_string(r.answers.size()) +
-                    " prompts answer differently with the flag on: " + faster;
-  }
-
-  // Gates
-  const size_t floor_n = min_repetitions_for_alpha(0.05);
-  for (const auto& f : r.figures) {
-    if (!f.gate) continue;
-    AbGate g;
-    g.figure = f.name;
-    const size_t n = std::min(f.cmp.n_a, f.cmp.n_b);
-    std::string m = "on - off " + fmt_pct(f.cmp.diff_rel) + ", " + f.effect + " (n " + std::to_string(f.cmp.n_a) + "/" +
-                    std::to_string(f.cmp.n_b) + ")";
-    if (n < floor_n) {
-      g.outcome = "undecided";
-      g.detail = m + "; too few samples: the test cannot reach p < 0.05 with fewer than " + std::to_string(floor_n) +
-                 " per arm";
-      incomplete = true;
-    } else if (f.effect == "worse with the flag on") {
-      g.outcome = "fail";
-      g.detail = m;
-      r.failures.push_back("gate " + f.name + " is worse with the flag on: " + f.cmp.explanation);
-    } else {
-      g.outcome = "pass";
-      g.detail = m + (f.cmp.too_few_repetitions && f.effect == "within noise"
-                          ? "; a difference this size would need about " +
-                                (f.cmp.repetitions_needed ? std::to_string(*f.cmp.repetitions_needed) : std::string("many")) +
-                                " samples per arm to resolve"
-                          : "");
-    }
-    r.gates.push_back(g);
-  }
-  const bool has_gate_figure = std::any_of(r.figures.begin(), r.figures.end(), [](const AbFigure& f) { return f.gate; });
-  if (job != Job::Extraction && !has_gate_figure) {
-    r.gates.push_back({"(gate figure)", "undecided", "the job's gate figure was not measured in both arms"});
-    incomplete = true;
-  }
-  if (job == Job::Extraction) {
-    AbGate g{"answers", differ == 0 && !r.answers.empty() ? "pass" : "fail", r.same_system};
-    if (r.answers.empty()) g.outcome = "undecided", incomplete = true;
-    if (g.outcome == "fail") r.failures.push_back("extraction: " + r.same_system);
-    r.gates.push_back(g);
-  }
-  r.complete = !incomplete;
-  r.exit_code = incomplete ? 2 : r.failures.empty() ? 0 : 1;
-  if (r.exit_code == 0)
-    r.decision = "PASS: the job's gates are not worse with the flag on and the answers satisfy the " + r.job + " job";
-  else if (r.exit_code == 1)
-    r.decision = "FAIL: " + r.failures.front();
-  else
-    r.decision = "INCOMPLETE: " + (r.failures.empty() ? std::string("too few samples to decide a gate") : r.failures.front());
 }
 
 AbOutcome run_ab(const std::string& case_path, const AbRunOptions& opts_in) {
@@ -428,18 +318,34 @@ AbOutcome run_ab(const std::string& case_path, const AbRunOptions& opts_in) {
   // Evidence once per arm, then the alternating timed launches, then the sustained phases.
   run_evidence(on, o);
   run_evidence(off, o);
-  TimedOptions t;
-  t.warmup = r.warmup;
-  t.repetitions = r.rounds;
-  t.concurrent_rounds = c.job == Job::Batch;
-  const auto order = arm_order(r.repetitions);
+  // The timed launches: the side-by-side engine, A = off, B = on, blocks in ABBA order.
+  PairedPlan plan;
+  plan.warmup = r.warmup;
+  plan.rounds = r.rounds;
+  plan.first_blocks = r.repetitions + r.repetitions % 2;
+  plan.max_blocks = std::max(plan.first_blocks, o.repetitions > 0 ? plan.first_blocks : c.plan.max_blocks);
+  plan.budget_s = c.plan.budget_s;
+  plan.concurrent_rounds = c.job == Job::Batch;
+  plan.gated = paired_gated_figures(c.job);
+  for (const auto& g : plan.gated) plan.min_effect[g] = min_effect(c, g);
+  plan.quiet = o.quiet;
+  PairedArm arm_off{"off", off.ctx, std::nullopt}, arm_on{"on", on.ctx, std::nullopt};
   std::map<std::string, int> launched;
-  for (const auto& arm : order) {
-    if (interrupted()) break;
-    ArmState& s = arm == "on" ? on : off;
-    r.order.push_back(arm);
-    run_launch(s, launched[arm]++, t, o);
+  PairedOutcome paired = run_paired(arm_off, arm_on, plan, [&](const PairedArm& arm, int, const TimedPass& pass) {
+    ArmState& s = arm.name == "on" ? on : off;
+    record_launch(s, launched[arm.name]++, pass);
+  });
+  for (const auto& l : paired.launches) {
+    r.order.push_back(l.arm);
+    if (l.errors.empty()) continue;
+    ArmState& s = l.arm == "on" ? on : off;
+    for (const auto& e : l.errors) {
+      const std::string line = "block " + std::to_string(l.block + 1) + ": " + e;
+      if (std::find(s.arm.errors.begin(), s.arm.errors.end(), line) == s.arm.errors.end()) s.arm.errors.push_back(line);
+    }
   }
+  r.blocks = paired.blocks;
+  r.stopped = paired.stopped;
   if (!interrupted()) {
     run_check(on, o);
     run_check(off, o);
@@ -465,7 +371,7 @@ AbOutcome run_ab(const std::string& case_path, const AbRunOptions& opts_in) {
     f.headline = f.gate || stated || unpredicted;
   }
   r.answers = compare_arm_answers(r.off, r.on);
-  decide_ab(c.job, r);
+  decide_ab(c.job, paired.decisions, r);
   if (auto st = write_ab_files(dir, r); !st) std::cerr << "flashproof ab: " << st.error().message << "\n";
   out.exit_code = r.exit_code;
   return out;

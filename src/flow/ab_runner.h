@@ -1,11 +1,11 @@
 // A/B mode: one case run with the flag on and with it off, everything else identical (same
 // binary, model, prompts, seed, threads, context, port policy). One evidence pass per arm proves
-// what each arm really ran (on: fused attention active; off: not active). Then the arms' timed
-// launches alternate on, off, on, off ... so that drift of the machine falls on both; every launch
-// starts the runtime afresh (cold start per repetition), warms up, and measures rounds over the
-// case's prompts. A sustained phase per arm follows. Each figure is compared with its uncertainty
-// (measure/ab_stats.h), the stated mechanism is checked, the answers are compared prompt by prompt,
-// and the job decides.
+// what each arm really ran (on: fused attention active; off: not active). Then the timed launches
+// run on the side-by-side engine (flow/paired_runner.h): blocks of one fresh launch per arm in ABBA
+// order, so that drift of the machine falls on both; the job's gated figures are compared paired
+// per block and prompt, with blocks added while a gate is unresolved (flow/ab_decision.h decides).
+// A sustained phase per arm follows. Every figure is also pooled per arm for the report
+// (measure/ab_stats.h), the stated mechanism is checked, and the answers are compared prompt by prompt.
 #pragma once
 
 #include <string>
@@ -31,8 +31,8 @@ struct AbRunOptions {
 
 // Exit codes of `flashproof ab`: 0 the job's gates are not worse with the flag on and the answers
 // satisfy the job; 1 otherwise (or the evidence shows the arms did not differ as asked); 2 incomplete
-// (a launch or request failed, or too few samples to decide a gate); 64 usage; 125 skipped.
-enum AbExit { kAbPass = 0, kAbFail = 1, kAbIncomplete = 2, kAbUsage = 64, kAbSkip = 125 };
+// (a launch or request failed); 3 a gate unresolved within the budget; 64 usage; 125 skipped.
+enum AbExit { kAbPass = 0, kAbFail = 1, kAbIncomplete = 2, kAbUnresolved = 3, kAbUsage = 64, kAbSkip = 125 };
 
 struct AbOutcome {
   AbRun run;
@@ -44,16 +44,11 @@ AbOutcome run_ab(const std::string& case_path, const AbRunOptions& options);
 
 // The parts below are pure, for tests.
 
-// The arm of each timed launch: on, off, on, off ... (2 x repetitions entries).
-std::vector<std::string> arm_order(int repetitions);
-
 // Every figure present in both arms, compared B (on) against A (off), in the arms' figure order.
 std::vector<AbFigure> compare_arms(const AbArm& off, const AbArm& on);
 
 // The answers of both arms, prompt by prompt (prompt id order); a unified diff off -> on.
 std::vector<AbAnswerDiff> compare_arm_answers(const AbArm& off, const AbArm& on);
 
-// Fills gates, same_system, failures, exit_code and decision from figures, answers and evidence.
-void decide_ab(Job job, AbRun& r);
 
 }  // namespace fp

@@ -1,13 +1,17 @@
 #include "flow/case_context.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
 #include <nlohmann/json.hpp>
 
+#include "flow/gpu_machine.h"
 #include "flow/gpu_probe.h"
 #include "measure/nvml.h"
+#include "runtime/ctest_gpus.h"
+#include "runtime/runtime_data.h"
 #include "util/sha256.h"
 #include "util/text.h"
 
@@ -28,23 +32,45 @@ bool model_missing(const std::string& case_path, const std::string& repo_root) {
   return !fs::exists(model.is_absolute() ? model : fs::path(repo_root) / model, ec);
 }
 
-// Why a case cannot run on this machine (a skip, never a pass), or "" when it can: the case expects
-// a CUDA backend and NVML sees no GPU. The replay test double (FLASHPROOF_TEST_DOUBLE_GPU=1) stands in
-// for the GPU.
-std::string missing_gpu(const Case& c) {
-  if (c.expect.backend.rfind("CUDA", 0) != 0) return "";
+// Why a case cannot run on this machine, or "" when it can: the case expects GPU backends
+// (flow/gpu_machine.h gpus_needed) and NVML sees no GPU, or fewer than it needs. A skip, never a
+// pass; on a machine that declares its GPUs, a failure. The replay test double
+// (FLASHPROOF_TEST_DOUBLE_GPU=1) stands in for the GPU.
+std::string missing_gpu(const Case& c, const RuntimeSignatures& sigs, const std::optional<GpuDeclaration>& box) {
+  const int needed = gpus_needed(c, sigs, box ? box->gpus : 1);
+  if (needed == 0) return "";
   if (const char* td = std::getenv(kTestDoubleGpuVar); td && std::string(td) == "1") return "";
   auto nvml = Nvml::open();
   if (!nvml) return "case expects backend " + c.expect.backend + " but no NVIDIA GPU is usable here: " + nvml_reason(nvml.error());
   auto n = nvml->gpu_count();
   if (!n) return "case expects backend " + c.expect.backend + " but NVML cannot count the GPUs: " + nvml_reason(n.error());
   if (*n == 0) return "case expects backend " + c.expect.backend + " but NVML lists no GPU";
+  if (static_cast<int>(*n) < needed)
+    return "case expects backend " + c.expect.backend + ", which needs " + std::to_string(needed) + " GPUs, but NVML lists " +
+           std::to_string(*n);
+  if (box && static_cast<int>(*n) < box->gpus)
+    return "this machine declares " + std::to_string(box->gpus) + " GPUs (" + box->source + ") but NVML lists " + std::to_string(*n);
   return "";
+}
+
+// How many GPUs the runtime will see ("all-gpus"): those CTest allotted (runtime/ctest_gpus.h), else
+// those CUDA_VISIBLE_DEVICES names, else every GPU NVML lists; 0 when none is known.
+int visible_gpus() {
+  auto count_list = [](const std::string& list) {
+    return list.empty() ? 0 : static_cast<int>(std::count(list.begin(), list.end(), ',')) + 1;
+  };
+  if (auto ids = ctest_gpu_ids(); ids && *ids) return count_list(**ids);
+  if (const char* v = std::getenv("CUDA_VISIBLE_DEVICES"); v) return count_list(v);
+  auto nvml = Nvml::open();
+  if (!nvml) return 0;
+  auto n = nvml->gpu_count();
+  return n ? static_cast<int>(*n) : 0;
 }
 
 }  // namespace
 
-Result<CaseContext> resolve_case_context(const std::string& case_path, const std::string& repo_root, int* exit_code) {
+Result<CaseContext> resolve_case_context(const std::string& case_path, const std::string& repo_root, int* exit_code,
+                                         const std::string& runtime_path) {
   *exit_code = kResolveIncomplete;
   auto loaded = load_case(case_path, repo_root);
   if (!loaded && model_missing(case_path, repo_root)) {
@@ -59,7 +85,8 @@ Result<CaseContext> resolve_case_context(const std::string& case_path, const std
   if (!adapter) return make_error(c.file + ": field \"runtime\": " + adapter.error().message);
   ctx.adapter = *adapter;
   FP_TRY(ctx.signatures, load_runtime_signatures(c.runtime));
-  auto runtime = locate_runtime(ctx.adapter);
+  auto runtime = runtime_path.empty() ? locate_runtime(ctx.adapter) : runtime_from_path(runtime_path, ctx.adapter);
+  if (!runtime && !runtime_path.empty()) return runtime.error();
   if (!runtime) {
     // Named explicitly but broken is an error; not installed anywhere is a skip, with the reason.
     const char* named = std::getenv(ctx.adapter.executable_var.c_str());
@@ -69,7 +96,10 @@ Result<CaseContext> resolve_case_context(const std::string& case_path, const std
   }
   ctx.runtime = *runtime;
   ctx.model_path = fs::path(c.model.path).is_absolute() ? c.model.path : (fs::path(repo_root) / c.model.path).string();
-  if (std::string why = missing_gpu(c); !why.empty()) {
+  FP_TRY(ctx.gpu_box, declared_gpus());
+  if (std::string why = missing_gpu(c, ctx.signatures, ctx.gpu_box); !why.empty()) {
+    if (ctx.gpu_box)  // a GPU box may not skip (flow/gpu_machine.h)
+      return make_error("GPU box (" + ctx.gpu_box->source + ") cannot run this GPU case: " + why);
     *exit_code = kResolveSkip;
     return make_error("SKIP: " + why);
   }
@@ -82,6 +112,10 @@ Result<CaseContext> resolve_case_context(const std::string& case_path, const std
   if (!prompts) return make_error(c.file + ": field \"shape.prompt_set\": " + prompts.error().message);
   ctx.prompts = *prompts;
   ctx.flag_value = c.flag.used();
+  if (auto facts = read_model_facts(ctx.model_path)) ctx.model = *facts;
+  else ctx.model_note = facts.error().message;
+  if (!ctx.signatures.gpu_backend_format.empty())
+    for (int i = 0; i < visible_gpus(); ++i) ctx.gpu_backends.push_back(ctx.signatures.gpu_backend_name(i));
   return ctx;
 }
 

@@ -1,6 +1,7 @@
 // What every pass of one case run shares: the case and what was resolved from it.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -8,6 +9,8 @@
 #include "case/prompt_set.h"
 #include "evidence/runtime_signatures.h"
 #include "golden/fingerprint.h"
+#include "flow/gpu_machine.h"
+#include "model/gguf_reader.h"
 #include "runtime/adapter.h"
 #include "runtime/launcher.h"
 
@@ -22,6 +25,13 @@ struct CaseContext {
   std::vector<Prompt> prompts;
   std::string out_dir;            // this run's folder
   std::string flag_value;         // the flag value this run launches with
+  std::optional<ModelFacts> model;  // from the GGUF header; none for other formats (model_note says why)
+  std::string model_note;
+  std::vector<std::string> gpu_backends;  // this machine's GPUs as backend names (CUDA0, ...), for all-gpus
+  std::string runtime_build;      // the runtime's build (fingerprint), a fact for the cause rules; "" until known
+  std::optional<GpuDeclaration> gpu_box;  // the machine declares its GPUs: GPU cases may not skip (flow/gpu_machine.h)
+  std::string cgroup_procs;       // timed launches join this cgroup (runtime/cpu_quota.h); empty: none
+  std::vector<int> runtime_cpus;  // timed launches run on these CPUs (the client has its own); empty: any
 };
 
 // Exit codes of a case that cannot be resolved: the same as `flashproof run` and `flashproof ab`.
@@ -32,7 +42,10 @@ enum ResolveExit { kResolveIncomplete = 2, kResolveSkip = 125 };
 // is left empty. On failure *exit_code is kResolveSkip when this machine cannot run the case (no
 // runtime installed, model not here, a CUDA case without a GPU; the message starts "SKIP: ") and
 // kResolveIncomplete for bad input. Used by `run`, `ab` and the benchmarks in bench/.
-Result<CaseContext> resolve_case_context(const std::string& case_path, const std::string& repo_root, int* exit_code);
+// `runtime_path`, when set, names the runtime instead (an executable or a prefix folder: the
+// side-by-side gate's --candidate-runtime; runtime/launcher.h runtime_from_path).
+Result<CaseContext> resolve_case_context(const std::string& case_path, const std::string& repo_root, int* exit_code,
+                                         const std::string& runtime_path = "");
 
 // The fingerprint a case runs under: this machine, the runtime (asked for its version and build),
 // the model's sha256 and the launch line. An error when the runtime cannot say its version.

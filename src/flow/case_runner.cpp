@@ -10,10 +10,11 @@
 #include "flow/evidence_pass.h"
 #include "flow/figures.h"
 #include "flow/golden_step.h"
-#include "flow/history.h"
+#include "flow/launches.h"
 #include "flow/probed_check.h"
 #include "flow/progress.h"
 #include "golden/fingerprint.h"
+#include "history/history.h"
 #include "report/redact.h"
 #include "report/result_file.h"
 #include "util/text.h"
@@ -37,15 +38,18 @@ void progress(const RunOptions& o, const std::string& case_name, const std::stri
   if (Progress* p = current_progress(); p && !o.quiet) p->phase(case_name, msg);
 }
 
-void collect_answers(const TimedPass& pass, RunResult& r) {
+// Every launch's answers: stable means the same text in every request of every launch.
+void collect_answers(const std::vector<TimedPass>& passes, RunResult& r) {
   std::map<std::string, std::vector<std::string>> by_prompt;
   std::vector<std::string> order;
   auto note = [&](const std::string& id, const std::string& text) {
     if (!by_prompt.count(id)) order.push_back(id);
     by_prompt[id].push_back(text);
   };
-  if (pass.cold_first.done) note(pass.cold_first_prompt, pass.cold_first.text);
-  for (const auto& tr : pass.requests) note(tr.prompt_id, tr.result.text);
+  for (const TimedPass& pass : passes) {
+    if (pass.cold_first.done) note(pass.cold_first_prompt, pass.cold_first.text);
+    for (const auto& tr : pass.requests) note(tr.prompt_id, tr.result.text);
+  }
   std::sort(order.begin(), order.end());
   for (const auto& id : order) {
     AnswerResult a;
@@ -55,12 +59,6 @@ void collect_answers(const TimedPass& pass, RunResult& r) {
     a.reference = "no reference";
     r.answers.push_back(a);
   }
-}
-
-bool verdict_as_expected(const Case& c, const Verdict& v) {
-  if (v.activity == Activity::NoEvidence || v.disagreement) return false;
-  if (!c.expect.fused_attention) return v.activity == Activity::NotActive;
-  return v.activity == Activity::Active;
 }
 
 std::string backends_text(const std::map<std::string, int>& b) {
@@ -113,6 +111,7 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
   r.runtime_version = fpr.runtime_version;
   r.runtime_build = fpr.runtime_build;
   r.fingerprint_id = fpr.id();
+  ctx.runtime_build = fpr.runtime_build;
 
   ctx.out_dir = o.out_dir.empty() ? o.results_root + "/" + fpr.id() + "/" + c.name + "/" + utc_stamp("%Y%m%dT%H%M%SZ") + "-" + std::to_string(getpid())
                                   : o.out_dir;
@@ -124,7 +123,7 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
   auto finish = [&](int code) {
     r.fingerprint = fpr.to_json();
     if (auto st = write_result_files(ctx.out_dir, r); !st) std::cerr << "flashproof: " << st.error().message << "\n";
-    if (o.out_dir.empty())  // the default layout keeps the history (flow/history.h)
+    if (o.out_dir.empty())  // the default layout keeps the history (history/history.h)
       if (auto st = record_run(o.results_root, {utc_stamp("%Y-%m-%dT%H:%M:%SZ"), r.fingerprint_id, r.case_name, r.status(), ctx.out_dir}); !st)
         std::cerr << "flashproof: history: " << st.error().message << "\n";
     run.exit_code = code;
@@ -147,48 +146,82 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
   r.verdict_quotes = v.quotes;
   for (int l : v.levels_used) r.levels_used.push_back(v.levels[static_cast<size_t>(l - 1)].name);
   r.levels_unavailable = v.levels_unavailable;
-  r.verdict_as_expected = verdict_as_expected(c, v);
+  r.verdict_as_expected = verdict_as_expected(v, c.expect.fused_attention);
   r.evidence_signals = signals_text(ev->signals);
+  for (const auto& cause : ev->causes) r.verdict_causes.push_back(cause.text());
+  if (ev->causes.empty() && !ev->causes_line.empty()) r.verdict_causes.push_back(ev->causes_line);
   if (!r.verdict_as_expected)
     r.failures.push_back(std::string("fused attention expected ") + (c.expect.fused_attention ? "active" : "not active") +
-                         " on " + c.expect.backend + ", evidence says " + r.verdict + ": " + v.explanation);
+                         " on " + c.expect.backend + ", evidence says " + r.verdict + ": " + v.explanation +
+                         (ev->causes_line.empty() ? "" : ". " + ev->causes_line));
 
   progress(o, c.name, "evidence: " + r.verdict + " (" + std::to_string(ev->wall_s).substr(0, 5) + " s); timed runs");
-  auto timed = run_timed_pass(ctx, [&] {
-    TimedOptions t = o.timed;
-    if (c.job == Job::Batch) t.concurrent_rounds = true;
-    return t;
-  }());
-  if (!timed) {
-    r.failures.push_back("timed runs failed: " + timed.error().message);
-    return finish(kRunIncomplete);
+  // The timed runs: `launches` fresh launches, each a cold start of the runtime (flow/launches.h).
+  // Recording a missing golden takes kDefaultGoldenLaunches unless told otherwise: a golden holds
+  // the spread of launch medians (golden/threshold_policy.h).
+  int launches = o.launches;
+  if (launches <= 0) {
+    std::error_code gec;
+    const bool recording = o.record_missing && o.golden_fingerprint.empty() &&
+                           !fs::exists(golden_paths(o.golden_root, fpr.id(), c.name).golden_file, gec);
+    launches = recording ? kDefaultGoldenLaunches : 1;
   }
-  r.timed_argv = redact_argv(timed->argv);
-  r.cold_ready_ms = timed->ready_s * 1e3;
-  r.cold_first_ttft_ms = timed->cold_first.ttft_s >= 0 ? timed->cold_first.ttft_s * 1e3 : -1;
-  r.cold_first_e2e_ms = timed->cold_first.e2e_s >= 0 ? timed->cold_first.e2e_s * 1e3 : -1;
-  r.figures = compute_figures(c.job, *timed);
-  r.fidelity = fidelity_summary(*timed);
-  if (timed->peak_rss_bytes) r.peak_rss_mib = static_cast<double>(*timed->peak_rss_bytes) / (1024.0 * 1024.0);
-  r.gpu_memory = timed->gpu_memory;
-  collect_answers(*timed, r);
+  TimedOptions timed_options = o.timed;
+  if (c.job == Job::Batch) timed_options.concurrent_rounds = true;
+  std::vector<TimedPass> passes;
+  for (int k = 1; k <= launches && !interrupted(); ++k) {
+    CaseContext launch_ctx = ctx;
+    launch_ctx.out_dir = launch_dir(ctx.out_dir, k);
+    fs::create_directories(launch_ctx.out_dir, ec);
+    if (launches > 1) progress(o, c.name, "timed runs: launch " + std::to_string(k) + " of " + std::to_string(launches));
+    auto timed = run_timed_pass(launch_ctx, timed_options);
+    if (!timed) {
+      r.failures.push_back("timed runs failed" + (launches > 1 ? " (launch " + std::to_string(k) + " of " + std::to_string(launches) + ")" : std::string()) +
+                           ": " + timed.error().message);
+      return finish(kRunIncomplete);
+    }
+    passes.push_back(*timed);
+    if (!timed->errors.empty()) break;
+  }
+  const TimedPass first = passes.empty() ? TimedPass{} : passes.front();
+  const TimedPass pooled = pooled_pass(passes);
+  r.launches = static_cast<int>(passes.size());
+  r.timed_argv = redact_argv(first.argv);
+  r.cold_ready_ms = first.ready_s * 1e3;
+  r.cold_first_ttft_ms = first.cold_first.ttft_s >= 0 ? first.cold_first.ttft_s * 1e3 : -1;
+  r.cold_first_e2e_ms = first.cold_first.e2e_s >= 0 ? first.cold_first.e2e_s * 1e3 : -1;
+  r.figures = launch_figures(c.job, passes);
+  for (auto& f : r.figures) f.min_effect = min_effect(c, f.name);
+  r.fidelity = fidelity_summary(pooled);
+  if (pooled.peak_rss_bytes) r.peak_rss_mib = static_cast<double>(*pooled.peak_rss_bytes) / (1024.0 * 1024.0);
+  r.gpu_memory = first.gpu_memory;
+  collect_answers(passes, r);
 
-  auto timed_log = analyse_log(timed->log_path, ctx.signatures);
-  if (timed_log) {
+  // Every launch must be the evidence pass's configuration (cheap signals); memory from the first.
+  for (size_t k = 0; k < passes.size(); ++k) {
+    const std::string which = passes.size() > 1 ? " (launch " + std::to_string(k + 1) + ")" : "";
+    auto timed_log = analyse_log(passes[k].log_path, ctx.signatures);
+    if (!timed_log) {
+      r.failures.push_back("timed run log" + which + ": " + timed_log.error().message);
+      continue;
+    }
     CheapSignals ts = cheap_signals(timed_log->scan);
+    for (const auto& m : compare_signals(ev->signals, ts)) {
+      r.signal_mismatches.push_back(m + which);
+      r.failures.push_back("timed run" + which + " differs from the evidence pass: " + m);
+    }
+    if (k > 0) continue;
     r.timed_signals = signals_text(ts);
-    r.signal_mismatches = compare_signals(ev->signals, ts);
-    for (const auto& m : r.signal_mismatches) r.failures.push_back("timed run differs from the evidence pass: " + m);
     r.kv_mib_by_device = timed_log->scan.kv_mib_by_device();
     r.compute_mib_by_device = timed_log->scan.compute_mib_by_device();
     if (auto kv = timed_log->scan.kv_total()) r.kv_cache_mib = kv->mib;
     if (!timed_log->scan.kv_tokens.empty()) r.kv_cache_tokens = timed_log->scan.kv_tokens.back().value;
-  } else {
-    r.failures.push_back("timed run log: " + timed_log.error().message);
   }
-  if (!timed->errors.empty()) {
-    for (const auto& e : timed->errors) r.failures.push_back("timed runs: " + e);
-    r.failures.push_back("timed runs incomplete; log " + timed->log_path + " ends:\n" + log_tail(timed->log_path, 10));
+  if (!pooled.errors.empty() || interrupted()) {
+    const TimedPass& last = passes.empty() ? first : passes.back();
+    for (const auto& e : pooled.errors) r.failures.push_back("timed runs: " + e);
+    if (pooled.errors.empty()) r.failures.push_back("timed runs: interrupted");
+    r.failures.push_back("timed runs incomplete; log " + last.log_path + " ends:\n" + log_tail(last.log_path, 10));
     return finish(kRunIncomplete);
   }
   // Level 3 tie: the timed configuration, probed once, must run the evidence pass's attention kernels.
@@ -207,7 +240,13 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
   }
   r.complete = true;
   r.fingerprint = fpr.to_json();
-  compare_goldens(o.golden_root, o.record_missing, r, o.golden_fingerprint, o.min_tolerance_rel);
+  GoldenStepOptions g;
+  g.golden_root = o.golden_root;
+  g.timing_root = o.timing_golden_root;
+  g.golden_id = o.golden_fingerprint;
+  g.record_missing = o.record_missing;
+  g.record_missing_answers = o.record_missing_answers;
+  compare_goldens(g, r);
   return finish(r.failures.empty() ? kRunPass : kRunFail);
 }
 

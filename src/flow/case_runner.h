@@ -17,8 +17,12 @@ struct RunOptions {
   std::string out_dir;              // this run's folder; default results_root/<fingerprint>/<case>/<stamp>
   std::string golden_root;          // default <repo_root>/golden
   std::string golden_fingerprint;   // compare with golden/<this id>/ instead of the run's own (upgrade gate)
-  bool record_missing = false;      // no golden for this machine yet: record this run as the golden
-  double min_tolerance_rel = 0.5;   // when recording: the least relative tolerance of a figure
+  std::string timing_golden_root;   // compare timing figures with the reviewed goldens here instead
+                                    // (none for the fingerprint: "not compared", not a failure)
+  bool record_missing = false;      // record what this machine lacks: thresholds, answers, verdict
+  bool record_missing_answers = false;  // record missing answers and the verdict only (figures not compared)
+  int launches = 0;                 // fresh launches of the timed runs; 0: 1, or kDefaultGoldenLaunches
+                                    // when record_missing will record thresholds
   std::optional<bool> flag_on;      // override the case's flag.use (A/B mode)
   TimedOptions timed;
   bool quiet = false;               // no progress lines on stderr

@@ -1,5 +1,6 @@
 #include "flow/evidence_pass.h"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 
@@ -12,12 +13,28 @@ namespace fp {
 
 Result<LogAnalysis> analyse_log(const std::string& path, const RuntimeSignatures& sigs) {
   FP_TRY(std::string text, read_file(path));
-  auto records = split_records(text, sigs);
   LogAnalysis a;
-  a.scan = scan_log(records, sigs);
-  a.placement = scan_placement(records, sigs);
+  a.records = split_records(text, sigs);
+  a.scan = scan_log(a.records, sigs);
+  a.placement = scan_placement(a.records, sigs);
   return a;
 }
+
+namespace {
+
+// What the harness knows before reading the launch line and the log: the model's header and the expectation.
+Facts model_facts_known(const CaseContext& ctx) {
+  Facts f;
+  f["expected_backend"] = ctx.c.expect.backend;
+  if (!ctx.runtime_build.empty()) f["build"] = ctx.runtime_build;
+  if (ctx.model) {
+    f["head_size"] = std::to_string(ctx.model->head_size_k);
+    f["layers"] = std::to_string(ctx.model->layers);
+  }
+  return f;
+}
+
+}  // namespace
 
 StreamRequest evidence_request(const CaseContext& ctx, const std::string& base_url) {
   // Few tokens: the op placement and the kernels are decided by the shape, not by the answer's length.
@@ -47,18 +64,42 @@ Result<EvidenceOutcome> run_evidence_pass(const CaseContext& ctx) {
                       " ends:\n" + log_tail(out.log_path));
 
   FP_TRY(out.log, analyse_log(out.log_path, ctx.signatures));
+  std::string no_tally_why;
   if (probe.attached) {
     auto tally = read_kernel_tally(probe.tally_path);
     if (tally) out.kernels = classify_kernels(*tally, ctx.signatures);
+    else no_tally_why = "the probe's tally is missing or unreadable (a missing file: the probe was not loaded, "
+                        "CUDA_INJECTION64_PATH wrong or the runtime never initialised CUDA): " + tally.error().message;
   }
-  VerdictInput in;
+  VerdictInput in = verdict_input(ctx.signatures);
   in.log = &out.log.scan;
   in.placement = &out.log.placement;
   in.kernels = out.kernels ? &*out.kernels : nullptr;
   in.expect_backend = ctx.c.expect.backend;
-  in.hints = ctx.signatures.hints;
+  in.gpu_backends = ctx.gpu_backends;
+  // Level 3 is a default requirement of a case that runs on the GPU (a GPU backend, or an attention
+  // backend: vLLM) where the probe is attached; a CPU case on a GPU machine needs no kernels.
+  const bool gpu_case = gpus_needed(ctx.c, ctx.signatures, ctx.gpu_box ? ctx.gpu_box->gpus : 1) > 0 ||
+                        ctx.signatures.names_attention_backends();
+  in.required = ctx.c.expect.evidence.empty() ? default_evidence_levels(ctx.signatures, probe.attached && gpu_case)
+                                              : ctx.c.expect.evidence;
+  // A GPU box may not lose level 3: no probe, a probe not loaded or refused by CUPTI is no evidence.
+  if (ctx.gpu_box && gpu_case && std::find(in.required.begin(), in.required.end(), "kernels") == in.required.end())
+    in.required.push_back("kernels");
+  if (ctx.model) {
+    in.model_layers = ctx.model->layers;
+    in.layers_from = ctx.model->source + " (" + ctx.model->architecture + ".block_count)";
+  }
   if (!probe.attached) in.hints["kernels"] = probe.why_not;
+  if (!no_tally_why.empty()) in.hints["kernels"] = no_tally_why;
   out.verdict = decide(in);
+  if (ctx.c.expect.fused_attention && !verdict_as_expected(out.verdict, true)) {
+    Facts known = model_facts_known(ctx);
+    if (!out.verdict.expected_backend.empty()) known["expected_backend"] = out.verdict.expected_backend;
+    out.facts = gather_facts(known, out.argv, out.log.records, ctx.signatures.causes);
+    out.causes = match_causes(ctx.signatures.causes, out.facts, out.log.records);
+    out.causes_line = causes_text(out.causes, out.facts);
+  }
   out.signals = cheap_signals(out.log.scan);
   out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return out;

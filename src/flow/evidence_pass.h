@@ -20,6 +20,7 @@
 namespace fp {
 
 struct LogAnalysis {
+  std::vector<LogRecord> records;
   LogScan scan;
   Placement placement;
 };
@@ -33,6 +34,11 @@ struct EvidenceOutcome {
   LogAnalysis log;
   std::optional<KernelSummary> kernels;
   GpuProbePlan probe;  // whether the kernel probe was attached, and why not
+  // When fused attention was expected and the verdict is not as expected: the run's facts and the
+  // known causes that fit them (evidence/causes.h); causes_line is what the failure says.
+  Facts facts;
+  std::vector<CauseFinding> causes;
+  std::string causes_line;
   std::string log_path;
   std::vector<std::string> argv;
   std::map<std::string, std::string> env;

@@ -2,7 +2,10 @@
 
 #include <cmath>
 #include <filesystem>
+#include <set>
+#include <sstream>
 
+#include "case/case_file.h"
 #include "golden/answers.h"
 #include "util/text.h"
 
@@ -33,24 +36,18 @@ GoldenPaths golden_paths(const std::string& golden_root, const std::string& fing
   return p;
 }
 
-std::map<std::string, FigurePolicy> figure_policies(const std::vector<FigureResult>& figures, double min_tolerance_rel) {
+std::map<std::string, FigurePolicy> figure_policies(const std::vector<FigureResult>& figures) {
   std::map<std::string, FigurePolicy> p;
-  for (const auto& f : figures) {
-    FigurePolicy fp;
-    fp.direction = f.lower_is_better ? Direction::lower_is_better : Direction::higher_is_better;
-    fp.gate = f.gate;
-    fp.tolerance_rel = min_tolerance_rel;
-    fp.tolerance_abs = f.lower_is_better ? 2.0 : 0.0;  // ms: loopback and scheduler jitter
-    if (f.summary.median > 0 && std::isfinite(f.summary.mad))
-      fp.tolerance_rel = std::max(fp.tolerance_rel, 6.0 * f.summary.mad / f.summary.median);
-    p[f.name] = fp;
-  }
+  for (const auto& f : figures)
+    p[f.name] = FigurePolicy{f.lower_is_better ? Direction::lower_is_better : Direction::higher_is_better, f.gate,
+                             std::isfinite(f.min_effect) ? f.min_effect : kDefaultMinEffect};
   return p;
 }
 
 std::vector<Measured> measured_figures(const std::vector<FigureResult>& figures) {
   std::vector<Measured> m;
-  for (const auto& f : figures) m.push_back({f.name, f.samples});
+  for (const auto& f : figures)
+    m.push_back({f.name, f.launch_medians, std::isfinite(f.min_effect) ? f.min_effect : kDefaultMinEffect});
   return m;
 }
 
@@ -75,11 +72,13 @@ Result<std::optional<Fingerprint>> load_golden_fingerprint(const GoldenPaths& pa
 }
 
 Result<GoldenPlan> plan_golden(const GoldenPaths& paths, const RunResult& r, const Golden* previous, bool figures,
-                               bool answers, double min_tolerance_rel) {
+                               bool answers, bool verdict) {
   GoldenPlan plan;
   if (figures) {
-    FP_TRY(Golden g, golden_from_measured(r.fingerprint_id, measured_figures(r.figures), figure_policies(r.figures, min_tolerance_rel), previous));
+    FP_TRY(Golden g, golden_from_measured(r.fingerprint_id, measured_figures(r.figures), figure_policies(r.figures), previous));
     plan.golden = g;
+  }
+  if (figures || verdict) {
     plan.verdict_json = verdict_to_json(r);
     if (r.fingerprint.is_object() && !r.fingerprint.empty()) plan.case_fingerprint_json = fingerprint_text(r.fingerprint);
   }
@@ -106,47 +105,43 @@ Status write_golden_plan(const GoldenPaths& paths, const GoldenPlan& plan) {
   }
   if (!plan.machine_fingerprint_json.empty() && !fs::exists(paths.machine_fingerprint_file, ec))
     FP_TRY_STATUS(write_file_atomic(paths.machine_fingerprint_file, plan.machine_fingerprint_json));
-  if (plan.golden) {
+  if (!plan.verdict_json.empty()) {
     fs::create_directories(fs::path(paths.verdict_file).parent_path(), ec);
     if (ec) return make_error(paths.verdict_file + ": cannot create its folder: " + ec.message());
     if (!plan.case_fingerprint_json.empty())
       FP_TRY_STATUS(write_file_atomic(paths.case_fingerprint_file, plan.case_fingerprint_json));
     FP_TRY_STATUS(write_file_atomic(paths.verdict_file, plan.verdict_json));
-    FP_TRY_STATUS(save_golden_atomic(paths.golden_file, *plan.golden));
   }
+  if (plan.golden) FP_TRY_STATUS(save_golden_atomic(paths.golden_file, *plan.golden));
   return ok_status();
 }
 
-Status record_golden(const GoldenPaths& paths, const RunResult& r, const Golden* previous, double min_tolerance_rel) {
-  FP_TRY(GoldenPlan plan, plan_golden(paths, r, previous, true, true, min_tolerance_rel));
+Status record_golden(const GoldenPaths& paths, const RunResult& r, const Golden* previous) {
+  FP_TRY(GoldenPlan plan, plan_golden(paths, r, previous, true, true));
   return write_golden_plan(paths, plan);
 }
 
-void compare_goldens(const std::string& golden_root, bool record_missing, RunResult& r, const std::string& golden_id,
-                     double min_tolerance_rel) {
-  const std::string id = golden_id.empty() ? r.fingerprint_id : golden_id;
-  const GoldenPaths paths = golden_paths(golden_root, id, r.case_name);
-  r.golden_dir = paths.dir;
-  if (!fs::exists(paths.golden_file)) {
-    r.golden_status = "missing";
-    if (!record_missing || id != r.fingerprint_id) {
-      r.failures.push_back("no golden for this machine: " + paths.golden_file + " does not exist (fingerprint " +
-                           id + "); review and record one with: flashproof accept " + r.output_dir);
-      return;
-    }
-    if (!r.failures.empty()) {
-      r.golden_lines.push_back("no golden recorded: this run failed (a golden is only recorded from a passing run)");
-      return;
-    }
-    if (auto st = record_golden(paths, r, nullptr, min_tolerance_rel); !st) {
-      r.failures.push_back("recording the golden failed: " + st.error().message);
-      return;
-    }
-    r.golden_status = "recorded";
-    r.golden_lines.push_back("recorded " + paths.golden_file + " and " + std::to_string(r.answers.size()) + " reference answers");
-    for (auto& a : r.answers) a.reference = "recorded";
-    return;
+namespace {
+
+// The devices of a verdict backend text "CPU 30, CUDA0 126" -> {CPU, CUDA0}.
+std::set<std::string> verdict_devices(const std::string& backend) {
+  std::set<std::string> out;
+  std::istringstream in(backend);
+  std::string part;
+  while (std::getline(in, part, ',')) {
+    std::string t = trim(part);
+    t = t.substr(0, t.find(' '));
+    if (!t.empty()) out.insert(t);
   }
+  return out;
+}
+
+std::string verdict_text(const std::string& state, const std::string& backend) {
+  return state + (backend.empty() ? "" : " (" + backend + ")");
+}
+
+// The timing figures against the thresholds file at `paths`; fills r.golden_status.
+void compare_thresholds(const GoldenPaths& paths, const std::string& id, RunResult& r) {
   auto golden = load_golden(paths.golden_file);
   if (!golden) {
     r.golden_status = "unreadable";
@@ -177,6 +172,9 @@ void compare_goldens(const std::string& golden_root, bool record_missing, RunRes
     if (f.failed)
       r.failures.push_back("figure " + f.message + " (compare " + paths.golden_file + " with " + r.output_dir + "/result.txt)");
   }
+}
+
+void compare_answers(const GoldenPaths& paths, RunResult& r) {
   for (auto& a : r.answers) {
     auto ref = load_reference_answer(paths.answers_dir, a.prompt_id);
     if (!ref) {
@@ -188,6 +186,104 @@ void compare_goldens(const std::string& golden_root, bool record_missing, RunRes
     a.reference = c.identical ? "identical" : "differs";
     a.diff = c.diff;
     if (!c.identical) r.failures.push_back("answer " + a.prompt_id + " differs from its reference:\n" + c.diff);
+  }
+}
+
+// The verdict recorded with the golden: the same state on the same devices.
+void compare_verdict(const GoldenPaths& paths, RunResult& r) {
+  std::error_code ec;
+  if (!fs::exists(paths.verdict_file, ec)) return;
+  auto before = load_recorded_verdict(paths.verdict_file);
+  if (!before) {
+    r.failures.push_back("recorded verdict unreadable (left untouched): " + before.error().message);
+    return;
+  }
+  const std::string was = verdict_text(before->state, before->backend), now = verdict_text(r.verdict, r.verdict_backend);
+  if (before->state != r.verdict || verdict_devices(before->backend) != verdict_devices(r.verdict_backend))
+    r.failures.push_back("verdict differs from the one recorded with the golden (" + paths.verdict_file + "): " + was + " -> " + now);
+  else
+    r.golden_lines.push_back("verdict as recorded: " + now + " (recorded " + was + ")");
+}
+
+// How to get a golden for this machine, in one sentence.
+std::string how_to_record(const RunResult& r) {
+  const std::string n = std::to_string(kDefaultGoldenLaunches);
+  if (r.launches >= static_cast<int>(kMinGoldenLaunches))
+    return "review this run and keep it with `flashproof accept " + r.output_dir + "`, or record one with `flashproof run " +
+           r.case_file + " --record-missing` (" + n + " launches)";
+  return "record one with `flashproof run " + r.case_file + " --record-missing` (" + n + " launches), or run `flashproof run " +
+         r.case_file + " --launches " + n + "` and keep that run with `flashproof accept RUNDIR`";
+}
+
+}  // namespace
+
+void compare_goldens(const GoldenStepOptions& o, RunResult& r) {
+  const std::string id = o.golden_id.empty() ? r.fingerprint_id : o.golden_id;
+  const bool own = id == r.fingerprint_id;
+  const GoldenPaths ref = golden_paths(o.golden_root, id, r.case_name);
+  const GoldenPaths thr = o.timing_root.empty() ? ref : golden_paths(o.timing_root, id, r.case_name);
+  r.golden_dir = thr.dir;
+  std::error_code ec;
+  const bool have_thresholds = fs::exists(thr.golden_file, ec);
+  const bool have_answers = fs::is_directory(ref.answers_dir, ec);
+  const bool answers_only = o.record_missing_answers && !o.record_missing;
+  const bool record_thresholds = own && o.record_missing && o.timing_root.empty() && !have_thresholds;
+  const bool record_answers = own && (o.record_missing || o.record_missing_answers) && !have_answers;
+
+  // Nothing to compare with and nothing to record: one failure says how to get a golden.
+  if (!have_thresholds && !have_answers && !record_thresholds && !record_answers && !answers_only && o.timing_root.empty()) {
+    r.golden_status = "missing";
+    r.failures.push_back("no golden for this machine: " + thr.golden_file + " does not exist (fingerprint " + id + "); " +
+                         how_to_record(r));
+    return;
+  }
+
+  // Timing figures.
+  if (answers_only && o.timing_root.empty()) {
+    r.golden_status = "not compared";
+    r.golden_lines.push_back("figures not compared: this run records and checks reference answers and the verdict only");
+  } else if (have_thresholds) {
+    compare_thresholds(thr, id, r);
+  } else if (!o.timing_root.empty()) {
+    r.golden_status = "not compared";
+    r.golden_lines.push_back("figures not compared: no reviewed golden for fingerprint " + id + " (" + thr.golden_file +
+                             " does not exist)");
+  } else if (!record_thresholds) {
+    r.golden_status = "missing";
+    r.failures.push_back("no golden thresholds for this machine: " + thr.golden_file + " does not exist (fingerprint " + id +
+                         "); " + how_to_record(r));
+  }
+
+  // Answers, and the verdict they were recorded with (the upgrade gate judges its baseline's itself).
+  if (have_answers) compare_answers(ref, r);
+  else if (!record_answers)
+    r.failures.push_back("no reference answers for this machine: " + ref.answers_dir + " does not exist; record them with `flashproof run " +
+                         r.case_file + " --record-missing-answers` (or all of a golden with --record-missing)");
+  if (o.golden_id.empty()) compare_verdict(ref, r);
+
+  // What is missing, from a passing run only.
+  if (!record_thresholds && !record_answers) return;
+  if (!r.failures.empty()) {
+    r.golden_lines.push_back("nothing recorded: this run failed (a golden is only recorded from a passing run)");
+    return;
+  }
+  auto plan = plan_golden(ref, r, nullptr, record_thresholds, record_answers, record_answers);
+  if (!plan) {
+    r.failures.push_back("recording the golden failed: " + plan.error().message);
+    return;
+  }
+  if (auto st = write_golden_plan(ref, *plan); !st) {
+    r.failures.push_back("recording the golden failed: " + st.error().message);
+    return;
+  }
+  if (record_thresholds) {
+    r.golden_status = "recorded";
+    r.golden_lines.push_back("recorded " + ref.golden_file + " from " + std::to_string(r.launches) + " launches");
+  }
+  if (record_answers) {
+    r.golden_lines.push_back("recorded " + std::to_string(r.answers.size()) + " reference answers and the verdict (" +
+                             verdict_text(r.verdict, r.verdict_backend) + ") in " + ref.dir);
+    for (auto& a : r.answers) a.reference = "recorded";
   }
 }
 

@@ -1,9 +1,10 @@
-// The comparison step: a run's figures against this machine's golden thresholds and its answers
-// against the stored reference answers; and the recording of a golden (by `run --record-missing`
-// into a fresh folder, or by `accept` after review).
+// The comparison step: a run's figures against this machine's golden (per launch: the rule is
+// golden/threshold_policy.h), its answers against the stored reference answers and its verdict
+// against the recorded one; and the recording of a golden (by `run --record-missing` into a fresh
+// folder, from several launches, or by `accept` after review).
 //
 // Layout: <golden_root>/<fingerprint id>/fingerprint.json               the machine part
-//                                       /<case>.json                    thresholds (golden/golden_file.h)
+//                                       /<case>.json                    medians of launches (golden/golden_file.h)
 //                                       /<case>/answers/<id>.txt        reference answers
 //                                       /<case>/fingerprint.json        full fingerprint the golden came from
 //                                       /<case>/verdict.json            the verdict it was recorded with
@@ -21,29 +22,33 @@
 
 namespace fp {
 
-// The least relative tolerance of a recorded golden figure, unless the recording asks for more.
-inline constexpr double kDefaultMinToleranceRel = 0.5;
-
 struct GoldenPaths {
   std::string dir, golden_file, answers_dir;
   std::string machine_fingerprint_file, case_fingerprint_file, verdict_file;
 };
 GoldenPaths golden_paths(const std::string& golden_root, const std::string& fingerprint_id, const std::string& case_name);
 
-// Direction, gate and least tolerance per figure; the tolerance is widened to 6 MADs of the
-// figure's own spread on this machine, so a golden never asks for less noise than it showed.
-// `min_tolerance_rel` is the least relative tolerance a recorded figure gets (0.5: half as slow again).
-std::map<std::string, FigurePolicy> figure_policies(const std::vector<FigureResult>& figures,
-                                                    double min_tolerance_rel = kDefaultMinToleranceRel);
+// Direction and gate per figure as the job set them (flow/figures.h), and the case's minimum effect
+// (FigureResult::min_effect; kDefaultMinEffect for a result file that predates it).
+std::map<std::string, FigurePolicy> figure_policies(const std::vector<FigureResult>& figures);
 
+// Each figure's launch medians and minimum effect, as the comparison and the recording take them.
 std::vector<Measured> measured_figures(const std::vector<FigureResult>& figures);
 
-// Fills r.golden_* and the answers' reference state; adds failures. With record_missing and no
-// golden yet, records this run (only a passing one). `golden_id` names the fingerprint folder to
-// compare against (the upgrade gate's baseline); empty: the run's own fingerprint id. When the
-// golden's recorded fingerprint differs from the run's, every changed field is reported.
-void compare_goldens(const std::string& golden_root, bool record_missing, RunResult& r,
-                     const std::string& golden_id = "", double min_tolerance_rel = kDefaultMinToleranceRel);
+struct GoldenStepOptions {
+  std::string golden_root;    // reference answers, the recorded verdict and (unless timing_root) thresholds
+  std::string timing_root;    // thresholds from here instead: reviewed goldens; none for the fingerprint
+                              // is reported "not compared", not a failure; never recorded into
+  std::string golden_id;      // the fingerprint folder to compare with (the upgrade gate's baseline);
+                              // empty: the run's own, and the recorded verdict is checked too
+  bool record_missing = false;          // record missing thresholds (>= kMinGoldenLaunches launches), answers, verdict
+  bool record_missing_answers = false;  // record missing answers and the verdict only; figures not compared
+};
+
+// Fills r.golden_* and the answers' reference state; adds failures. What is missing is recorded
+// as the options say, from a passing run only. When the golden's recorded fingerprint differs from
+// the run's, every changed field is reported.
+void compare_goldens(const GoldenStepOptions& options, RunResult& r);
 
 // The verdict a golden was recorded with (<case>/verdict.json).
 struct RecordedVerdict {
@@ -61,18 +66,18 @@ Result<std::optional<Fingerprint>> load_golden_fingerprint(const GoldenPaths& pa
 struct GoldenPlan {
   std::optional<Golden> golden;                      // thresholds; nullopt: leave the file alone
   std::optional<std::map<std::string, std::string>> answers;  // prompt id -> answer; nullopt: leave them
-  std::string case_fingerprint_json;                 // written with the thresholds
+  std::string case_fingerprint_json;                 // written with the verdict
   std::string machine_fingerprint_json;              // written only when the folder has none
-  std::string verdict_json;                          // written with the thresholds
+  std::string verdict_json;                          // "": leave it
 };
+// The verdict is planned with the figures (accept) or, with `verdict`, on its own.
 Result<GoldenPlan> plan_golden(const GoldenPaths& paths, const RunResult& r, const Golden* previous, bool figures,
-                               bool answers, double min_tolerance_rel = kDefaultMinToleranceRel);
+                               bool answers, bool verdict = false);
 // Writes the plan, every file atomically (answers first, thresholds last: a golden never points
 // at answers that are not there yet).
 Status write_golden_plan(const GoldenPaths& paths, const GoldenPlan& plan);
 
 // plan_golden + write_golden_plan for figures and answers.
-Status record_golden(const GoldenPaths& paths, const RunResult& r, const Golden* previous,
-                     double min_tolerance_rel = kDefaultMinToleranceRel);
+Status record_golden(const GoldenPaths& paths, const RunResult& r, const Golden* previous);
 
 }  // namespace fp

@@ -1,5 +1,9 @@
 #include "flow/probed_check.h"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
 #include <chrono>
 
 #include "flow/gpu_probe.h"
@@ -40,8 +44,14 @@ Result<ProbedCheck> run_probed_check(const CaseContext& ctx, const EvidenceOutco
                       log_tail(pc.log_path));
   auto tally = read_kernel_tally(probe.tally_path);
   if (tally) {
-    pc.check = attention_kernel_set(classify_kernels(*tally, ctx.signatures));
+    const KernelSummary k = classify_kernels(*tally, ctx.signatures);
+    pc.check = attention_kernel_set(k);
     pc.mismatches = compare_kernel_sets(pc.evidence, pc.check);
+    const int tokens = std::max(0, answer->prompt_tokens) + std::max(0, answer->completion_tokens);
+    if (tokens > 0 && k.total_ns > 0) {
+      pc.gpu_ms_per_token = static_cast<double>(k.total_ns) * 1e-6 / tokens;
+      pc.attention_gpu_ms_per_token = static_cast<double>(k.fused_ns + k.unfused_ns) * 1e-6 / tokens;
+    }
   } else {
     pc.mismatches.push_back("attention kernels: the probed timed configuration left no kernel tally (" +
                             tally.error().message + "); the probe reports why in the runtime's log " + pc.log_path);
@@ -53,8 +63,16 @@ Result<ProbedCheck> run_probed_check(const CaseContext& ctx, const EvidenceOutco
 
 std::string probed_check_text(const ProbedCheck& pc) {
   if (!pc.ran) return "not run: " + pc.why_not;
-  if (pc.mismatches.empty()) return "attention kernels identical to the evidence pass (" + kernel_set_text(pc.check) + ")";
-  return "attention kernels DIFFER from the evidence pass: " + join(pc.mismatches, "; ");
+  std::string gpu;
+  if (std::isfinite(pc.gpu_ms_per_token)) {
+    char buf[120];
+    std::snprintf(buf, sizeof buf, "; GPU %.4g ms/token, attention %.4g ms/token", pc.gpu_ms_per_token,
+                  pc.attention_gpu_ms_per_token);
+    gpu = buf;
+  }
+  if (pc.mismatches.empty())
+    return "attention kernels identical to the evidence pass (" + kernel_set_text(pc.check) + ")" + gpu;
+  return "attention kernels DIFFER from the evidence pass: " + join(pc.mismatches, "; ") + gpu;
 }
 
 }  // namespace fp

@@ -25,7 +25,7 @@ Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& opt
   out.log_path = ctx.out_dir + "/timed.log";
   FP_TRY(int port, free_loopback_port());
   out.argv = expand_argv(c, ctx.runtime, ctx.model_path, port, ctx.flag_value, ctx.adapter.timed_args);
-  LaunchSpec spec{out.argv, c.launch.env, out.log_path, port, c.plan.ready_timeout_s};
+  LaunchSpec spec{out.argv, c.launch.env, out.log_path, port, c.plan.ready_timeout_s, ctx.cgroup_procs, ctx.runtime_cpus};
   FP_TRY(RunningServer server, start_server(spec, ctx.adapter));
   out.argv = server.argv;
   out.ready_s = server.ready_s;
@@ -74,12 +74,14 @@ Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& opt
       continue;
     }
     for (const auto& p : ctx.prompts) {
+      const auto cpu0 = thread_cpu_seconds(server.process.pid());
       auto r = request(p);
+      const auto cpu1 = thread_cpu_seconds(server.process.pid());
       if (!r) {
         fail("request " + p.id + " round " + std::to_string(round + 1), r.error());
         break;
       }
-      out.requests.push_back({p.id, round, *r});
+      out.requests.push_back({p.id, round, *r, cpu0 && cpu1 ? *cpu1 - *cpu0 : -1.0});
     }
   }
   if (interrupted()) out.errors.push_back("interrupted");

@@ -15,6 +15,7 @@ struct TimedRequest {
   std::string prompt_id;
   int round = 0;
   StreamResult result;
+  double runtime_cpu_s = -1;  // CPU time the runtime's threads ran during this request (sequential rounds)
 };
 
 struct TimedPass {

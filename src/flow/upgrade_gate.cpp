@@ -93,8 +93,8 @@ void judge(const Case& c, const CaseRun& run, const GoldenPaths& paths, GateCase
   } else {
     cr.verdict_before = "not recorded (" + paths.verdict_file + " missing: golden recorded before verdicts were kept)";
   }
-  if (c.expect.fused_attention && r.verdict != "active")
-    cr.problems.push_back("LOST: fused attention is " + r.verdict + " (expected active on " + c.expect.backend + "): " +
+  if (!r.verdict_as_expected)  // evidence/verdict.h verdict_as_expected, applied by the case run
+    cr.problems.push_back("LOST: fused attention is " + r.verdict + " (expected " + (c.expect.fused_attention ? "active" : "not active") + " on " + c.expect.backend + "): " +
                           r.verdict_explanation);
   if (before) {
     if (before->state != r.verdict)

@@ -11,7 +11,8 @@
 // 4. Every case runs (flow/case_runner) comparing with the baseline's goldens and answers.
 // 5. Fails a case when: the run is incomplete; fused attention is not active where the case
 //    expects it; the verdict or its devices differ from the one the golden was recorded with
-//    (a lost kernel); a gated figure regressed beyond tolerance and noise; an answer changed.
+//    (a lost kernel); a gated figure regressed beyond the case's minimum effect and the golden's
+//    launch-to-launch noise (golden/threshold_policy.h); an answer changed.
 #pragma once
 
 #include <ostream>

@@ -1,6 +1,7 @@
-// The goldens committed in golden/ serve the default run on the machines they name: each must load,
-// belong to a case that exists, carry its fingerprint, and hold a reference answer for every prompt
-// of that case's prompt set. (CI does not compare against them: its CPU may differ.)
+// The goldens committed in golden/ serve the default run on the machines they name, and CTest's case
+// tests compare timing with them where the fingerprint matches (cmake/Cases.cmake): each must load
+// (schema 2: medians of launches), belong to a case that exists, carry its fingerprint, and hold a
+// reference answer for every prompt of that case's prompt set.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 

@@ -1,20 +1,11 @@
-// Compares a run's measured figures against this machine's golden thresholds, and builds a new
-// golden from measured samples (for `accept`).
-//
-// The rule, per figure, with d = measured median - golden median signed so that d > 0 is worse
-// (direction lower_is_better: d = m - g; higher_is_better: d = g - m):
-//   tolerance = max(tolerance_rel * |golden median|, tolerance_abs)
-//   noise     = k * sqrt(se_golden^2 + se_measured^2), where se = 1.2533 * 1.4826 * MAD / sqrt(n) is the
-//               large-sample standard error of a median (sqrt(pi/2) * sigma / sqrt(n)), sigma estimated
-//               from the MAD; golden MAD and n come from the file, measured ones from the samples;
-//               k = 3 by default.
-//   regressed    when d > tolerance and d > noise         (fails the job if the figure gates)
-//   improved     when -d > tolerance and -d > noise
-//   within_noise when |d| > tolerance but |d| <= noise     (reported, never a failure: add repetitions)
-//   pass         otherwise
+// Compares a run's figures against this machine's golden, and builds a golden from a run's figures
+// (for `run --record-missing` and `accept`). Both go by launches: a figure is one median per launch
+// of the runtime. The rule itself (direction, minimum effect, noise band) is golden/threshold_policy.h;
+// this file applies it figure by figure:
+//   regressed | improved | within_noise | pass   as judge_change says (a regressed gated figure fails)
 //   new          measured, no golden figure (reported, not a failure; `accept` adds it)
-//   missing      golden figure not measured, or measured with no samples or non-finite samples
-//                (fails the job if the figure gates: no evidence is never a pass)
+//   missing      golden figure not measured, or measured with no launches or non-finite launch
+//                medians (fails the job if the figure gates: no evidence is never a pass)
 #pragma once
 
 #include <map>
@@ -22,22 +13,18 @@
 #include <vector>
 
 #include "golden/golden_file.h"
+#include "golden/threshold_policy.h"
 #include "measure/stats.h"
 #include "util/result.h"
 
 namespace fp {
 
-// One figure as measured by this run: every repetition's value, in the figure's unit.
+// One figure as measured by this run: the median of each launch, in the figure's unit, and the
+// case's smallest relative worsening worth failing (case/case_file.h min_effect).
 struct Measured {
   std::string name;
-  std::vector<double> samples;
-};
-
-enum class FigureStatus { pass, regressed, improved, within_noise, new_figure, missing };
-const char* to_string(FigureStatus s);
-
-struct CompareOptions {
-  double noise_k = 3.0;  // standard errors of the difference of medians counted as noise
+  std::vector<double> launch_medians;
+  double min_effect = kNoValue;
 };
 
 struct FigureComparison {
@@ -46,12 +33,9 @@ struct FigureComparison {
   bool gate = false;     // from the golden; false for a new figure
   bool failed = false;   // gate && (regressed || missing)
   double golden_median = kNoValue;    // NaN for a new figure
-  double measured_median = kNoValue;  // NaN for a missing figure
-  double tolerance = kNoValue;  // max(tolerance_rel * |golden median|, tolerance_abs); NaN when not compared
-  double noise = kNoValue;      // noise band as above; NaN when not compared
-  double worse_by = kNoValue;   // d above (negative: better); NaN when not compared
-  double worse_by_rel = kNoValue;  // d / |golden median|; NaN when the golden median is 0 or not compared
-  std::string message;     // one line: figure, medians, tolerance, "worse by X (Y%)"
+  double measured_median = kNoValue;  // median of the run's launch medians; NaN for a missing figure
+  ChangeJudgement judgement;          // the rule's numbers; default (NaNs) when not compared
+  std::string message;  // one line: figure, status, change, medians, launches, min effect, noise band
 };
 
 struct Comparison {
@@ -59,26 +43,16 @@ struct Comparison {
   bool failed() const;                    // any figure failed
 };
 
-// Errors only on malformed input: a figure measured twice, or an empty figure name.
-Result<Comparison> compare_to_golden(const Golden& golden, const std::vector<Measured>& measured,
-                                     const CompareOptions& options = {});
+// Errors only on malformed input: a figure measured twice, an empty figure name, or a compared
+// figure without a valid minimum effect (> 0).
+Result<Comparison> compare_to_golden(const Golden& golden, const std::vector<Measured>& measured);
 
-// Direction, tolerances and gate for one kind of figure, passed in by the caller (the job decides
-// which figures gate).
-struct FigurePolicy {
-  Direction direction = Direction::lower_is_better;
-  double tolerance_rel = 0.25;
-  double tolerance_abs = 0.0;
-  bool gate = false;
-};
-
-// Builds the golden that `accept` writes: median, MAD and n from each figure's samples. Thresholds
-// come from `previous` when it has the figure (an operator's hand-tuned tolerance survives an
-// accept), else from `policies`: a key matches a figure named exactly like it or starting with
-// key + "_" ("ttft_ms" matches "ttft_ms_p95"); the longest match wins. A figure no policy matches,
-// one with no samples or with non-finite samples is an error naming it: never a silent default.
+// Builds the golden a record or `accept` writes: per figure the median and MAD of its launch
+// medians and n = launches. Direction and gate come from `previous` when it has the figure (an
+// operator's hand-made gate survives an accept), else from `policies` (find_policy). Errors name the
+// figure: no policy matches, no launches or non-finite ones, fewer than kMinGoldenLaunches launches
+// (a golden of fewer has no spread to judge noise by). Never a silent default.
 Result<Golden> golden_from_measured(const std::string& fingerprint, const std::vector<Measured>& measured,
-                                    const std::map<std::string, FigurePolicy>& policies,
-                                    const Golden* previous = nullptr);
+                                    const std::map<std::string, FigurePolicy>& policies, const Golden* previous = nullptr);
 
 }  // namespace fp

@@ -13,7 +13,13 @@ namespace {
 
 using nlohmann::json;
 
-const char* const kSpreadKind = "mad";
+const char* const kSpreadKind = "mad_of_launch_medians";
+
+// What a golden of an older schema must be told: how to get one of this schema.
+std::string rerecord_advice() {
+  return "re-record it from several launches: move it away and run `flashproof run CASE --record-missing` "
+         "(5 fresh launches by default), or run `flashproof run CASE --launches 5` and `flashproof accept RUNDIR`";
+}
 
 // A JSON value as it appears in the file, shortened for an error message.
 std::string shown(const json& v) {
@@ -61,16 +67,13 @@ Result<double> number_field(const json& fig, const std::string& key, const std::
 
 Result<GoldenFigure> parse_figure(const json& fig, const std::string& origin, const std::string& where) {
   if (!fig.is_object()) return field_error(origin, where, shown(fig), "an object");
-  FP_TRY_STATUS(check_keys(fig, {"median", "spread", "n", "direction", "tolerance_rel", "tolerance_abs", "gate"},
-                           origin, where));
+  FP_TRY_STATUS(check_keys(fig, {"median", "spread", "n", "direction", "gate"}, origin, where));
   GoldenFigure f;
   FP_TRY(f.median, number_field(fig, "median", origin, where, false));
   FP_TRY(f.spread, number_field(fig, "spread", origin, where, true));
-  FP_TRY(f.tolerance_rel, number_field(fig, "tolerance_rel", origin, where, true));
-  FP_TRY(f.tolerance_abs, number_field(fig, "tolerance_abs", origin, where, true));
   const json& n = fig.at("n");
   if (!n.is_number_unsigned() || n.get<unsigned long long>() < 1)
-    return field_error(origin, where + ".n", shown(n), "an integer >= 1 (the golden repetitions)");
+    return field_error(origin, where + ".n", shown(n), "an integer >= 1 (the launches the golden was recorded from)");
   f.n = static_cast<size_t>(n.get<unsigned long long>());
   const json& dir = fig.at("direction");
   std::optional<Direction> d = dir.is_string() ? parse_direction(dir.get<std::string>()) : std::nullopt;
@@ -102,6 +105,12 @@ Result<Golden> parse_golden(std::string_view text, const std::string& origin) {
     return make_error(origin + ": not valid JSON (truncated or corrupt?): " + e.what());
   }
   if (!doc.is_object()) return field_error(origin, "(top level)", shown(doc), "a JSON object");
+  // An older schema first: its keys differ, and the version says more than a key error would.
+  if (doc.contains("schema_version") && doc["schema_version"].is_number_integer() &&
+      doc["schema_version"].get<long long>() == 1)
+    return make_error(origin + ": schema_version: 1 is a golden of the old scheme (one launch's samples, fixed "
+                      "tolerances) and is no longer read (schema " + std::to_string(kGoldenSchemaVersion) +
+                      ": medians of several launches and their spread); " + rerecord_advice());
   FP_TRY_STATUS(check_keys(doc, {"schema_version", "fingerprint", "spread_kind", "figures"}, origin, "(top level)"));
   Golden g;
   const json& ver = doc.at("schema_version");
@@ -112,7 +121,7 @@ Result<Golden> parse_golden(std::string_view text, const std::string& origin) {
     return field_error(origin, "fingerprint", shown(fp_id), "a non-empty string (the machine fingerprint id)");
   g.fingerprint = fp_id.get<std::string>();
   const json& kind = doc.at("spread_kind");
-  if (kind != kSpreadKind) return field_error(origin, "spread_kind", shown(kind), "\"mad\"");
+  if (kind != kSpreadKind) return field_error(origin, "spread_kind", shown(kind), std::string("\"") + kSpreadKind + "\"");
   const json& figs = doc.at("figures");
   if (!figs.is_object() || figs.empty())
     return field_error(origin, "figures", shown(figs), "a non-empty object of figures by name");
@@ -150,8 +159,6 @@ std::string golden_to_json(const Golden& g) {
     o["spread"] = f.spread;
     o["n"] = f.n;
     o["direction"] = to_string(f.direction);
-    o["tolerance_rel"] = f.tolerance_rel;
-    o["tolerance_abs"] = f.tolerance_abs;
     o["gate"] = f.gate;
     doc["figures"][name] = std::move(o);
   }

@@ -1,25 +1,25 @@
-// One golden per case per machine fingerprint: the timing and memory thresholds a run is compared
-// against (reference answers live apart, see golden/answers.h). JSON, written only by an explicit
-// accept, read strictly: a truncated, corrupt or schema-violating file is an error, never a default.
+// One golden per case per machine fingerprint: the timing figures a run is compared against (reference
+// answers live apart, see golden/answers.h). JSON, written only by an explicit record (`run
+// --record-missing`) or accept, read strictly: a truncated, corrupt or schema-violating file is an
+// error, never a default. How a run is judged against it: golden/threshold_policy.h.
 //
-// Schema (version 1), keys always written in this order so the file diffs cleanly:
+// Schema (version 2), keys always written in this order so the file diffs cleanly:
 //   {
-//     "schema_version": 1,
+//     "schema_version": 2,
 //     "fingerprint": "<machine fingerprint id>",
-//     "spread_kind": "mad",                 // spread = raw median absolute deviation of the samples
+//     "spread_kind": "mad_of_launch_medians", // spread = raw MAD of the per-launch medians
 //     "figures": {                          // by figure name, sorted
 //       "ttft_ms_p95": {
-//         "median": 41.5,                   // golden median, figure's unit
-//         "spread": 1.25,                   // raw MAD of the golden samples, figure's unit, >= 0
-//         "n": 9,                           // golden repetitions, >= 1
+//         "median": 41.5,                   // median of the launch medians, figure's unit
+//         "spread": 1.25,                   // raw MAD of the launch medians, figure's unit, >= 0
+//         "n": 5,                           // launches (each a cold start of the runtime), >= 1
 //         "direction": "lower_is_better",   // or "higher_is_better"
-//         "tolerance_rel": 0.25,            // allowed worsening, fraction of the golden median, >= 0
-//         "tolerance_abs": 2.0,             // allowed worsening floor, figure's unit, >= 0
 //         "gate": true                      // whether the job fails on this figure
 //       }
 //     }
 //   }
-// Every key is required; unknown keys are rejected (a misspelt tolerance must not silently vanish).
+// Every key is required; unknown keys are rejected (a misspelt key must not silently vanish).
+// Version 1 (one launch's samples, fixed tolerances) is rejected with how to re-record.
 #pragma once
 
 #include <cstddef>
@@ -32,7 +32,7 @@
 
 namespace fp {
 
-inline constexpr int kGoldenSchemaVersion = 1;
+inline constexpr int kGoldenSchemaVersion = 2;
 
 enum class Direction { lower_is_better, higher_is_better };
 const char* to_string(Direction d);
@@ -40,12 +40,10 @@ std::optional<Direction> parse_direction(std::string_view s);
 
 // Thresholds for one figure.
 struct GoldenFigure {
-  double median = 0;
-  double spread = 0;  // raw MAD (not scaled to a standard deviation)
-  size_t n = 0;
+  double median = 0;  // median of the launch medians
+  double spread = 0;  // raw MAD of the launch medians (not scaled to a standard deviation)
+  size_t n = 0;       // launches
   Direction direction = Direction::lower_is_better;
-  double tolerance_rel = 0;
-  double tolerance_abs = 0;
   bool gate = false;
 };
 

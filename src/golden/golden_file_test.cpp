@@ -36,34 +36,42 @@ class GoldenFileTest : public ::testing::Test {
 Golden sample_golden() {
   Golden g;
   g.fingerprint = "h200-sm90-driver570-abc123";
-  g.figures["ttft_ms_p95"] = {41.5, 1.25, 9, Direction::lower_is_better, 0.25, 2.0, true};
-  g.figures["tokens_per_s_median"] = {812.375, 6.5, 9, Direction::higher_is_better, 0.1, 1.0, false};
+  g.figures["ttft_ms_p95"] = {41.5, 1.25, 5, Direction::lower_is_better, true};
+  g.figures["tokens_per_s_median"] = {812.375, 6.5, 5, Direction::higher_is_better, false};
   return g;
 }
 
 const char* const kSampleJson = R"({
-  "schema_version": 1,
+  "schema_version": 2,
   "fingerprint": "h200-sm90-driver570-abc123",
-  "spread_kind": "mad",
+  "spread_kind": "mad_of_launch_medians",
   "figures": {
     "tokens_per_s_median": {
       "median": 812.375,
       "spread": 6.5,
-      "n": 9,
+      "n": 5,
       "direction": "higher_is_better",
-      "tolerance_rel": 0.1,
-      "tolerance_abs": 1.0,
       "gate": false
     },
     "ttft_ms_p95": {
       "median": 41.5,
       "spread": 1.25,
-      "n": 9,
+      "n": 5,
       "direction": "lower_is_better",
-      "tolerance_rel": 0.25,
-      "tolerance_abs": 2.0,
       "gate": true
     }
+  }
+}
+)";
+
+// A golden of schema 1 (one launch's samples, fixed tolerances), as the committed ones were.
+const char* const kVersion1Json = R"({
+  "schema_version": 1,
+  "fingerprint": "h200-sm90-driver570-abc123",
+  "spread_kind": "mad",
+  "figures": {
+    "ttft_ms_p95": {"median": 41.5, "spread": 1.25, "n": 9, "direction": "lower_is_better",
+                    "tolerance_rel": 0.5, "tolerance_abs": 2.0, "gate": true}
   }
 }
 )";
@@ -74,7 +82,7 @@ TEST_F(GoldenFileTest, OutputIsStableAndSorted) {
 
 TEST_F(GoldenFileTest, RoundTrip) {
   Golden g = sample_golden();
-  g.figures["kv_cache_mib"] = {0.1 + 0.2, 0.0, 1, Direction::lower_is_better, 0.0, 0.5, true};
+  g.figures["kv_cache_mib"] = {0.1 + 0.2, 0.0, 1, Direction::lower_is_better, true};
   ASSERT_TRUE(save_golden_atomic(path("g.json"), g).ok());
   auto back = load_golden(path("g.json"));
   ASSERT_TRUE(back.ok()) << back.error().message;
@@ -87,8 +95,6 @@ TEST_F(GoldenFileTest, RoundTrip) {
     EXPECT_EQ(b.spread, f.spread);
     EXPECT_EQ(b.n, f.n);
     EXPECT_EQ(b.direction, f.direction);
-    EXPECT_EQ(b.tolerance_rel, f.tolerance_rel);
-    EXPECT_EQ(b.tolerance_abs, f.tolerance_abs);
     EXPECT_EQ(b.gate, f.gate);
   }
   // Saving what was loaded gives the same bytes.
@@ -128,19 +134,22 @@ void expect_schema_error(const std::string& from, const std::string& to, const s
 }
 
 TEST_F(GoldenFileTest, SchemaViolationsNameFieldAndValue) {
-  expect_schema_error("\"schema_version\": 1", "\"schema_version\": 2", "schema_version: 2 is invalid");
+  expect_schema_error("\"schema_version\": 2", "\"schema_version\": 3", "schema_version: 3 is invalid: expected 2");
   expect_schema_error("\"fingerprint\": \"h200-sm90-driver570-abc123\"", "\"fingerprint\": \"\"", "fingerprint");
-  expect_schema_error("\"spread_kind\": \"mad\"", "\"spread_kind\": \"iqr\"", "spread_kind: \"iqr\"");
+  expect_schema_error("\"spread_kind\": \"mad_of_launch_medians\"", "\"spread_kind\": \"mad\"",
+                      "spread_kind: \"mad\" is invalid: expected \"mad_of_launch_medians\"");
   expect_schema_error("\"median\": 812.375", "\"median\": \"fast\"",
                       "figures.tokens_per_s_median.median: \"fast\" is invalid");
   expect_schema_error("\"spread\": 6.5", "\"spread\": -6.5", "figures.tokens_per_s_median.spread: -6.5");
-  expect_schema_error("\"n\": 9", "\"n\": 0", "figures.tokens_per_s_median.n: 0");
-  expect_schema_error("\"n\": 9", "\"n\": 9.5", "figures.tokens_per_s_median.n: 9.5");
+  expect_schema_error("\"n\": 5", "\"n\": 0", "figures.tokens_per_s_median.n: 0");
+  expect_schema_error("\"n\": 5", "\"n\": 5.5", "figures.tokens_per_s_median.n: 5.5");
   expect_schema_error("\"direction\": \"higher_is_better\"", "\"direction\": \"up\"",
                       "direction: \"up\" is invalid: expected \"lower_is_better\" or \"higher_is_better\"");
-  expect_schema_error("\"tolerance_rel\": 0.1", "\"tolerance_rel\": null", "tolerance_rel: null");
+  expect_schema_error("\"spread\": 6.5", "\"spread\": null", "figures.tokens_per_s_median.spread: null");
   expect_schema_error("\"gate\": false", "\"gate\": \"no\"", "gate: \"no\"");
-  expect_schema_error("\"tolerance_abs\": 1.0", "\"tolerence_abs\": 1.0", "tolerance_abs");
+  expect_schema_error("\"gate\": false", "\"gaet\": false", "missing required key \"gate\"");
+  // A schema 2 figure with the old tolerance keys: rejected by name, never silently ignored.
+  expect_schema_error("\"gate\": false", "\"gate\": false, \"tolerance_rel\": 0.5", "unknown key \"tolerance_rel\"");
   expect_schema_error("\"gate\": false", "\"gate\": false, \"extra\": 1", "unknown key \"extra\"");
   expect_schema_error("\"figures\": {", "\"figures\": {}, \"x\": {", "unknown key \"x\"");
   expect_schema_error("\"median\": 812.375", "\"median\": 1e400", "1e400");
@@ -148,9 +157,20 @@ TEST_F(GoldenFileTest, SchemaViolationsNameFieldAndValue) {
 }
 
 TEST_F(GoldenFileTest, EmptyFiguresIsAnError) {
-  auto r = parse_golden(R"({"schema_version":1,"fingerprint":"x","spread_kind":"mad","figures":{}})", "f.json");
+  auto r = parse_golden(R"({"schema_version":2,"fingerprint":"x","spread_kind":"mad_of_launch_medians","figures":{}})", "f.json");
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("f.json: figures"), std::string::npos) << r.error().message;
+}
+
+TEST_F(GoldenFileTest, Version1IsRejectedSayingHowToRerecord) {
+  ASSERT_TRUE(write_file_atomic(path("v1.json"), kVersion1Json).ok());
+  auto r = load_golden(path("v1.json"));
+  ASSERT_FALSE(r.ok());
+  const std::string& m = r.error().message;
+  EXPECT_NE(m.find(path("v1.json") + ": schema_version: 1 is a golden of the old scheme"), std::string::npos) << m;
+  EXPECT_NE(m.find("flashproof run CASE --record-missing"), std::string::npos) << m;
+  EXPECT_NE(m.find("flashproof run CASE --launches 5"), std::string::npos) << m;
+  EXPECT_NE(m.find("flashproof accept RUNDIR"), std::string::npos) << m;
 }
 
 TEST_F(GoldenFileTest, SaveRefusesInvalidGoldenAndWritesNothing) {

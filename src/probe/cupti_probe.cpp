@@ -12,10 +12,12 @@
 //                                 (default 500; 0 = only at exit).
 //
 // Tally file (rewritten whole, atomically: temporary file beside it, then rename):
-//   # flashproof-probe v1 status=ok state=running|final pid=N cupti=V records=N incomplete=N dropped=N kernels=N
-//   <launches>\t<total GPU ns>\t<demangled kernel name>      one line per name, GPU time descending
+//   # flashproof-probe v2 status=ok state=running|final pid=N cupti=V records=N incomplete=N dropped=N kernels=N
+//   <launches>\t<total GPU ns>\t<device>\t<demangled kernel name>   one line per device and name, GPU time descending
+// <device> is the CUDA device ordinal that ran the kernel (deviceId of the activity record, numbered
+// as the process sees its devices: the N of ggml's CUDA<N>). v1 tallies had no device column.
 // or, when CUPTI refuses this subscriber (nsys, ncu, torch.profiler or another probe got there first):
-//   # flashproof-probe v1 status=refused state=final pid=N cupti=V reason=<call>: <CUPTI error name and text>
+//   # flashproof-probe v2 status=refused state=final pid=N cupti=V reason=<call>: <CUPTI error name and text>
 // or status=failed with the same fields for any other CUPTI error (no driver, CUPTI too old...).
 // So the harness can tell five cases apart: no file (the probe was never loaded: no CUDA, wrong
 // path), status=refused or status=failed (no evidence, and why), status=ok with no lines (CUDA
@@ -33,6 +35,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <map>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -65,7 +68,7 @@ struct Probe {
   unsigned interval_ms = 500;
 
   std::mutex tally_mu;  // guards the fields below; taken by CUPTI's buffer thread and the writer
-  std::unordered_map<std::string, Tally> by_mangled;
+  std::map<std::pair<uint32_t, std::string>, Tally> by_mangled;  // (device, mangled name)
   uint64_t records = 0;
   uint64_t incomplete = 0;  // records without a usable start/end: counted as launches, 0 ns
   uint64_t dropped = 0;
@@ -135,7 +138,7 @@ bool write_atomically(const std::string& path, const std::string& content) {
 }
 
 std::string header(const Probe& p, const char* status, bool final_write) {
-  return std::string("# flashproof-probe v1 status=") + status + " state=" + (final_write ? "final" : "running") +
+  return std::string("# flashproof-probe v2 status=") + status + " state=" + (final_write ? "final" : "running") +
          " pid=" + std::to_string(p.pid) + " cupti=" + std::to_string(p.cupti_version);
 }
 
@@ -157,7 +160,7 @@ void write_refusal(Probe& p, const char* status, const std::string& reason) {
 
 void write_tally(Probe& p, bool final_write) {
   std::lock_guard<std::mutex> write_lock(p.write_mu);
-  std::unordered_map<std::string, Tally> snapshot;
+  std::map<std::pair<uint32_t, std::string>, Tally> snapshot;
   uint64_t records = 0, incomplete = 0, dropped = 0, generation = 0;
   {
     std::lock_guard<std::mutex> lock(p.tally_mu);
@@ -169,15 +172,16 @@ void write_tally(Probe& p, bool final_write) {
     dropped = p.dropped;
   }
   // Different mangled names can demangle alike (templates differing only in linkage): merge them.
-  std::unordered_map<std::string, Tally> by_name;
-  for (const auto& [mangled, tally] : snapshot) {
+  std::map<std::pair<uint32_t, std::string>, Tally> by_name;
+  for (const auto& [key, tally] : snapshot) {
+    const std::string& mangled = key.second;
     auto cached = p.demangled.find(mangled);
     if (cached == p.demangled.end()) cached = p.demangled.emplace(mangled, one_line(demangle(mangled))).first;
-    Tally& t = by_name[cached->second];
+    Tally& t = by_name[{key.first, cached->second}];
     t.launches += tally.launches;
     t.gpu_ns += tally.gpu_ns;
   }
-  std::vector<std::pair<std::string, Tally>> rows(by_name.begin(), by_name.end());
+  std::vector<std::pair<std::pair<uint32_t, std::string>, Tally>> rows(by_name.begin(), by_name.end());
   std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
     if (a.second.gpu_ns != b.second.gpu_ns) return a.second.gpu_ns > b.second.gpu_ns;
     return a.first < b.first;
@@ -185,8 +189,9 @@ void write_tally(Probe& p, bool final_write) {
   std::string out = header(p, "ok", final_write) + " records=" + std::to_string(records) +
                     " incomplete=" + std::to_string(incomplete) + " dropped=" + std::to_string(dropped) +
                     " kernels=" + std::to_string(rows.size()) + "\n";
-  for (const auto& [name, tally] : rows) {
-    out += std::to_string(tally.launches) + "\t" + std::to_string(tally.gpu_ns) + "\t" + name + "\n";
+  for (const auto& [key, tally] : rows) {
+    out += std::to_string(tally.launches) + "\t" + std::to_string(tally.gpu_ns) + "\t" + std::to_string(key.first) + "\t" +
+           key.second + "\n";
   }
   write_or_report(p, out);
   p.written_generation = generation;
@@ -201,13 +206,13 @@ void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_recor
 void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream_id, uint8_t* buffer, size_t /*size*/,
                                size_t valid_size) {
   // Aggregate the buffer locally (names point into the buffer), then merge under the lock once.
-  std::unordered_map<std::string_view, Tally> local;
+  std::map<std::pair<uint32_t, std::string_view>, Tally> local;  // (device, mangled name)
   uint64_t records = 0, incomplete = 0;
   CUpti_Activity* record = nullptr;
   while (valid_size > 0 && cuptiActivityGetNextRecord(buffer, valid_size, &record) == CUPTI_SUCCESS) {
     if (record->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && record->kind != CUPTI_ACTIVITY_KIND_KERNEL) continue;
     const auto* kernel = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
-    Tally& t = local[kernel->name != nullptr ? std::string_view(kernel->name) : std::string_view("<unnamed>")];
+    Tally& t = local[{kernel->deviceId, kernel->name != nullptr ? std::string_view(kernel->name) : std::string_view("<unnamed>")}];
     t.launches += 1;
     ++records;
     if (kernel->start != 0 && kernel->end > kernel->start) {
@@ -220,8 +225,8 @@ void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream_id, uint8_t* buffe
   if (cuptiActivityGetNumDroppedRecords(ctx, stream_id, &dropped) != CUPTI_SUCCESS) dropped = 0;
   if (g_probe != nullptr && (records > 0 || dropped > 0)) {
     std::lock_guard<std::mutex> lock(g_probe->tally_mu);
-    for (const auto& [name, tally] : local) {
-      Tally& t = g_probe->by_mangled[std::string(name)];
+    for (const auto& [key, tally] : local) {
+      Tally& t = g_probe->by_mangled[{key.first, std::string(key.second)}];
       t.launches += tally.launches;
       t.gpu_ns += tally.gpu_ns;
     }

@@ -83,11 +83,13 @@ std::string ab_to_text(const AbRun& r) {
   out += "runtime: " + r.runtime + " " + r.runtime_version + (build_said ? "" : " (build " + r.runtime_build + ")") +
          ", fingerprint " + r.fingerprint_id + "\n";
   out += "model: " + r.model_path + " sha256 " + r.model_sha256 + "\n";
-  out += "plan: " + std::to_string(r.repetitions) + " fresh launches per arm, alternating (" + join(r.order, ", ") + "); " +
+  out += "plan: blocks of one fresh launch per arm in ABBA order (" + join(r.order, ", ") + "); " +
          std::to_string(r.warmup) + " warm-up and " + std::to_string(r.rounds) + " measured rounds per launch; sustained " +
          num(r.sustained_s) + " s at concurrency " + std::to_string(r.concurrency) + " per arm\n";
-  out += "A = flag off (" + r.off.flag_value + "), B = flag on (" + r.on.flag_value + "); differences are on - off, medians, "
-         "95% bootstrap CI, two-sided Mann-Whitney U\n\n";
+  out += "A = flag off (" + r.off.flag_value + "), B = flag on (" + r.on.flag_value + "); the gates are paired per block and "
+         "prompt (log-ratio, t interval over blocks, Holm); the figure table pools each arm's launches (medians, 95% "
+         "bootstrap CI, two-sided Mann-Whitney U)\n";
+  out += "blocks: " + std::to_string(r.blocks) + (r.stopped.empty() ? "" : " (" + r.stopped + ")") + "\n\n";
 
   out += "## Decision\n" + r.decision + "\n";
   for (const auto& g : r.gates) out += "  gate " + pad(g.figure, 20) + pad(g.outcome, 10) + g.detail + "\n";
@@ -187,7 +189,8 @@ nlohmann::ordered_json ab_to_json(const AbRun& r) {
   j["started_utc"] = r.started_utc;
   j["output_dir"] = r.output_dir;
   j["plan"] = {{"repetitions", r.repetitions}, {"rounds", r.rounds}, {"warmup", r.warmup},
-               {"sustained_s", r.sustained_s}, {"concurrency", r.concurrency}, {"order", r.order}};
+               {"sustained_s", r.sustained_s}, {"concurrency", r.concurrency}, {"order", r.order},
+               {"blocks", r.blocks}, {"stopped", r.stopped}};
   j["decision"] = {{"exit_code", r.exit_code}, {"complete", r.complete}, {"text", r.decision}, {"failures", r.failures}};
   json gates = json::array();
   for (const auto& g : r.gates) gates.push_back({{"figure", g.figure}, {"outcome", g.outcome}, {"detail", g.detail}});

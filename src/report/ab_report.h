@@ -87,10 +87,12 @@ struct AbRun {
   std::vector<std::string> unpredicted;  // figures that differ with no statement about them
   std::vector<AbAnswerDiff> answers;
   std::string same_system;               // the answers' verdict, in words
-  std::vector<AbGate> gates;
+  std::vector<AbGate> gates;              // the job's figures, paired per block (flow/paired_runner.h)
+  int blocks = 0;                        // blocks of the side-by-side engine (one launch per arm each)
+  std::string stopped;                   // why the blocks stopped
   std::vector<std::string> failures;
   bool complete = false;
-  int exit_code = 2;                     // 0 pass, 1 fail, 2 incomplete
+  int exit_code = 2;                     // 0 pass, 1 fail, 2 incomplete, 3 a gate unresolved within the budget
   std::string decision;                  // one line
 };
 

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "flow/ab_decision.h"
 #include "flow/ab_runner.h"
 
 namespace fp {
@@ -27,7 +28,8 @@ AbRun sample_run() {
   r.started_utc = "2026-11-29T00:00:00Z";
   r.output_dir = "/tmp/results/x/chat-tiny-short/ab-20261129T000000Z-1";
   r.repetitions = 5;
-  r.order = arm_order(5);
+  r.order = {"off", "on", "on", "off"};
+  r.blocks = 2;
   r.off.name = "off";
   r.off.flag_value = "off";
   r.off.verdict = "not active";
@@ -45,7 +47,9 @@ AbRun sample_run() {
   r.figures = compare_arms(r.off, r.on);
   r.figures[0].headline = true;
   r.answers = compare_arm_answers(r.off, r.on);
-  decide_ab(Job::Chat, r);
+  std::vector<PairedUnit> u;
+  for (int k = 0; k < 4; ++k) u.push_back({k, k % 2 == 0, "greeting", 10.0 + k % 2, 5.0 + k % 2});
+  decide_ab(Job::Chat, decide_figures({{"ttft_ms", true, 0.05, u}}), r);
   return r;
 }
 

@@ -85,6 +85,14 @@ std::vector<std::string> run_measurements(const RunResult& r, const std::string&
   out.push_back(ctest_text_measurement(prefix + "verdict", r.verdict + (r.verdict_backend.empty() ? "" : " (" + r.verdict_backend + ")") +
                                                                (r.levels_used.empty() ? "" : " [" + join(r.levels_used, "+") + "]")));
   if (!r.runtime_build.empty()) out.push_back(ctest_text_measurement(prefix + "runtime.build", r.runtime_build));
+  // Whether the timing figures were compared with a golden, and with which: "not compared: no
+  // reviewed golden for fingerprint ID" is no failure, but CDash shows it beside the figures.
+  if (!r.golden_status.empty()) {
+    std::string golden = r.golden_status;
+    for (const auto& l : r.golden_lines)
+      if (starts_with(l, "figures not compared: ")) golden = l.substr(std::string("figures ").size());
+    out.push_back(ctest_text_measurement(prefix + "golden", golden));
+  }
   for (const auto& f : r.figures) {
     num(f.name + ".p50", f.summary.median);
     num(f.name + ".p95", f.summary.p95);

@@ -30,7 +30,7 @@ std::vector<std::string> run_measurements(const RunResult& r, const std::string&
 // Why the run did not pass, in one line (the first failure, then "(+N more)"), or "" when it passed.
 std::string failure_summary(const RunResult& r);
 // The whole explanation, one line each: every failure (a regressed figure names the golden median,
-// the measured median and the tolerance), then the verdict's evidence (levels used and quoted log
+// the measured median, the minimum effect and the noise band), then the verdict's evidence (levels used and quoted log
 // lines) when the verdict is not as expected.
 std::vector<std::string> failure_explanation(const RunResult& r);
 

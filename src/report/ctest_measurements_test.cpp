@@ -49,6 +49,11 @@ TEST(CtestMeasurements, KeyFiguresOfARun) {
   EXPECT_THAT(tags, Contains(ctest_text_measurement("status", "fail")));
   EXPECT_THAT(tags, Contains(ctest_text_measurement("verdict", "not active (CPU 30) [log+placement]")));
   for (const auto& t : tags) EXPECT_THAT(t, ::testing::Not(HasSubstr("cold.ready_ms")));
+  RunResult uncompared = failing_run();
+  uncompared.golden_status = "not compared";
+  uncompared.golden_lines = {"figures not compared: no reviewed golden for fingerprint cpu-2c (golden/cpu-2c/chat.json does not exist)"};
+  EXPECT_THAT(run_measurements(uncompared),
+              Contains(ctest_text_measurement("golden", "not compared: no reviewed golden for fingerprint cpu-2c (golden/cpu-2c/chat.json does not exist)")));
   auto prefixed = run_measurements(failing_run(), "chat-tiny/");
   EXPECT_THAT(prefixed, Contains(ctest_measurement("chat-tiny/ttft_ms.p50", 12)));
 }

@@ -6,8 +6,9 @@
 #include <ctime>
 #include <filesystem>
 
-#include "flow/history.h"
 #include "golden/golden_file.h"
+#include "golden/threshold_policy.h"
+#include "history/history.h"
 #include "measure/stats.h"
 #include "util/text.h"
 
@@ -542,14 +543,20 @@ void load_golden_marks(ReportCase& rc) {
     rc.golden_note = "golden thresholds not shown: " + g.error().message;
     return;
   }
+  // The limit is the threshold policy's for this run's launches and the case's minimum effect, as
+  // the run recorded them (a result file without them, or a golden too small to know its noise,
+  // gets no mark for that figure).
+  const json figs = rc.result.value("figures", json::object());
+  const double launches = dbl(rc.result, "launches", 1);
   for (const auto& [fname, gf] : g->figures) {
+    const json fig = figs.value(fname, json::object());
+    const FigurePolicy policy{gf.direction, gf.gate, dbl(fig, "min_effect")};
     GoldenMark m;
     m.median = gf.median;
     m.lower_is_better = gf.direction == Direction::lower_is_better;
-    const double tol = std::max(gf.tolerance_rel * std::fabs(gf.median), gf.tolerance_abs);
-    m.limit = m.lower_is_better ? gf.median + tol : gf.median - tol;
+    m.limit = regression_limit(policy, LaunchSpread{gf.median, gf.spread, gf.n}, static_cast<size_t>(std::max(1.0, launches)));
     m.gate = gf.gate;
-    rc.golden[fname] = m;
+    if (std::isfinite(m.limit)) rc.golden[fname] = m;
   }
 }
 

@@ -30,7 +30,7 @@ struct TrendPoint {
 // What one case's golden says about a figure (golden/golden_file.h).
 struct GoldenMark {
   double median = 0;
-  double limit = 0;            // the worst value still passing: median +- max(rel x median, abs)
+  double limit = 0;            // the worst value still passing (golden/threshold_policy.h regression_limit)
   bool lower_is_better = true;
   bool gate = false;
 };
@@ -53,7 +53,7 @@ struct ReportData {
   std::vector<std::string> notes;               // files that could not be read, and why
 };
 
-// Gathers everything under `path`: result.json files (flow/history.h resolve_results), the latest
+// Gathers everything under `path`: result.json files (history/history.h resolve_results), the latest
 // ab.json per case, goldens named by each result, and the history of each case. `results_root`:
 // where history.tsv lives; "" = look in `path` and the folders above it. Error when `path` holds
 // neither a result nor an A/B run.

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <regex>
 
-#include "flow/history.h"
+#include "history/history.h"
 #include "report/result_file.h"
 #include "util/text.h"
 

@@ -25,37 +25,16 @@ std::string signed_num(double v, const char* suffix = "") {
   return buf;
 }
 
-const FigurePolicy* find_policy(const std::string& name, const std::map<std::string, FigurePolicy>& policies) {
-  const FigurePolicy* best = nullptr;
-  size_t best_len = 0;
-  for (const auto& [key, p] : policies)
-    if ((name == key || starts_with(name, key + "_")) && (!best || key.size() > best_len)) {
-      best = &p;
-      best_len = key.size();
-    }
-  return best;
-}
-
 bool all_finite(const std::vector<double>& v) {
   return !v.empty() && std::all_of(v.begin(), v.end(), [](double x) { return std::isfinite(x); });
 }
 
-// The figure's status under the golden rule, the old run standing in for the golden.
+// The figure's status under the golden rule (golden/threshold_policy.h), the old run's launch
+// medians standing in for the golden's: one launch each side resolves nothing beyond the minimum
+// effect (within_noise), as a one-launch golden would not.
 std::string judge(const FigureResult& old_f, const FigureResult& new_f, const FigurePolicy* policy) {
-  if (!policy || !all_finite(old_f.samples)) return "not judged";
-  Golden g;
-  GoldenFigure gf;
-  gf.median = old_f.summary.median;
-  gf.spread = std::isfinite(old_f.summary.mad) ? old_f.summary.mad : 0.0;
-  gf.n = old_f.samples.size();
-  gf.direction = policy->direction;
-  gf.tolerance_rel = policy->tolerance_rel;
-  gf.tolerance_abs = policy->tolerance_abs;
-  gf.gate = policy->gate;
-  g.figures[old_f.name] = gf;
-  auto cmp = compare_to_golden(g, {{new_f.name, new_f.samples}});
-  if (!cmp || cmp->figures.empty()) return "not judged";
-  return to_string(cmp->figures.front().status);
+  if (!policy || !all_finite(old_f.launch_medians) || !all_finite(new_f.launch_medians)) return "not judged";
+  return to_string(judge_change(*policy, launch_spread(old_f.launch_medians), launch_spread(new_f.launch_medians)).status);
 }
 
 std::string verdict_text(const RunResult& r) {

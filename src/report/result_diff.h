@@ -2,16 +2,17 @@
 // what changed in the verdict and status first, then the fingerprint field by field, the figures
 // side by side with their change, and the answers as unified diffs.
 //
-// A figure's change is judged with the golden rule (golden/compare.h): the OLD run's samples stand
-// in for the golden (median, MAD, n), the caller's policies give direction and tolerance, so
-// "regressed" means the same here as in a run against a golden.
+// A figure's change is judged with the golden rule (golden/threshold_policy.h): the OLD run's launch
+// medians stand in for the golden's (median, MAD, n launches), the caller's policies give direction,
+// gate and minimum effect, so "regressed" means the same here as in a run against a golden (two
+// one-launch runs resolve nothing beyond the minimum effect: within_noise).
 #pragma once
 
 #include <map>
 #include <string>
 #include <vector>
 
-#include "golden/compare.h"
+#include "golden/threshold_policy.h"
 #include "golden/fingerprint.h"
 #include "report/run_result.h"
 
@@ -44,8 +45,8 @@ struct ResultDiff {
   bool regressed() const;                    // a gated figure regressed or went missing
 };
 
-// Policies keyed like golden_from_measured's (exact name or name prefix + "_"); a figure no policy
-// matches is shown with its change but "not judged".
+// Policies keyed like golden_from_measured's (find_policy: exact name or name prefix + "_"); a figure
+// no policy matches is shown with its change but "not judged".
 ResultDiff diff_results(const RunResult& old_run, const RunResult& new_run,
                         const std::map<std::string, FigurePolicy>& policies);
 

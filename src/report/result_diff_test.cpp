@@ -5,6 +5,7 @@
 namespace fp {
 namespace {
 
+// A figure from one launch with these samples.
 FigureResult figure(const std::string& name, std::vector<double> samples, bool gate = true, bool lower = true) {
   FigureResult f;
   f.name = name;
@@ -12,6 +13,15 @@ FigureResult figure(const std::string& name, std::vector<double> samples, bool g
   f.summary = summarize(f.samples);
   f.gate = gate;
   f.lower_is_better = lower;
+  f.launch_medians = {f.summary.median};
+  f.min_effect = 0.05;
+  return f;
+}
+
+// A figure from several launches with these medians (one sample each).
+FigureResult launches(const std::string& name, std::vector<double> medians) {
+  FigureResult f = figure(name, medians);
+  f.launch_medians = std::move(medians);
   return f;
 }
 
@@ -30,8 +40,8 @@ RunResult run(const std::string& dir) {
 }
 
 std::map<std::string, FigurePolicy> policies() {
-  return {{"ttft_ms", {Direction::lower_is_better, 0.25, 1.0, true}},
-          {"decode_tokens_per_s", {Direction::higher_is_better, 0.25, 0.0, false}}};
+  return {{"ttft_ms", {Direction::lower_is_better, true, 0.05}},
+          {"decode_tokens_per_s", {Direction::higher_is_better, false, 0.05}}};
 }
 
 TEST(ResultDiff, IdenticalRunsShowNoChange) {
@@ -48,11 +58,12 @@ TEST(ResultDiff, IdenticalRunsShowNoChange) {
 
 TEST(ResultDiff, RegressionLostKernelAndChangedAnswerAreReportedVerdictFirst) {
   RunResult before = run("old"), after = run("new");
+  before.figures[0] = launches("ttft_ms", {10, 10.5, 9.5, 10.2, 9.8});  // five launches: a known spread
   after.verdict = "not active";
   after.verdict_backend = "";
   after.verdict_as_expected = false;
   after.failures = {"fused attention expected active"};
-  after.figures[0] = figure("ttft_ms", {30, 31, 29, 30, 30});
+  after.figures[0] = figure("ttft_ms", {30, 31, 29, 30, 30});  // one launch, median 30
   after.answers[0].text = "hello there";
   ResultDiff d = diff_results(before, after, policies());
   EXPECT_TRUE(d.verdict_changed());
@@ -75,11 +86,24 @@ TEST(ResultDiff, RegressionLostKernelAndChangedAnswerAreReportedVerdictFirst) {
 
 TEST(ResultDiff, NoiseIsNotARegression) {
   RunResult before = run("old"), after = run("new");
-  before.figures[0] = figure("ttft_ms", {10, 20, 5, 30, 12});
+  // Launch medians that scatter (MAD 7 around 12): a one-launch 16 is beyond 5% but within the noise.
+  before.figures[0] = launches("ttft_ms", {10, 20, 5, 30, 12});
   after.figures[0] = figure("ttft_ms", {14, 25, 6, 40, 16});
-  ResultDiff d = diff_results(before, after, {{"ttft_ms", {Direction::lower_is_better, 0.1, 0.0, true}}});
+  ResultDiff d = diff_results(before, after, {{"ttft_ms", {Direction::lower_is_better, true, 0.05}}});
   EXPECT_EQ(d.figures[0].status, "within_noise");
   EXPECT_FALSE(d.regressed());
+}
+
+TEST(ResultDiff, OneLaunchEachSideResolvesNothingBeyondTheEffect) {
+  // No launch-to-launch spread is known from one launch: a tripling is unresolved, not a verdict.
+  RunResult before = run("old"), after = run("new");
+  after.figures[0] = figure("ttft_ms", {30, 31, 29, 30, 30});
+  ResultDiff d = diff_results(before, after, policies());
+  EXPECT_EQ(d.figures[0].status, "within_noise");
+  EXPECT_FALSE(d.regressed());
+  // Within the minimum effect it passes.
+  after.figures[0] = figure("ttft_ms", {10.2, 10.4, 9.8, 10.1, 10.0});
+  EXPECT_EQ(diff_results(before, after, policies()).figures[0].status, "pass");
 }
 
 TEST(ResultDiff, RemovedAndNewFiguresAndFingerprintChanges) {

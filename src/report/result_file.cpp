@@ -62,10 +62,12 @@ std::string result_to_text(const RunResult& r) {
   line(out, "verdict.levels_unavailable", join(r.levels_unavailable, "; "));
   line(out, "verdict.explanation", r.verdict_explanation);
   for (size_t i = 0; i < r.verdict_quotes.size(); ++i) line(out, "verdict.quote." + std::to_string(i + 1), r.verdict_quotes[i]);
+  for (size_t i = 0; i < r.verdict_causes.size(); ++i) line(out, "verdict.cause." + std::to_string(i + 1), r.verdict_causes[i]);
   line(out, "signals.evidence_pass", r.evidence_signals);
   line(out, "signals.timed_runs", r.timed_signals);
   line(out, "signals.probed_check", r.probed_check);
   line(out, "signals.mismatches", r.signal_mismatches.empty() ? "none" : join(r.signal_mismatches, "; "));
+  line(out, "timed.launches", std::to_string(r.launches));
   line(out, "cold.ready_ms", num(r.cold_ready_ms));
   line(out, "cold.first_request_ttft_ms", num(r.cold_first_ttft_ms));
   line(out, "cold.first_request_e2e_ms", num(r.cold_first_e2e_ms));
@@ -76,6 +78,9 @@ std::string result_to_text(const RunResult& r) {
     line(out, k + ".p95", num(f.summary.p95));
     line(out, k + ".p99", num(f.summary.p99));
     line(out, k + ".gate", f.gate ? "true" : "false");
+    std::vector<std::string> medians;
+    for (double v : f.launch_medians) medians.push_back(num(v));
+    line(out, k + ".launch_medians", join(medians, " "));
   }
   line(out, "fidelity", r.fidelity);
   line(out, "memory.kv_cache_mib", r.kv_cache_mib ? num(*r.kv_cache_mib) : "not reported by the runtime");
@@ -115,7 +120,7 @@ nlohmann::ordered_json result_to_json(const RunResult& r) {
   j["expect"] = {{"fused_attention", r.expect_fused}, {"backend", r.expect_backend}};
   j["verdict"] = {{"state", r.verdict}, {"backend", r.verdict_backend}, {"as_expected", r.verdict_as_expected},
                   {"levels_used", r.levels_used}, {"levels_unavailable", r.levels_unavailable},
-                  {"explanation", r.verdict_explanation}, {"quotes", r.verdict_quotes}};
+                  {"explanation", r.verdict_explanation}, {"quotes", r.verdict_quotes}, {"causes", r.verdict_causes}};
   j["signals"] = {{"evidence_pass", r.evidence_signals}, {"timed_runs", r.timed_signals}, {"probed_check", r.probed_check},
                   {"mismatches", r.signal_mismatches}};
   j["cold"] = {{"ready_ms", r.cold_ready_ms}, {"first_request_ttft_ms", r.cold_first_ttft_ms}, {"first_request_e2e_ms", r.cold_first_e2e_ms}};
@@ -123,7 +128,10 @@ nlohmann::ordered_json result_to_json(const RunResult& r) {
   for (const auto& f : r.figures)
     figs[f.name] = {{"n", f.summary.n}, {"p50", f.summary.median}, {"p95", f.summary.p95}, {"p99", f.summary.p99},
                     {"mean", f.summary.mean}, {"mad", f.summary.mad}, {"gate", f.gate},
-                    {"direction", f.lower_is_better ? "lower_is_better" : "higher_is_better"}, {"samples", f.samples}};
+                    {"direction", f.lower_is_better ? "lower_is_better" : "higher_is_better"},
+                    {"min_effect", std::isfinite(f.min_effect) ? json(f.min_effect) : json(nullptr)},
+                    {"launch_medians", f.launch_medians}, {"samples", f.samples}};
+  j["launches"] = r.launches;
   j["figures"] = figs;
   j["fidelity"] = r.fidelity;
   j["memory"] = {{"kv_cache_mib", r.kv_cache_mib ? json(*r.kv_cache_mib) : json(nullptr)},
@@ -178,6 +186,7 @@ Result<RunResult> load_result_json(const std::string& path) {
     r.timed_signals = j.at("signals").at("timed_runs").get<std::string>();
     r.probed_check = j["signals"].value("probed_check", std::string("not recorded"));  // absent in older result files
     r.timed_argv = j.at("launch").at("timed_argv").get<std::vector<std::string>>();
+    r.launches = j.value("launches", 1);
     for (const auto& [name, f] : j.at("figures").items()) {
       FigureResult fr;
       fr.name = name;
@@ -185,6 +194,10 @@ Result<RunResult> load_result_json(const std::string& path) {
       fr.summary = summarize(fr.samples);
       fr.gate = f.at("gate").get<bool>();
       fr.lower_is_better = f.at("direction").get<std::string>() == "lower_is_better";
+      // Older result files hold one launch and no launch medians or minimum effect.
+      if (f.contains("launch_medians")) fr.launch_medians = f["launch_medians"].get<std::vector<double>>();
+      else if (!fr.samples.empty()) fr.launch_medians = {fr.summary.median};
+      if (f.contains("min_effect") && f["min_effect"].is_number()) fr.min_effect = f["min_effect"].get<double>();
       r.figures.push_back(fr);
     }
     for (const auto& a : j.at("answers")) {
@@ -205,6 +218,7 @@ Result<RunResult> load_result_json(const std::string& path) {
       r.cold_first_ttft_ms = j["cold"].value("first_request_ttft_ms", -1.0);
     }
     r.verdict_backend = j.at("verdict").value("backend", "");
+    r.verdict_causes = j.at("verdict").value("causes", std::vector<std::string>{});
   } catch (const nlohmann::json::exception& e) {
     return make_error(path + ": not a valid result file: " + e.what());
   }

@@ -14,10 +14,12 @@ namespace fp {
 
 struct FigureResult {
   std::string name;              // unit in the name: ttft_ms, output_tokens_per_s, ...
-  std::vector<double> samples;
-  Summary summary;
+  std::vector<double> samples;   // every launch's samples together
+  Summary summary;               // of `samples`
   bool gate = false;             // the job gates on it
   bool lower_is_better = true;
+  std::vector<double> launch_medians;  // the median of each launch's samples: what goldens compare
+  double min_effect = kNoValue;  // the case's smallest relative worsening worth failing (plan.min_effect)
 };
 
 struct AnswerResult {
@@ -47,11 +49,13 @@ struct RunResult {
   std::string verdict_explanation;
   std::vector<std::string> levels_used, levels_unavailable, verdict_quotes;
   bool verdict_as_expected = false;
+  std::vector<std::string> verdict_causes;      // when not as expected: known causes with remedies (evidence/causes.h)
   std::vector<std::string> signal_mismatches;   // timed run vs evidence pass
   std::string evidence_signals, timed_signals;  // e.g. "flash attention enabled; splits 1"
   std::string probed_check = "not run";         // flow/probed_check.h: the kernel set of the timed configuration
 
   // Timing
+  int launches = 1;                             // fresh launches of the timed runs (each a cold start)
   double cold_ready_ms = -1, cold_first_ttft_ms = -1, cold_first_e2e_ms = -1;
   std::vector<FigureResult> figures;
   std::string fidelity;                         // client vs server prompt timing, in words
@@ -65,7 +69,8 @@ struct RunResult {
 
   // Answers and goldens
   std::vector<AnswerResult> answers;
-  std::string golden_dir, golden_status;        // golden_status: compared | missing | recorded
+  std::string golden_dir, golden_status;        // golden_status (timing figures): compared | recorded |
+                                                // not compared | missing | unreadable
   std::vector<std::string> golden_lines;
 
   // Outcome

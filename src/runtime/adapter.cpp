@@ -4,19 +4,21 @@
 #include <regex>
 
 #include "case/json_fields.h"
-#include "evidence/runtime_signatures.h"
+#include "runtime/runtime_data.h"
 #include "util/text.h"
 
 namespace fp {
 
 Result<Adapter> load_adapter(const std::string& runtime) {
+  if (runtime.empty() || runtime.find('/') != std::string::npos || runtime[0] == '.')
+    return make_error("runtime " + quote(runtime) + ": not a plain file stem (e.g. llama-server)");
   return load_adapter_file(runtime_data_dir() + "/" + runtime + ".json", runtime);
 }
 
 Result<Adapter> load_adapter_file(const std::string& path, const std::string& runtime) {
-  auto text = read_file(path);
-  if (!text) return make_error("runtime " + quote(runtime) + ": no runtime data file: " + text.error().message);
-  FP_TRY(nlohmann::json j, parse_json_object(*text, path));
+  auto file = read_runtime_data(runtime, path);
+  if (!file) return make_error("runtime " + quote(runtime) + ": no runtime data file: " + file.error().message);
+  FP_TRY(nlohmann::json j, parse_json_object(file->text, path));
   JsonFields top(j, path);
   FP_TRY(JsonFields a, top.object("adapter"));
   FP_TRY_STATUS(a.only_keys({"executable_var", "executable_name", "health_path", "ready_paths", "chat_path", "completion_path",

@@ -82,6 +82,59 @@ Result<RuntimeCommand> locate_runtime(const Adapter& adapter) {
                     ", or run ci/setup.sh (writes " + env_file + "), or put " + adapter.executable_name + " on PATH");
 }
 
+namespace {
+
+// PREFIX/usr/lib/<triplet>/ld-linux*.so.* -> {loader, libdir}; empty when there is none.
+std::pair<std::string, std::string> prefix_loader(const fs::path& prefix) {
+  std::error_code ec;
+  const fs::path lib = prefix / "usr" / "lib";
+  if (!fs::is_directory(lib, ec)) return {};
+  for (const auto& triplet : fs::directory_iterator(lib, ec)) {
+    if (!triplet.is_directory(ec)) continue;
+    for (const auto& f : fs::directory_iterator(triplet.path(), ec)) {
+      const std::string name = f.path().filename().string();
+      if (starts_with(name, "ld-linux") && name.find(".so") != std::string::npos && ::access(f.path().c_str(), X_OK) == 0)
+        return {f.path().string(), triplet.path().string()};
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<RuntimeCommand> runtime_from_path(const std::string& path, const Adapter& adapter) {
+  std::error_code ec;
+  const fs::path p = fs::absolute(path, ec);
+  fs::path exe, prefix;
+  if (fs::is_directory(p, ec)) {
+    for (const char* sub : {"usr/bin", "bin"}) {
+      const fs::path c = p / sub / adapter.executable_name;
+      if (::access(c.c_str(), X_OK) == 0) {
+        exe = c;
+        prefix = p;
+        break;
+      }
+    }
+    if (exe.empty())
+      return make_error(path + ": a runtime folder must hold usr/bin/" + adapter.executable_name + " or bin/" +
+                        adapter.executable_name + " (a prefix as ci/setup.sh lays it out); neither is there");
+  } else if (fs::is_regular_file(p, ec)) {
+    if (::access(p.c_str(), X_OK) != 0) return make_error(path + ": not an executable file");
+    exe = p;
+    if (p.parent_path().filename() == "bin" && p.parent_path().parent_path().filename() == "usr")
+      prefix = p.parent_path().parent_path().parent_path();
+  } else {
+    return make_error(path + ": no such runtime: expected an executable file or a prefix folder holding usr/bin/" +
+                      adapter.executable_name);
+  }
+  if (!prefix.empty()) {
+    auto [loader, libdir] = prefix_loader(prefix);
+    if (!loader.empty())
+      return with_loader(exe.string(), loader, libdir + ":" + libdir + "/llama", "the runtime named " + path);
+  }
+  return with_loader(exe.string(), "", "", "the runtime named " + path);
+}
+
 Result<RuntimeVersion> runtime_version(const RuntimeCommand& cmd, const Adapter& adapter, const std::string& scratch_dir) {
   std::vector<std::string> argv = cmd.prefix;
   argv.insert(argv.end(), adapter.version_args.begin(), adapter.version_args.end());
@@ -174,7 +227,7 @@ Result<RunningServer> start_server(LaunchSpec spec, const Adapter& adapter) {
   }
   for (int attempt = 0;; ++attempt) {
     auto t0 = Clock::now();
-    FP_TRY(Process p, Process::spawn(spec.argv, spec.env, spec.log_path));
+    FP_TRY(Process p, Process::spawn(spec.argv, spec.env, spec.log_path, spec.cgroup_procs, spec.cpus));
     RunningServer s;
     s.port = spec.port;
     s.base_url = "http://127.0.0.1:" + std::to_string(spec.port);

@@ -23,6 +23,15 @@ struct RuntimeCommand {
 // ci/setup.sh ($FLASHPROOF_CACHE/env.sh, default /var/cache/flashproof/env.sh), else PATH.
 Result<RuntimeCommand> locate_runtime(const Adapter& adapter);
 
+// A runtime named by the operator (the side-by-side gate's --baseline-runtime / --candidate-runtime):
+//  - a prefix folder laid out as ci/setup.sh lays it out: PATH/usr/bin/<executable>, started through
+//    PATH/usr/lib/<triplet>/ld-linux-*.so.* with --library-path <that folder>:<that folder>/llama
+//    when the loader is there (Debian sid's build on an older system), else run directly;
+//  - an executable file: run directly, or through its prefix's loader when it sits in such a prefix
+//    (PREFIX/usr/bin/<name> with PREFIX/usr/lib/<triplet>/ld-linux-*.so.*).
+// Errors name the path and what was looked for.
+Result<RuntimeCommand> runtime_from_path(const std::string& path, const Adapter& adapter);
+
 // The runtime's own version text (`--version`), and its build id, e.g. "b11669".
 struct RuntimeVersion {
   std::string text;
@@ -39,6 +48,8 @@ struct LaunchSpec {
   std::string log_path;
   int port = 0;
   double ready_timeout_s = 60;
+  std::string cgroup_procs;  // a cgroup the runtime joins before exec (runtime/cpu_quota.h); empty: none
+  std::vector<int> cpus;     // CPUs the runtime may run on; empty: any
 };
 
 // Replaces the placeholders of the case's argv (and adds the adapter's logging args).

@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -13,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <thread>
 
@@ -87,7 +89,8 @@ Process& Process::operator=(Process&& o) noexcept {
 Process::~Process() { stop(2.0); }
 
 Result<Process> Process::spawn(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
-                               const std::string& log_path) {
+                               const std::string& log_path, const std::string& cgroup_procs,
+                               const std::vector<int>& cpus) {
   if (argv.empty() || argv[0].empty()) return make_error("cannot start a runtime: empty argv");
   int log_fd = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (log_fd < 0) return make_error(log_path + ": cannot open the runtime log: " + std::strerror(errno));
@@ -111,6 +114,10 @@ Result<Process> Process::spawn(const std::vector<std::string>& argv, const std::
   for (auto& s : env_strings) envp.push_back(s.data());
   envp.push_back(nullptr);
   const pid_t parent = ::getpid();
+  cpu_set_t cpu_set;
+  CPU_ZERO(&cpu_set);
+  for (int c : cpus)
+    if (c >= 0 && c < CPU_SETSIZE) CPU_SET(c, &cpu_set);
 
   pid_t pid = ::fork();
   if (pid < 0) {
@@ -133,6 +140,18 @@ Result<Process> Process::spawn(const std::vector<std::string>& argv, const std::
     ::signal(SIGINT, SIG_DFL);
     ::signal(SIGTERM, SIG_DFL);
     ::signal(SIGPIPE, SIG_DFL);
+    if (!cpus.empty()) ::sched_setaffinity(0, sizeof cpu_set, &cpu_set);  // best effort: a bad set leaves it unpinned
+    if (!cgroup_procs.empty()) {
+      // Writing 0 moves the writer. A failure is reported as a negative errno.
+      int fd = ::open(cgroup_procs.c_str(), O_WRONLY | O_CLOEXEC);
+      if (fd < 0 || ::write(fd, "0\n", 2) != 2) {
+        int e = -errno;
+        ssize_t ignored = ::write(err_pipe[1], &e, sizeof e);
+        (void)ignored;
+        ::_exit(127);
+      }
+      ::close(fd);
+    }
     ::execvpe(args[0], args.data(), envp.data());
     int e = errno;
     ssize_t ignored = ::write(err_pipe[1], &e, sizeof e);
@@ -151,6 +170,10 @@ Result<Process> Process::spawn(const std::vector<std::string>& argv, const std::
   ::close(err_pipe[0]);
   Process p;
   p.pid_ = pid;
+  if (n == sizeof child_errno && child_errno < 0) {
+    p.stop(0);
+    return make_error(cgroup_procs + ": the runtime could not join this cgroup: " + std::strerror(-child_errno));
+  }
   if (n == sizeof child_errno) {
     p.stop(0);
     return make_error("cannot execute " + quote(argv[0]) + ": " + std::strerror(child_errno) +
@@ -238,6 +261,23 @@ std::optional<uint64_t> peak_rss_bytes(pid_t pid) {
   while (std::getline(in, line))
     if (starts_with(line, "VmHWM:")) return std::stoull(line.substr(6)) * 1024;
   return std::nullopt;
+}
+
+std::optional<double> thread_cpu_seconds(pid_t pid) {
+  std::error_code ec;
+  const std::filesystem::path tasks = "/proc/" + std::to_string(pid) + "/task";
+  double ns = 0;
+  bool any = false;
+  for (const auto& t : std::filesystem::directory_iterator(tasks, ec)) {
+    std::ifstream in(t.path() / "schedstat");
+    double run_ns = 0;
+    if (in >> run_ns) {
+      ns += run_ns;
+      any = true;
+    }
+  }
+  if (!any) return std::nullopt;
+  return ns * 1e-9;
 }
 
 }  // namespace fp

@@ -33,8 +33,12 @@ class Process {
 
   // Starts argv[0] (looked up in PATH when it has no '/'), env = the harness's environment plus
   // `env`. Fails at once, naming the executable, when it cannot be executed.
+  // `cgroup_procs`, when set, is a cgroup's `cgroup.procs` file the child joins before exec (so
+  // every thread the runtime starts is in it: the side-by-side gate's CPU-quota calibration arm).
+  // `cpus`, when not empty, is the CPU set the child (and every thread it starts) may run on.
   static Result<Process> spawn(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
-                               const std::string& log_path);
+                               const std::string& log_path, const std::string& cgroup_procs = "",
+                               const std::vector<int>& cpus = {});
 
   pid_t pid() const { return pid_; }
   bool running();
@@ -65,5 +69,11 @@ std::vector<pid_t> live_processes_in_group(pid_t pgid);
 
 // The peak resident set (VmHWM) of a live process, in bytes; empty when unreadable.
 std::optional<uint64_t> peak_rss_bytes(pid_t pid);
+
+// CPU time, in seconds, that the live threads of a process have run so far: the sum over
+// /proc/PID/task/*/schedstat (nanosecond resolution, unlike the 10 ms ticks of /proc/PID/stat).
+// Threads that already exited are not counted; a runtime's worker threads live as long as it does.
+// Empty when unreadable.
+std::optional<double> thread_cpu_seconds(pid_t pid);
 
 }  // namespace fp

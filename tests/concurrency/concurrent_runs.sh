@@ -38,7 +38,7 @@ pids=()
 for i in 1 2 3 4; do
   name=chat-tiny-short; [ "$i" -gt 2 ] && name=chat-tiny-short-b
   "$fp" run "$dir/$name.json" --repetitions 1 --warmup 0 --results "$dir/results" --golden "$dir/golden" \
-    --record-missing >"$dir/out.$i" 2>&1 &
+    --record-missing --launches 3 >"$dir/out.$i" 2>&1 &
   pids+=($!)
 done
 rcs=()

@@ -25,7 +25,7 @@ def load_tally(path):
         raise ValueError(f"{path}: no tally ({e.strerror}): the probe was not loaded "
                          "(CUDA_INJECTION64_PATH wrong, or the process never initialised CUDA)")
     if not lines or not lines[0].startswith("# flashproof-probe "):
-        raise ValueError(f"{path}:1: expected a '# flashproof-probe v1 ...' header, got {lines[:1]!r}")
+        raise ValueError(f"{path}:1: expected a '# flashproof-probe v1|v2 ...' header, got {lines[:1]!r}")
     header = {}
     head = lines[0][len("# flashproof-probe "):]
     if " reason=" in head:
@@ -40,8 +40,11 @@ def load_tally(path):
             continue
         parts = line.split("\t", 2)
         if len(parts) != 3 or not parts[0].isdigit() or not parts[1].isdigit():
-            raise ValueError(f"{path}:{n}: expected 'launches<TAB>gpu_ns<TAB>name', got {line[:120]!r}")
-        rows.append((int(parts[0]), int(parts[1]), parts[2]))
+            raise ValueError(f"{path}:{n}: expected 'launches<TAB>gpu_ns<TAB>[device<TAB>]name', got {line[:120]!r}")
+        device, _, name = parts[2].partition("\t")  # probe v2: a device column before the name
+        if not (name and device.isdigit()):
+            name = parts[2]
+        rows.append((int(parts[0]), int(parts[1]), name))
     return header, rows
 
 

@@ -79,7 +79,7 @@ int main(int argc, char** argv) {
   const std::string text = slurp(path);
   check(!text.empty(), "a tally file named with the pid exists: " + path);
   const std::regex header(
-      "^# flashproof-probe v1 status=(ok|failed|refused) state=final pid=" + std::to_string(child) +
+      "^# flashproof-probe v2 status=(ok|failed|refused) state=final pid=" + std::to_string(child) +
       " cupti=[0-9]+( records=[0-9]+ incomplete=[0-9]+ dropped=[0-9]+ kernels=[0-9]+| reason=[^\n]+)\n");
   check(std::regex_search(text, header), "its first line is a final probe header: " + text.substr(0, text.find('\n')));
   if (text.find("status=ok") == std::string::npos) {

@@ -32,7 +32,7 @@ for c in "$here"/cases/*.json; do
   n=$(basename "$c" .json)
   echo "== flashproof run $n" >>"$W/harness.txt"
   (cd "$root" && fp run "$c" --out "$W/harness/$n" --results "$W/harness-results" --golden "$W/harness-golden" \
-     --record-missing) >>"$W/harness.txt" 2>&1
+     --record-missing-answers) >>"$W/harness.txt" 2>&1
   echo "exit $?" >>"$W/harness.txt"
   tar -C "$W" -czf "$O/harness.tar.gz" harness.txt harness 2>/dev/null
 done

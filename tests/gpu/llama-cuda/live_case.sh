@@ -18,7 +18,10 @@ recipe=$(sed -n 's/^ *"recipe": *"\([^"]*\)".*/\1/p' "$case" | head -1)
 if [ -n "$model" ] && [ -n "$recipe" ] && [ ! -f "$root/$model" ]; then
   "$fp" make-model "$root/$recipe" || { echo "FAIL: cannot generate $model from $recipe"; exit 1; }
 fi
-out=$(cd "$root" && "$fp" run "$case" --results "$build/results-gpu" --golden "$build/golden-gpu" --record-missing 2>&1)
+# Answers and the verdict against this build tree's first run; timing only against the reviewed goldens
+# in golden/ (none for this fingerprint: "not compared"), never against a golden recorded here.
+out=$(cd "$root" && "$fp" run "$case" --results "$build/results-gpu" --golden "$build/golden-gpu" --record-missing-answers \
+  --timing-golden "$root/golden" 2>&1)
 rc=$?
 printf '%s\n' "$out"
 [ "$rc" -eq 125 ] && exit 125

@@ -33,6 +33,9 @@ def tally(path):
             header = line
         elif line:
             n, ns, name = line.split('\t', 2)
+            device, _, rest = name.partition('\t')  # probe v2: a device column before the name
+            if rest and device.isdigit():
+                name = rest
             rows.append((int(n), int(ns), name))
     return header, rows
 

@@ -1,4 +1,4 @@
-#include "flow/history.h"
+#include "history/history.h"
 
 #include <fcntl.h>
 #include <sys/file.h>

@@ -1,0 +1,311 @@
+#include "flow/build_gate.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+#include "flow/case_context.h"
+#include "flow/evidence_pass.h"
+#include "flow/paired_runner.h"
+#include "case/prompt_set.h"
+#include "golden/answers.h"
+#include "runtime/cpu_quota.h"
+#include "runtime/process.h"
+#include "util/text.h"
+
+namespace fp {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Printer {
+  std::ostream& out;
+  std::string text;
+  void operator()(const std::string& s) {
+    out << s << std::flush;
+    text += s;
+  }
+};
+
+std::string backends_text(const std::map<std::string, int>& b) {
+  std::vector<std::string> parts;
+  for (const auto& [k, n] : b) parts.push_back(k + " " + std::to_string(n));
+  return join(parts, ", ");
+}
+
+std::string verdict_text(const Verdict& v) {
+  const std::string b = backends_text(v.fused_backends);
+  return std::string(to_string(v.activity)) + (b.empty() ? "" : " (" + b + ")");
+}
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+PairedPlan plan_for(const Case& c, const BuildGateOptions& o) {
+  PairedPlan p;
+  p.warmup = o.warmup >= 0 ? o.warmup : c.plan.warmup;
+  p.rounds = o.rounds > 0 ? o.rounds : c.plan.repetitions;
+  p.first_blocks = o.blocks > 0 ? o.blocks : c.plan.blocks;
+  p.max_blocks = std::max(p.first_blocks, o.max_blocks > 0 ? o.max_blocks : c.plan.max_blocks);
+  p.budget_s = o.budget_s > 0 ? o.budget_s : c.plan.budget_s;
+  p.concurrent_rounds = c.job == Job::Batch;
+  p.gated = paired_gated_figures(c.job);
+  for (const auto& g : p.gated) p.min_effect[g] = min_effect(c, g);
+  for (const auto& [f, v] : o.min_effect) p.min_effect[f] = v;
+  p.quiet = o.quiet;
+  return p;
+}
+
+nlohmann::json decision_json(const FigureDecision& d) {
+  const PairedEstimate& e = d.estimate;
+  auto num = [](double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); };
+  nlohmann::json j = {{"figure", d.figure},
+                      {"verdict", to_string(d.verdict)},
+                      {"worse_rel", num(e.worse_rel())},
+                      {"ci_low_rel", num(e.low_rel())},
+                      {"ci_high_rel", num(e.high_rel())},
+                      {"p_holm", num(d.p_holm)},
+                      {"blocks", e.blocks},
+                      {"units", e.units},
+                      {"block_sd_log", num(e.block_sd_log)},
+                      {"order_effect_rel", num(std::expm1(e.order_log))},
+                      {"min_effect", d.min_effect},
+                      {"why", d.why}};
+  if (d.more_blocks) j["more_blocks"] = *d.more_blocks;
+  return j;
+}
+
+// One case, printed as it goes; returns its outcome.
+BuildGateCase gate_case(const std::string& path, const BuildGateOptions& o, Printer& say) {
+  BuildGateCase bc;
+  bc.case_path = path;
+  int code = kResolveIncomplete;
+  auto resolved = resolve_case_context(path, o.repo_root, &code, o.candidate_runtime);
+  if (!resolved) {
+    bc.outcome = code == kResolveSkip ? "skipped" : "incomplete";
+    bc.problems.push_back(resolved.error().message);
+    say("\n== " + path + ": " + bc.outcome + ": " + resolved.error().message + "\n");
+    return bc;
+  }
+  const Case& c = resolved->c;
+  bc.case_name = c.name;
+  say("\n== " + c.name + " (" + job_name(c.job) + ")\n");
+  if (c.self_test) {
+    bc.outcome = "skipped";
+    bc.problems.push_back("self-test case (flashproof must fail it): not part of the gate");
+    say("  skipped: " + bc.problems.back() + "\n");
+    return bc;
+  }
+  CaseContext base = *resolved, cand = *resolved;
+  auto fail = [&](const std::string& why) {
+    bc.outcome = "incomplete";
+    bc.problems.push_back(why);
+    say("  INCOMPLETE: " + why + "\n");
+    return bc;
+  };
+  auto base_rt = runtime_from_path(o.baseline_runtime, base.adapter);
+  if (!base_rt) return fail("--baseline-runtime: " + base_rt.error().message);
+  base.runtime = *base_rt;
+  auto fp_base = case_fingerprint(c, base.adapter, base.runtime, c.model.sha256);
+  if (!fp_base) return fail("baseline: " + fp_base.error().message);
+  auto fp_cand = case_fingerprint(c, cand.adapter, cand.runtime, c.model.sha256);
+  if (!fp_cand) return fail("candidate: " + fp_cand.error().message);
+  say("baseline:  " + join(base.runtime.prefix, " ") + "\n           " + fp_base->runtime_version + "\n");
+  say("candidate: " + join(cand.runtime.prefix, " ") + " (" + cand.runtime.how_found + ")\n           " +
+      fp_cand->runtime_version + "\n");
+  const auto changes = fingerprint_changes(*fp_base, *fp_cand);
+  say("what changed (baseline -> candidate):\n" +
+      (changes.empty() ? std::string("  no fingerprint field: the same version on both sides (files may still differ)\n")
+                       : describe_changes(changes)));
+
+  const std::string dir = (o.results_root.empty() ? o.repo_root + "/results" : o.results_root) + "/" + fp_cand->id() +
+                          "/" + c.name + "/gate-" + utc_stamp("%Y%m%dT%H%M%SZ") + "-" + std::to_string(::getpid());
+  bc.result_dir = dir;
+  base.out_dir = dir + "/baseline";
+  cand.out_dir = dir + "/candidate";
+  for (const auto* d : {&base.out_dir, &cand.out_dir}) {
+    std::error_code ec;
+    fs::create_directories(*d, ec);
+    if (ec) return fail(*d + ": cannot create the gate's folder: " + ec.message());
+  }
+  std::optional<CpuQuota> quota_base, quota_cand;
+  for (auto [share, ctx, quota, name] : {std::make_tuple(o.baseline_cpu_share, &base, &quota_base, "baseline"),
+                                          std::make_tuple(o.candidate_cpu_share, &cand, &quota_cand, "candidate")}) {
+    if (share >= 1) continue;
+    auto q = CpuQuota::create(share, name);
+    if (!q) return fail(std::string(name) + " CPU quota: " + q.error().message);
+    *quota = std::move(*q);
+    ctx->cgroup_procs = (*quota)->procs_file();
+    say(std::string(name) + " timed launches under a " + (*quota)->describe() + " (calibration: an injected slowdown)\n");
+  }
+
+  if (o.candidate_prompt_scale != 1) {
+    if (!c.shape.long_prompt)
+      return fail("--candidate-prompt-scale needs a case with shape.long_prompt (" + c.file + " has none)");
+    LongPrompt longer = *c.shape.long_prompt;
+    longer.chars = static_cast<size_t>(std::llround(static_cast<double>(longer.chars) * o.candidate_prompt_scale));
+    auto prompts = load_prompt_set(o.repo_root, c.shape.prompt_set, longer);
+    if (!prompts) return fail("--candidate-prompt-scale: " + prompts.error().message);
+    cand.prompts = *prompts;
+    say("candidate prompts " + fmt("%.3f", o.candidate_prompt_scale) + " x longer (" + std::to_string(c.shape.long_prompt->chars) +
+        " -> " + std::to_string(longer.chars) + " characters of document; calibration: an injected slowdown; answers not compared)\n");
+  }
+
+  // Evidence, one pass per arm.
+  say("evidence pass: baseline, candidate\n");
+  auto ev_base = run_evidence_pass(base);
+  auto ev_cand = run_evidence_pass(cand);
+  if (!ev_base) return fail("baseline evidence pass: " + ev_base.error().message);
+  if (!ev_cand) return fail("candidate evidence pass: " + ev_cand.error().message);
+  say("  baseline:  " + verdict_text(ev_base->verdict) + "\n  candidate: " + verdict_text(ev_cand->verdict) + "\n");
+  if (!verdict_as_expected(ev_cand->verdict, c.expect.fused_attention))
+    bc.problems.push_back(std::string("LOST: fused attention is ") + to_string(ev_cand->verdict.activity) +
+                          " in the candidate (the case expects it " + (c.expect.fused_attention ? "active" : "not active") +
+                          "): " + ev_cand->verdict.explanation);
+  if (ev_base->verdict.activity != ev_cand->verdict.activity)
+    bc.problems.push_back("verdict changed: " + verdict_text(ev_base->verdict) + " -> " + verdict_text(ev_cand->verdict));
+  else if (backends_text(ev_base->verdict.fused_backends) != backends_text(ev_cand->verdict.fused_backends))
+    bc.problems.push_back("fused attention moved: " + verdict_text(ev_base->verdict) + " -> " + verdict_text(ev_cand->verdict));
+
+  // The timed blocks.
+  const PairedPlan plan = plan_for(c, o);
+  say("timed blocks: ABBA, " + std::to_string(plan.rounds) + " round(s) of " + std::to_string(resolved->prompts.size()) +
+      " prompts per launch after " + std::to_string(plan.warmup) + " warm-up; first look after " +
+      std::to_string(plan.first_blocks) + " blocks, at most " + std::to_string(plan.max_blocks) + ", budget " +
+      std::to_string(static_cast<int>(plan.budget_s)) + " s\n");
+  PairedArm A{"baseline", base, ev_base->signals};
+  PairedArm B{"candidate", cand, ev_cand->signals};
+  PairedOutcome po = run_paired(A, B, plan);
+  say("blocks: " + std::to_string(po.blocks) + " in " + fmt("%.0f", po.wall_s) + " s (" + po.stopped + ")\n");
+  for (const auto& p : po.pinning) say("  " + p + "\n");
+  say("gated figures (candidate against baseline, paired per block and prompt):\n");
+  if (po.decisions.empty()) say("  none: the " + std::string(job_name(c.job)) + " job gates on its answers only\n");
+  for (const auto& d : po.decisions) say("  " + decision_line(d, "candidate") + "\n");
+  say("reported, not gated:\n");
+  for (const auto& d : po.reported) {
+    const PairedEstimate& e = d.estimate;
+    say("  " + d.figure + ": candidate " + (e.worse_log > 0 ? "worse" : "better") + " by " +
+        fmt("%+.1f%%", 100 * e.worse_rel()) + " (95% CI " + fmt("%+.1f%%", 100 * e.low_rel()) + " .. " +
+        fmt("%+.1f%%", 100 * e.high_rel()) + ", " + std::to_string(e.blocks) + " blocks)\n");
+  }
+  for (const auto& e : po.errors) bc.problems.push_back(e);
+  for (const auto& l : po.launches)
+    for (const auto& m : l.signal_mismatches)
+      bc.problems.push_back(l.arm + " launch in block " + std::to_string(l.block + 1) + " differs from its evidence pass: " + m);
+  for (const auto& u : po.unstable) bc.problems.push_back("answer changed between launches of one build: " + u);
+
+  // Answers, prompt by prompt: the two builds must answer alike.
+  size_t same = 0;
+  std::vector<std::string> diffs;
+  for (const auto& [id, a] : po.answers_a) {
+    auto it = po.answers_b.find(id);
+    if (it == po.answers_b.end()) continue;
+    AnswerComparison cmp = compare_answer(id, a, it->second);
+    if (cmp.identical) ++same;
+    else diffs.push_back(cmp.diff);
+  }
+  if (o.candidate_prompt_scale != 1) {
+    diffs.clear();
+    say("answers: not compared (the candidate answered longer prompts: calibration)\n");
+  } else {
+    say("answers: " + std::to_string(same) + "/" + std::to_string(po.answers_a.size()) + " identical\n");
+  }
+  for (const auto& d : diffs) say(d + (ends_with(d, "\n") ? "" : "\n"));
+  if (!diffs.empty())
+    bc.problems.push_back("answers changed: " + std::to_string(diffs.size()) + " of " + std::to_string(po.answers_a.size()) +
+                          " prompts answer differently in the candidate");
+  for (const auto& d : po.decisions)
+    if (d.verdict == TimingVerdict::regression) bc.problems.push_back("REGRESSION " + decision_line(d, "candidate"));
+
+  const bool incomplete = !po.errors.empty() || interrupted();
+  const bool hard_fail = std::any_of(bc.problems.begin(), bc.problems.end(), [](const std::string& p) {
+    return starts_with(p, "LOST") || starts_with(p, "verdict changed") || starts_with(p, "fused attention moved") ||
+           starts_with(p, "answers changed") || starts_with(p, "REGRESSION");
+  });
+  if (hard_fail) bc.outcome = "regression";
+  else if (incomplete || !bc.problems.empty()) bc.outcome = "incomplete";
+  else if (po.any_unresolved()) bc.outcome = "unresolved";
+  else bc.outcome = "no regression";
+  if (bc.outcome == "unresolved")
+    for (const auto& d : po.decisions)
+      if (d.verdict == TimingVerdict::unresolved)
+        bc.problems.push_back("UNRESOLVED " + d.figure + (d.more_blocks ? ": about " + std::to_string(*d.more_blocks) +
+                                                                              " more blocks (raise plan.budget_s or --budget)"
+                                                                        : std::string()));
+  for (const auto& p : bc.problems) say("  PROBLEM " + p + "\n");
+  say("case " + c.name + ": " + bc.outcome + "\n");
+
+  nlohmann::json j = {{"case", c.name},
+                      {"outcome", bc.outcome},
+                      {"baseline", {{"runtime", join(base.runtime.prefix, " ")}, {"version", fp_base->runtime_version},
+                                    {"verdict", verdict_text(ev_base->verdict)}}},
+                      {"candidate", {{"runtime", join(cand.runtime.prefix, " ")}, {"version", fp_cand->runtime_version},
+                                     {"verdict", verdict_text(ev_cand->verdict)}}},
+                      {"blocks", po.blocks},
+                      {"wall_s", po.wall_s},
+                      {"stopped", po.stopped},
+                      {"gated", nlohmann::json::array()},
+                      {"reported", nlohmann::json::array()},
+                      {"problems", bc.problems}};
+  for (const auto& d : po.decisions) j["gated"].push_back(decision_json(d));
+  // Every launch's units, so that the decision can be recomputed and the method checked offline.
+  j["launches"] = nlohmann::json::array();
+  for (const auto& l : po.launches)
+    j["launches"].push_back({{"block", l.block + 1}, {"arm", l.arm}, {"wall_s", l.wall_s}, {"units", l.units}, {"errors", l.errors}});
+  for (const auto& d : po.reported) j["reported"].push_back(decision_json(d));
+  if (auto st = write_file_atomic(dir + "/gate.json", j.dump(2) + "\n"); !st) say("  " + st.error().message + "\n");
+  return bc;
+}
+
+}  // namespace
+
+BuildGateReport run_build_gate(const std::vector<std::string>& case_paths, const BuildGateOptions& o, std::ostream& out) {
+  BuildGateReport report;
+  Printer say{out, ""};
+  say("side-by-side gate: baseline " + o.baseline_runtime + ", candidate " +
+      (o.candidate_runtime.empty() ? std::string("the runtime the cases use now") : o.candidate_runtime) + "\n");
+  for (const auto& path : case_paths) {
+    if (interrupted()) break;
+    report.cases.push_back(gate_case(path, o, say));
+  }
+  size_t reg = 0, unres = 0, inc = 0, ok = 0, skip = 0;
+  say("\nside-by-side gate summary:\n");
+  for (const auto& bc : report.cases) {
+    if (bc.outcome == "regression") ++reg;
+    else if (bc.outcome == "unresolved") ++unres;
+    else if (bc.outcome == "no regression") ++ok;
+    else if (bc.outcome == "skipped") ++skip;
+    else ++inc;
+    std::string why = bc.problems.empty() ? "" : ": " + bc.problems.front().substr(0, bc.problems.front().find('\n'));
+    if (bc.problems.size() > 1) why += " (+" + std::to_string(bc.problems.size() - 1) + " more)";
+    say("  " + (bc.case_name.empty() ? bc.case_path : bc.case_name) + "  " + bc.outcome + why +
+        (bc.result_dir.empty() ? "" : "\n      " + bc.result_dir) + "\n");
+  }
+  report.exit_code = reg ? kGateRegression : inc ? kGateIncomplete : unres ? kGateUnresolved : ok ? kGateNoRegression : kGateSkipped;
+  const char* word = report.exit_code == kGateRegression ? "REGRESSION"
+                     : report.exit_code == kGateIncomplete ? "INCOMPLETE"
+                     : report.exit_code == kGateUnresolved ? "UNRESOLVED"
+                     : report.exit_code == kGateNoRegression ? "NO REGRESSION"
+                                                             : "SKIPPED";
+  say(std::string("side-by-side gate: ") + word + " (" + std::to_string(ok) + " no regression, " + std::to_string(reg) +
+      " regression, " + std::to_string(unres) + " unresolved, " + std::to_string(inc) + " incomplete, " +
+      std::to_string(skip) + " skipped); exit " + std::to_string(report.exit_code) + "\n");
+  for (const auto& bc : report.cases)
+    if (!bc.result_dir.empty()) {
+      if (auto st = write_file_atomic(bc.result_dir + "/gate.txt", say.text); !st) out << st.error().message << "\n";
+    }
+  report.text = say.text;
+  return report;
+}
+
+}  // namespace fp

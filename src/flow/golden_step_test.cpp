@@ -1,0 +1,223 @@
+#include "flow/golden_step.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "case/case_file.h"
+#include "util/text.h"
+
+namespace fp {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::Contains;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+
+// A fresh folder per test, removed on success and kept (path printed) on failure.
+class GoldenStep : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("fp_golden_step_" + std::to_string(getpid()) + "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    if (HasFailure()) std::cerr << "test files kept in " << dir_ << "\n";
+    else fs::remove_all(dir_);
+  }
+  std::string path(const std::string& p) const { return (dir_ / p).string(); }
+
+  // A complete, passing run of case "chat" on machine "m1" whose gated TTFT p95 had these launch medians.
+  RunResult run(std::vector<double> launch_medians) const {
+    RunResult r;
+    r.case_name = "chat";
+    r.case_file = "cases/chat.json";
+    r.fingerprint_id = "m1";
+    r.output_dir = path("results/run");
+    r.complete = true;
+    r.verdict = "active";
+    r.verdict_backend = "CPU 30";
+    r.verdict_as_expected = true;
+    r.launches = static_cast<int>(launch_medians.size());
+    FigureResult f;
+    f.name = "ttft_ms_p95";
+    f.samples = launch_medians;
+    f.summary = summarize(f.samples);
+    f.gate = true;
+    f.launch_medians = std::move(launch_medians);
+    f.min_effect = 0.05;
+    r.figures = {f};
+    r.answers = {{"greeting", "hello", true, "no reference", ""}};
+    return r;
+  }
+  fs::path dir_;
+};
+
+std::vector<std::string> lines_with(const std::vector<std::string>& lines, const std::string& part) {
+  std::vector<std::string> out;
+  for (const auto& l : lines)
+    if (l.find(part) != std::string::npos) out.push_back(l);
+  return out;
+}
+
+TEST_F(GoldenStep, NoGoldenFailsSayingHowToRecordOne) {
+  RunResult r = run({10});
+  compare_goldens({path("golden")}, r);
+  ASSERT_EQ(r.failures.size(), 1u);
+  EXPECT_THAT(r.failures[0], HasSubstr("no golden for this machine: " + path("golden") + "/m1/chat.json does not exist"));
+  EXPECT_THAT(r.failures[0], HasSubstr("flashproof run cases/chat.json --record-missing` (5 launches)"));
+  EXPECT_THAT(r.failures[0], HasSubstr("--launches 5"));
+  EXPECT_EQ(r.golden_status, "missing");
+}
+
+TEST_F(GoldenStep, RecordsFromLaunchesThenComparesOneLaunchAgainstIt) {
+  GoldenStepOptions o{path("golden")};
+  o.record_missing = true;
+  RunResult rec = run({10, 11, 10.5, 10.2, 10.8});
+  compare_goldens(o, rec);
+  ASSERT_THAT(rec.failures, IsEmpty());
+  EXPECT_EQ(rec.golden_status, "recorded");
+  EXPECT_EQ(rec.answers[0].reference, "recorded");
+  auto g = load_golden(path("golden/m1/chat.json"));
+  ASSERT_TRUE(g.ok()) << g.error().message;
+  EXPECT_DOUBLE_EQ(g->figures.at("ttft_ms_p95").median, 10.5);
+  EXPECT_NEAR(g->figures.at("ttft_ms_p95").spread, 0.3, 1e-12);
+  EXPECT_EQ(g->figures.at("ttft_ms_p95").n, 5u);
+  EXPECT_TRUE(fs::exists(path("golden/m1/chat/verdict.json")));
+  EXPECT_TRUE(fs::exists(path("golden/m1/chat/answers/greeting.txt")));
+
+  RunResult same = run({10.6});
+  compare_goldens({path("golden")}, same);
+  EXPECT_THAT(same.failures, IsEmpty());
+  EXPECT_EQ(same.golden_status, "compared");
+  EXPECT_EQ(same.answers[0].reference, "identical");
+  EXPECT_EQ(lines_with(same.golden_lines, "pass [gate] ttft_ms_p95: pass: worse by 0.1").size(), 1u) << join(same.golden_lines, "\n");
+  EXPECT_EQ(lines_with(same.golden_lines, "verdict as recorded: active (CPU 30)").size(), 1u);
+
+  RunResult slower = run({13});
+  compare_goldens({path("golden")}, slower);
+  ASSERT_EQ(slower.failures.size(), 1u);
+  EXPECT_THAT(slower.failures[0], HasSubstr("figure ttft_ms_p95: regressed: worse by 2.5 (23.8095%)"));
+  EXPECT_THAT(slower.failures[0], HasSubstr("(compare " + path("golden/m1/chat.json") + " with "));
+}
+
+TEST_F(GoldenStep, RecordingNeedsEnoughLaunchesAndWritesNothingOtherwise) {
+  GoldenStepOptions o{path("golden")};
+  o.record_missing = true;
+  RunResult r = run({10});
+  compare_goldens(o, r);
+  ASSERT_EQ(r.failures.size(), 1u);
+  EXPECT_THAT(r.failures[0], HasSubstr("recording the golden failed: figure \"ttft_ms_p95\": 1 launch(es); a golden needs at least 3"));
+  EXPECT_FALSE(fs::exists(path("golden/m1/chat.json")));
+  EXPECT_FALSE(fs::exists(path("golden/m1/chat/answers")));
+}
+
+TEST_F(GoldenStep, FailingRunRecordsNothing) {
+  GoldenStepOptions o{path("golden")};
+  o.record_missing = true;
+  RunResult r = run({10, 11, 12});
+  r.failures = {"fused attention expected active"};
+  compare_goldens(o, r);
+  EXPECT_FALSE(fs::exists(path("golden/m1")));
+  EXPECT_THAT(r.golden_lines, Contains(HasSubstr("nothing recorded: this run failed")));
+}
+
+TEST_F(GoldenStep, AnswersOnlyRecordingLeavesTimingToReviewedGoldens) {
+  // CTest's setup test: answers and the verdict, one launch, figures not compared.
+  GoldenStepOptions setup{path("build-golden")};
+  setup.record_missing_answers = true;
+  RunResult first = run({10});
+  compare_goldens(setup, first);
+  ASSERT_THAT(first.failures, IsEmpty());
+  EXPECT_EQ(first.golden_status, "not compared");
+  EXPECT_FALSE(fs::exists(path("build-golden/m1/chat.json")));
+  EXPECT_TRUE(fs::exists(path("build-golden/m1/chat/answers/greeting.txt")));
+  EXPECT_TRUE(fs::exists(path("build-golden/m1/chat/verdict.json")));
+
+  // The case test: answers against the setup's, timing against reviewed goldens; none for m1.
+  GoldenStepOptions check{path("build-golden"), path("reviewed")};
+  RunResult second = run({50});
+  compare_goldens(check, second);
+  EXPECT_THAT(second.failures, IsEmpty());
+  EXPECT_EQ(second.golden_status, "not compared");
+  EXPECT_EQ(second.answers[0].reference, "identical");
+  EXPECT_THAT(second.golden_lines,
+              Contains("figures not compared: no reviewed golden for fingerprint m1 (" + path("reviewed") + "/m1/chat.json does not exist)"));
+  EXPECT_FALSE(fs::exists(path("reviewed")));  // never recorded into
+
+  // With a reviewed golden for m1, its figures decide; the answers still come from the setup.
+  Golden g;
+  g.fingerprint = "m1";
+  g.figures["ttft_ms_p95"] = {10, 0.2, 5, Direction::lower_is_better, true};
+  fs::create_directories(path("reviewed/m1"));
+  ASSERT_TRUE(save_golden_atomic(path("reviewed/m1/chat.json"), g).ok());
+  RunResult third = run({50});
+  compare_goldens(check, third);
+  ASSERT_EQ(third.failures.size(), 1u);
+  EXPECT_THAT(third.failures[0], HasSubstr("figure ttft_ms_p95: regressed"));
+  EXPECT_EQ(third.golden_status, "compared");
+  EXPECT_EQ(third.golden_dir, path("reviewed") + "/m1");
+  EXPECT_EQ(third.answers[0].reference, "identical");
+}
+
+TEST_F(GoldenStep, ChangedVerdictOrAnswerFails) {
+  GoldenStepOptions setup{path("g")};
+  setup.record_missing_answers = true;
+  RunResult first = run({10});
+  compare_goldens(setup, first);
+  ASSERT_THAT(first.failures, IsEmpty());
+
+  RunResult moved = run({10});
+  moved.verdict_backend = "CUDA0 30";
+  moved.answers[0].text = "hello there";
+  compare_goldens(setup, moved);
+  ASSERT_EQ(moved.failures.size(), 2u);
+  EXPECT_THAT(moved.failures[0], HasSubstr("answer greeting differs from its reference"));
+  EXPECT_THAT(moved.failures[1], HasSubstr("verdict differs from the one recorded with the golden (" + path("g/m1/chat/verdict.json") +
+                                           "): active (CPU 30) -> active (CUDA0 30)"));
+  // The same devices with another node count is the same verdict.
+  RunResult recount = run({10});
+  recount.verdict_backend = "CPU 28";
+  compare_goldens(setup, recount);
+  EXPECT_THAT(recount.failures, IsEmpty());
+}
+
+TEST_F(GoldenStep, OldSchemaGoldenIsUnreadableWithAdviceAndUntouched) {
+  const std::string v1 = R"({"schema_version": 1, "fingerprint": "m1", "spread_kind": "mad", "figures": {}})";
+  fs::create_directories(path("golden/m1"));
+  ASSERT_TRUE(write_file_atomic(path("golden/m1/chat.json"), v1).ok());
+  GoldenStepOptions o{path("golden")};
+  o.record_missing = true;
+  RunResult r = run({10, 11, 12});
+  compare_goldens(o, r);
+  EXPECT_EQ(r.golden_status, "unreadable");
+  ASSERT_FALSE(r.failures.empty());
+  EXPECT_THAT(r.failures[0], HasSubstr("golden unreadable (left untouched): " + path("golden/m1/chat.json") +
+                                       ": schema_version: 1 is a golden of the old scheme"));
+  EXPECT_THAT(r.failures[0], HasSubstr("--record-missing"));
+  EXPECT_EQ(*read_file(path("golden/m1/chat.json")), v1);
+}
+
+TEST_F(GoldenStep, PoliciesTakeTheCaseMinimumEffectOrTheDefault) {
+  RunResult r = run({10});
+  r.figures[0].min_effect = kNoValue;  // a result file from before minimum effects
+  FigureResult rate;
+  rate.name = "decode_tokens_per_s";
+  rate.lower_is_better = false;
+  rate.min_effect = 0.1;
+  r.figures.push_back(rate);
+  auto p = figure_policies(r.figures);
+  EXPECT_DOUBLE_EQ(p.at("ttft_ms_p95").min_effect, kDefaultMinEffect);
+  EXPECT_TRUE(p.at("ttft_ms_p95").gate);
+  EXPECT_DOUBLE_EQ(p.at("decode_tokens_per_s").min_effect, 0.1);
+  EXPECT_EQ(p.at("decode_tokens_per_s").direction, Direction::higher_is_better);
+  EXPECT_DOUBLE_EQ(measured_figures(r.figures)[0].min_effect, kDefaultMinEffect);
+}
+
+}  // namespace
+}  // namespace fp

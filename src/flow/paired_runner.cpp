@@ -1,0 +1,249 @@
+#include "flow/paired_runner.h"
+
+#include <sched.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+#include <numeric>
+#include <set>
+#include <thread>
+
+#include "client/stream_metrics.h"
+#include "flow/evidence_pass.h"
+#include "runtime/process.h"
+
+namespace fp {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// Per figure, per prompt: every repetition's value in one launch.
+using Repetitions = std::map<std::string, std::map<std::string, std::vector<double>>>;
+
+void put(Repetitions& r, const std::string& figure, const std::string& prompt, double v) {
+  if (std::isfinite(v)) r[figure][prompt].push_back(v);
+}
+
+double server_number(const StreamResult& r, const char* key) {
+  if (!r.server_timings.is_object() || !r.server_timings.contains(key) || !r.server_timings[key].is_number()) return kNoValue;
+  return r.server_timings[key].get<double>();
+}
+
+void progress(const PairedPlan& plan, const std::string& case_name, const std::string& msg) {
+  if (!plan.quiet) std::cerr << "[" << case_name << " side by side] " << msg << std::endl;
+}
+
+}  // namespace
+
+bool higher_is_better(const std::string& figure) {
+  return figure.find("per_s") != std::string::npos;
+}
+
+std::vector<std::string> paired_gated_figures(Job job) {
+  switch (job) {
+    case Job::Chat: return {"ttft_ms"};
+    case Job::Completion: return {"ttft_ms", "itl_ms"};
+    case Job::Batch: return {"throughput_tokens_per_s"};
+    case Job::Extraction: return {};
+  }
+  return {};
+}
+
+LaunchUnits launch_units(const TimedPass& pass) {
+  Repetitions reps;
+  for (const auto& tr : pass.requests) {
+    const StreamResult& r = tr.result;
+    const std::string& p = tr.prompt_id;
+    if (r.ttft_s >= 0) put(reps, "ttft_ms", p, r.ttft_s * 1e3);
+    if (r.e2e_s >= 0) put(reps, "e2e_ms", p, r.e2e_s * 1e3);
+    if (auto t = tpot_s(r); t && *t > 0) put(reps, "tpot_ms", p, *t * 1e3);
+    std::vector<double> gaps = inter_event_gaps_s(r);
+    if (!gaps.empty()) put(reps, "itl_ms", p, median(gaps) * 1e3);
+    put(reps, "server_prompt_ms", p, server_number(r, "prompt_ms"));
+    const double predicted_n = server_number(r, "predicted_n");
+    if (predicted_n >= 1) put(reps, "server_tpot_ms", p, server_number(r, "predicted_ms") / predicted_n);
+    const int tokens = std::max(0, r.prompt_tokens) + std::max(0, r.completion_tokens);
+    if (tr.runtime_cpu_s >= 0 && tokens > 0) put(reps, "cpu_ms_per_token", p, tr.runtime_cpu_s * 1e3 / tokens);
+  }
+  put(reps, "cold_ready_ms", "", pass.ready_s * 1e3);
+  if (pass.cold_first.ttft_s >= 0) put(reps, "cold_first_ttft_ms", "", pass.cold_first.ttft_s * 1e3);
+  if (!pass.round_wall_s.empty()) {
+    std::map<int, double> tokens;
+    for (const auto& tr : pass.requests) tokens[tr.round] += std::max(0, tr.result.completion_tokens);
+    for (size_t i = 0; i < pass.round_wall_s.size(); ++i)
+      if (pass.round_wall_s[i] > 0) put(reps, "throughput_tokens_per_s", "", tokens[static_cast<int>(i)] / pass.round_wall_s[i]);
+  }
+  LaunchUnits out;
+  for (const auto& [figure, by_prompt] : reps)
+    for (const auto& [prompt, values] : by_prompt) out[figure][prompt] = median(values);
+  return out;
+}
+
+bool PairedOutcome::any_unresolved() const {
+  return std::any_of(decisions.begin(), decisions.end(), [](const FigureDecision& d) { return d.verdict == TimingVerdict::unresolved; });
+}
+
+bool PairedOutcome::any_regression() const {
+  return std::any_of(decisions.begin(), decisions.end(), [](const FigureDecision& d) { return d.verdict == TimingVerdict::regression; });
+}
+
+std::vector<PairedUnit> paired_units(const PairedOutcome& o, const std::string& figure) {
+  std::map<int, const ArmLaunch*> a, b;
+  for (const auto& l : o.launches) {
+    if (!l.errors.empty()) continue;
+    (l.arm == o.arm_a ? a : b)[l.block] = &l;
+  }
+  std::vector<PairedUnit> out;
+  for (const auto& [block, la] : a) {
+    auto it = b.find(block);
+    if (it == b.end()) continue;
+    auto fa = la->units.find(figure);
+    auto fb = it->second->units.find(figure);
+    if (fa == la->units.end() || fb == it->second->units.end()) continue;
+    for (const auto& [prompt, va] : fa->second) {
+      auto pb = fb->second.find(prompt);
+      if (pb != fb->second.end()) out.push_back({block, a_first_in_block(block), prompt, va, pb->second});
+    }
+  }
+  return out;
+}
+
+void decide_paired(PairedOutcome& o, const PairedPlan& plan) {
+  auto input = [&](const std::string& figure) {
+    auto it = plan.min_effect.find(figure);
+    return FigureInput{figure, !higher_is_better(figure), it != plan.min_effect.end() ? it->second : kDefaultMinEffect,
+                       paired_units(o, figure)};
+  };
+  DecisionOptions opts;
+  opts.min_blocks = plan.first_blocks;
+  std::vector<FigureInput> gated, other;
+  std::set<std::string> names;
+  for (const auto& l : o.launches)
+    for (const auto& [figure, _] : l.units) names.insert(figure);
+  for (const auto& g : plan.gated) gated.push_back(input(g));
+  for (const auto& n : names)
+    if (std::find(plan.gated.begin(), plan.gated.end(), n) == plan.gated.end()) other.push_back(input(n));
+  o.decisions = decide_figures(gated, opts);
+  o.reported.clear();
+  // Reported figures are decided one by one (no family to correct for: they never gate).
+  for (const auto& f : other) {
+    auto d = decide_figures({f}, opts);
+    o.reported.push_back(d.front());
+  }
+}
+
+PairedOutcome run_paired(const PairedArm& a, const PairedArm& b, const PairedPlan& plan, const LaunchHook& hook) {
+  PairedOutcome o;
+  o.arm_a = a.name;
+  o.arm_b = b.name;
+  // Client and runtime on disjoint CPUs where there are enough: the client gets the last CPU, the
+  // runtime the others. With fewer than 4 the runtime's threads would lose too much: not pinned.
+  const int cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<int> runtime_cpus;
+  cpu_set_t harness_cpus;
+  const bool restore = ::sched_getaffinity(0, sizeof harness_cpus, &harness_cpus) == 0;
+  if (cpus >= 4) {
+    cpu_set_t client;
+    CPU_ZERO(&client);
+    CPU_SET(cpus - 1, &client);
+    if (::sched_setaffinity(0, sizeof client, &client) == 0) {
+      for (int i = 0; i < cpus - 1; ++i) runtime_cpus.push_back(i);
+      o.pinning.push_back("client pinned to CPU " + std::to_string(cpus - 1) + ", runtime to CPUs 0-" + std::to_string(cpus - 2));
+    } else {
+      o.pinning.push_back(std::string("client and runtime not pinned: sched_setaffinity failed: ") + std::strerror(errno));
+    }
+  } else {
+    o.pinning.push_back("client and runtime not pinned: " + std::to_string(cpus) +
+                        " CPUs here, too few to give the client one of its own");
+  }
+  TimedOptions t;
+  t.warmup = plan.warmup;
+  t.repetitions = plan.rounds;
+  t.concurrent_rounds = plan.concurrent_rounds;
+  const auto t0 = Clock::now();
+  std::vector<double> block_s;
+  for (int k = 0; k < plan.max_blocks && !interrupted(); ++k) {
+    if (k >= plan.first_blocks && !block_s.empty()) {
+      const double mean_block = std::accumulate(block_s.begin(), block_s.end(), 0.0) / static_cast<double>(block_s.size());
+      if (seconds_since(t0) + mean_block > plan.budget_s) {
+        o.stopped = "time budget: another block (about " + std::to_string(static_cast<int>(std::lround(mean_block))) +
+                    " s) would pass plan.budget_s " + std::to_string(static_cast<int>(plan.budget_s)) + " s";
+        break;
+      }
+    }
+    const auto b0 = Clock::now();
+    const PairedArm* order[2] = {&a, &b};
+    if (!a_first_in_block(k)) std::swap(order[0], order[1]);
+    for (const PairedArm* arm : order) {
+      CaseContext ctx = arm->ctx;
+      ctx.runtime_cpus = runtime_cpus;
+      ctx.out_dir = arm->ctx.out_dir + "/block-" + std::to_string(k + 1);
+      std::error_code ec;
+      fs::create_directories(ctx.out_dir, ec);
+      progress(plan, ctx.c.name, "block " + std::to_string(k + 1) + ": " + arm->name);
+      ArmLaunch l;
+      l.block = k;
+      l.arm = arm->name;
+      const auto l0 = Clock::now();
+      auto pass = run_timed_pass(ctx, t);
+      l.wall_s = seconds_since(l0);
+      if (!pass) {
+        l.errors.push_back(pass.error().message);
+      } else {
+        l.errors = pass->errors;
+        l.units = launch_units(*pass);
+        for (const auto& r : pass->requests) l.answers[r.prompt_id] = r.result.text;
+        if (arm->evidence) {
+          auto log = analyse_log(pass->log_path, ctx.signatures);
+          if (!log) l.errors.push_back("log: " + log.error().message);
+          else l.signal_mismatches = compare_signals(*arm->evidence, cheap_signals(log->scan));
+        }
+        if (hook) hook(*arm, k, *pass);
+      }
+      for (const auto& e : l.errors)
+        o.errors.push_back(arm->name + " launch in block " + std::to_string(k + 1) + ": " + e);
+      o.launches.push_back(std::move(l));
+    }
+    block_s.push_back(seconds_since(b0));
+    o.blocks = k + 1;
+    if (!o.errors.empty()) {
+      o.stopped = "a launch failed";
+      break;
+    }
+    if (o.blocks >= plan.first_blocks && o.blocks % 2 == 0) {
+      decide_paired(o, plan);
+      if (!o.any_unresolved()) {
+        o.stopped = "every gated figure decided after " + std::to_string(o.blocks) + " blocks";
+        break;
+      }
+    }
+  }
+  if (restore && !runtime_cpus.empty()) ::sched_setaffinity(0, sizeof harness_cpus, &harness_cpus);
+  if (interrupted()) o.errors.push_back("interrupted");
+  if (o.stopped.empty()) o.stopped = "plan.max_blocks (" + std::to_string(plan.max_blocks) + ") reached";
+  o.wall_s = seconds_since(t0);
+  decide_paired(o, plan);
+  // Answers: the first launch of each arm is the reference; every later launch must match it.
+  for (const auto& l : o.launches) {
+    auto& ref = l.arm == o.arm_a ? o.answers_a : o.answers_b;
+    for (const auto& [prompt, text] : l.answers) {
+      auto it = ref.find(prompt);
+      if (it == ref.end()) ref[prompt] = text;
+      else if (it->second != text) {
+        const std::string u = l.arm + ": " + prompt;
+        if (std::find(o.unstable.begin(), o.unstable.end(), u) == o.unstable.end()) o.unstable.push_back(u);
+      }
+    }
+  }
+  return o;
+}
+
+}  // namespace fp

@@ -1,0 +1,96 @@
+// The side-by-side engine: two arms of one case (the old and the new build for the gate, the flag
+// off and on for A/B) launched alternately on the same machine, so that both see the same machine
+// state. Blocks in ABBA order: block k launches A then B when k is even, B then A when odd; every
+// launch is a fresh start of the runtime (cold start, warm-up, then rounds over the same prompts in
+// the same order). After the first look (plan.first_blocks) and then after every further pair of
+// blocks, every gated figure is decided (measure/paired_stats.h); blocks are added while any is
+// unresolved, up to max_blocks or the time budget.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "evidence/signals.h"
+#include "flow/case_context.h"
+#include "flow/timed_pass.h"
+#include "measure/paired_stats.h"
+
+namespace fp {
+
+struct PairedArm {
+  std::string name;                       // "baseline" / "candidate", or "off" / "on"
+  CaseContext ctx;                        // runtime, flag value, cgroup; launches go below ctx.out_dir
+  std::optional<CheapSignals> evidence;   // each launch's log must tie to this arm's evidence pass
+};
+
+struct PairedPlan {
+  int warmup = 1;
+  int rounds = 3;
+  int first_blocks = 4;
+  int max_blocks = 40;
+  double budget_s = 300;
+  bool concurrent_rounds = false;              // batch: every prompt of a round in flight at once
+  std::vector<std::string> gated;              // figure names the job gates on
+  std::map<std::string, double> min_effect;    // per figure; kDefaultMinEffect otherwise
+  bool quiet = false;
+};
+
+// Per figure, per prompt ("" for a per-launch figure), one launch's value: the median of that
+// prompt's repetitions in the launch.
+using LaunchUnits = std::map<std::string, std::map<std::string, double>>;
+
+// The unit values of one timed launch: ttft_ms, itl_ms (median gap between streamed events),
+// tpot_ms, e2e_ms, the runtime's own server_prompt_ms and server_tpot_ms (llama-server `timings`),
+// cpu_ms_per_token (the runtime's CPU time per processed token), and per launch cold_ready_ms,
+// cold_first_ttft_ms and, for concurrent rounds, throughput_tokens_per_s.
+LaunchUnits launch_units(const TimedPass& pass);
+// Whether a larger value of the figure is better.
+bool higher_is_better(const std::string& figure);
+// The figures the job gates on in the side-by-side gate: chat ttft_ms; completion ttft_ms and
+// itl_ms; batch throughput_tokens_per_s; extraction none (answers decide).
+std::vector<std::string> paired_gated_figures(Job job);
+
+struct ArmLaunch {
+  int block = 0;
+  std::string arm;
+  double wall_s = 0;
+  std::vector<std::string> errors;
+  LaunchUnits units;
+  std::map<std::string, std::string> answers;  // prompt id -> answer of this launch (last round)
+  std::vector<std::string> signal_mismatches;
+};
+
+struct PairedOutcome {
+  std::string arm_a, arm_b;
+  std::vector<ArmLaunch> launches;
+  int blocks = 0;
+  double wall_s = 0;
+  std::string stopped;                       // why the blocks stopped, in words
+  std::vector<FigureDecision> decisions;     // the gated figures
+  std::vector<FigureDecision> reported;      // every other figure, same statistics, not gated
+  std::vector<std::string> errors;           // failed launches: the run is incomplete
+  std::map<std::string, std::string> answers_a, answers_b;  // prompt id -> answer (first launch)
+  std::vector<std::string> unstable;         // "arm: prompt" answers that changed between launches
+  std::vector<std::string> pinning;          // where the client and the runtime ran
+  bool any_unresolved() const;
+  bool any_regression() const;
+};
+
+// Called after every timed launch (A/B keeps its own per-arm figures and memory from it).
+using LaunchHook = std::function<void(const PairedArm&, int block, const TimedPass&)>;
+
+PairedOutcome run_paired(const PairedArm& a, const PairedArm& b, const PairedPlan& plan, const LaunchHook& hook = {});
+
+// The paired units of one figure from the launches so far (both arms present in a block).
+std::vector<PairedUnit> paired_units(const PairedOutcome& o, const std::string& figure);
+
+// Decides every figure from the launches so far (fills decisions and reported).
+void decide_paired(PairedOutcome& o, const PairedPlan& plan);
+
+// The A/B order of block k: true when arm A goes first.
+inline bool a_first_in_block(int k) { return k % 2 == 0; }
+
+}  // namespace fp

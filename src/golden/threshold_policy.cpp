@@ -1,0 +1,133 @@
+#include "golden/threshold_policy.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "util/text.h"
+
+namespace fp {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+std::string num(double v) {
+  if (std::isinf(v)) return "unknown";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+std::string pct(double rel) {
+  if (std::isnan(rel)) return "n/a";
+  if (std::isinf(rel)) return "unknown";
+  char buf[64];
+  const double v = 100.0 * rel;
+  std::snprintf(buf, sizeof buf, std::fabs(v) >= 100 ? "%.0f%%" : "%.3g%%", v);
+  return buf;
+}
+
+std::string launches(size_t n) { return std::to_string(n) + (n == 1 ? " launch" : " launches"); }
+
+// Launch-to-launch standard deviation: from the golden's launch medians, or the run's when it has
+// enough launches of its own and they spread wider. +inf when the golden has too few launches.
+double launch_sigma(const LaunchSpread& g, const LaunchSpread& run) {
+  if (g.n < kMinGoldenLaunches || !std::isfinite(g.spread)) return kInf;
+  double sigma = kMadToSigma * g.spread;
+  if (run.n >= kMinGoldenLaunches && std::isfinite(run.spread)) sigma = std::max(sigma, kMadToSigma * run.spread);
+  return sigma;
+}
+
+double noise_band(double sigma, size_t n_golden, size_t n_run) {
+  if (std::isinf(sigma)) return kInf;
+  return kNoiseK * sigma * std::sqrt(1.0 / static_cast<double>(std::max<size_t>(n_golden, 1)) +
+                                     1.0 / static_cast<double>(std::max<size_t>(n_run, 1)));
+}
+
+}  // namespace
+
+const char* to_string(FigureStatus s) {
+  switch (s) {
+    case FigureStatus::pass: return "pass";
+    case FigureStatus::regressed: return "regressed";
+    case FigureStatus::improved: return "improved";
+    case FigureStatus::within_noise: return "within_noise";
+    case FigureStatus::new_figure: return "new";
+    case FigureStatus::missing: return "missing";
+  }
+  return "?";
+}
+
+const FigurePolicy* find_policy(const std::string& name, const std::map<std::string, FigurePolicy>& policies) {
+  const FigurePolicy* best = nullptr;
+  size_t best_len = 0;
+  for (const auto& [key, policy] : policies) {
+    bool match = name == key || starts_with(name, key + "_");
+    if (match && (best == nullptr || key.size() > best_len)) {
+      best = &policy;
+      best_len = key.size();
+    }
+  }
+  return best;
+}
+
+LaunchSpread launch_spread(const std::vector<double>& launch_medians) {
+  LaunchSpread s;
+  s.n = launch_medians.size();
+  if (launch_medians.empty()) return s;
+  s.median = median(launch_medians);
+  s.spread = median_abs_deviation(launch_medians);
+  return s;
+}
+
+ChangeJudgement judge_change(const FigurePolicy& policy, const LaunchSpread& g, const LaunchSpread& run) {
+  ChangeJudgement j;
+  const bool lower = policy.direction == Direction::lower_is_better;
+  const double scale = std::fabs(g.median);
+  j.worse_by = lower ? run.median - g.median : g.median - run.median;
+  j.worse_by_rel = scale > 0 ? j.worse_by / scale : kNoValue;
+  j.effect = policy.min_effect * scale;
+  j.sigma = launch_sigma(g, run);
+  j.noise = noise_band(j.sigma, g.n, run.n);
+  j.sigma_rel = scale > 0 ? j.sigma / scale : kNoValue;
+  j.noise_rel = scale > 0 ? j.noise / scale : kNoValue;
+  j.resolves = j.noise <= j.effect;
+
+  const double off = std::fabs(j.worse_by);
+  if (off <= j.effect)
+    j.status = FigureStatus::pass;
+  else if (off > j.noise)
+    j.status = j.worse_by > 0 ? FigureStatus::regressed : FigureStatus::improved;
+  else
+    j.status = FigureStatus::within_noise;
+
+  j.facts = "golden median " + num(g.median) + " (" + launches(g.n) + ", launch-to-launch spread " +
+            (std::isinf(j.sigma) ? std::string("unknown") : num(j.sigma) + " = " + pct(j.sigma_rel)) +
+            "), measured median " + num(run.median) + " (" + launches(run.n) + "), min effect " + pct(policy.min_effect) +
+            " (" + num(j.effect) + "), noise band " +
+            (std::isinf(j.noise) ? std::string("unknown") : num(j.noise) + " (" + pct(j.noise_rel) + ")") + ", " +
+            (lower ? "lower" : "higher") + " is better";
+  if (!j.resolves) {
+    j.resolution = "this golden cannot resolve a " + pct(policy.min_effect) + " change: ";
+    if (std::isinf(j.sigma))
+      j.resolution += "it holds " + launches(g.n) + ", too few for a launch-to-launch spread (at least " +
+                      std::to_string(kMinGoldenLaunches) + ")";
+    else
+      j.resolution += "launch-to-launch spread is " + pct(j.sigma_rel) + " (noise band " + pct(j.noise_rel) + " with " +
+                      std::to_string(g.n) + " golden and " + launches(run.n) + " of this run)";
+    j.resolution += "; record more launches or use the side-by-side gate";
+  }
+  return j;
+}
+
+double regression_limit(const FigurePolicy& policy, const LaunchSpread& g, size_t run_launches) {
+  LaunchSpread run;
+  run.n = run_launches;
+  const double noise = noise_band(launch_sigma(g, run), g.n, run_launches);
+  if (std::isinf(noise) || !std::isfinite(g.median)) return kNoValue;
+  const double margin = std::max(policy.min_effect * std::fabs(g.median), noise);
+  return policy.direction == Direction::lower_is_better ? g.median + margin : g.median - margin;
+}
+
+}  // namespace fp

@@ -1,0 +1,85 @@
+// The threshold policy: the one place that says which way a timing figure is better, whether it
+// gates, and when its change against a golden counts. The golden comparison (golden/compare.h), the
+// recording of a golden (flow/golden_step.h), the run-to-run diff (report/result_diff.h) and the HTML
+// report's limit line call it; nothing else computes a threshold.
+//
+// The unit is the LAUNCH: each launch is a cold start of the runtime, and its median is one value. A
+// golden holds per figure the median of N launch medians, their spread (raw MAD) and n = N; a run
+// brings its own launch medians (one per launch, usually one). With d the difference of the medians
+// signed so that d > 0 is worse (lower_is_better: d = run - golden; higher_is_better: golden - run):
+//   sigma  = 1.4826 * MAD of the golden's launch medians: the launch-to-launch standard deviation
+//            (the larger of the golden's and the run's when the run has >= 3 launches too)
+//   noise  = k * sigma * sqrt(1/n_golden + 1/n_run), k = 3; unknown (infinite) when the golden holds
+//            fewer than 3 launches
+//   effect = min_effect * |golden median|: the case's smallest relative worsening worth failing
+//            (case/case_file.h min_effect, 5% unless the case names the figure)
+//   regressed     d > effect and d > noise         (fails the run when the figure gates)
+//   improved     -d > effect and -d > noise
+//   within_noise |d| > effect but |d| <= noise    (unresolved: never a failure)
+//   pass         |d| <= effect
+// When noise > effect the golden cannot resolve a change of min_effect, and the comparison says so
+// plainly: record more launches, or use the side-by-side gate.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "golden/golden_file.h"
+#include "measure/stats.h"
+
+namespace fp {
+
+// Standard deviations of the launch-to-launch noise counted as noise.
+inline constexpr double kNoiseK = 3.0;
+// Fewer launch medians than this give no usable spread: a golden needs at least this many launches.
+inline constexpr size_t kMinGoldenLaunches = 3;
+// The launches `run --record-missing` records a golden from unless told otherwise.
+inline constexpr int kDefaultGoldenLaunches = 5;
+
+enum class FigureStatus { pass, regressed, improved, within_noise, new_figure, missing };
+const char* to_string(FigureStatus s);
+
+// What the job and the case say about one figure: which way is better, whether the job fails on it
+// (flow/figures.h), and the smallest relative worsening worth failing (from the case).
+struct FigurePolicy {
+  Direction direction = Direction::lower_is_better;
+  bool gate = false;
+  double min_effect = kNoValue;  // fraction of the golden median, > 0
+};
+
+// The policy for `name` in `policies`: a key matches a figure named exactly like it or starting with
+// key + "_" ("ttft_ms" matches "ttft_ms_p95"); the longest key wins. nullptr when none matches.
+const FigurePolicy* find_policy(const std::string& name, const std::map<std::string, FigurePolicy>& policies);
+
+// One side of a comparison: the median of its launch medians, their raw MAD, and how many.
+struct LaunchSpread {
+  double median = kNoValue;
+  double spread = kNoValue;  // raw MAD of the launch medians; 0 for one launch
+  size_t n = 0;              // launches
+};
+// From launch medians (must be finite); n == 0 and NaNs when empty.
+LaunchSpread launch_spread(const std::vector<double>& launch_medians);
+
+// The judgement of one figure's change, with every number it rests on.
+struct ChangeJudgement {
+  FigureStatus status = FigureStatus::pass;  // pass | regressed | improved | within_noise
+  double worse_by = kNoValue;      // d above (negative: better), figure's unit
+  double worse_by_rel = kNoValue;  // d / |golden median|; NaN when the golden median is 0
+  double effect = kNoValue;        // min_effect * |golden median|, figure's unit
+  double sigma = kNoValue;         // launch-to-launch standard deviation; +inf when unknown
+  double sigma_rel = kNoValue;     // sigma / |golden median|
+  double noise = kNoValue;         // noise band, figure's unit; +inf when unknown
+  double noise_rel = kNoValue;     // noise / |golden median|
+  bool resolves = false;           // noise <= effect: a change of min_effect would be seen
+  std::string facts;               // the numbers in words (for the comparison line)
+  std::string resolution;          // "" when it resolves, else "this golden cannot resolve a 5% change: ..."
+};
+ChangeJudgement judge_change(const FigurePolicy& policy, const LaunchSpread& golden, const LaunchSpread& run);
+
+// The value a run of `run_launches` launches must pass (above for lower_is_better, below for
+// higher_is_better) for the figure to count as regressed; NaN when the noise is unknown.
+double regression_limit(const FigurePolicy& policy, const LaunchSpread& golden, size_t run_launches);
+
+}  // namespace fp

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# The side-by-side gate against the real llama-server (tests/side_by_side/CMakeLists.txt registers
+# one CTest test per scenario):
+#   reduced-prefix  (fixture) a copy of the sid prefix without the CPU backend variant ggml loads
+#                   here and any better one (ci/reduced-prefix.sh): a real, slower build
+#   same-build      the same prefix as baseline and candidate: must be "no regression" (exit 0)
+#   reduced-build   the reduced prefix as candidate: must be "regression" (exit 1), the gated figure
+#                   named, and the evidence still active in both builds
+# usage: side_by_side.sh TEST FLASHPROOF WORKDIR CASE
+# Exit 0 pass, 1 fail (with the reason; the gate's folder is kept), 125 skipped (no llama-server).
+set -uo pipefail
+test_name=$1
+FP=$2
+WORK=$3
+CASE=$4
+env_file=${FLASHPROOF_CACHE:-/var/cache/flashproof}/env.sh
+if [ ! -f "$env_file" ]; then echo "SKIP: $env_file missing: no Debian sid llama-server here (ci/setup.sh installs it)"; exit 125; fi
+# shellcheck disable=SC1090
+. "$env_file"
+PREFIX=$FLASHPROOF_PREFIX
+REDUCED=$WORK/reduced-prefix
+T=$WORK/$test_name
+fail() { echo "FAIL ($test_name): $*"; echo "working files kept in $T"; exit 1; }
+expect_out() { grep -Eq -- "$1" "$T/out.txt" || fail "output does not match /$1/ (see $T/out.txt)"; }
+
+case $test_name in
+  reduced-prefix)
+    bash "$(dirname "$0")/../../ci/reduced-prefix.sh" "$PREFIX" "$REDUCED" || fail "could not make a reduced build"
+    exit 0 ;;
+  same-build) candidate=$PREFIX; want=0 ;;
+  reduced-build) candidate=$REDUCED; want=1 ;;
+  *) echo "unknown test $test_name"; exit 2 ;;
+esac
+rm -rf "$T" && mkdir -p "$T"
+start=$(date +%s)
+"$FP" gate "$CASE" --baseline-runtime "$PREFIX" --candidate-runtime "$candidate" --results "$T/results" --quiet \
+  >"$T/out.txt" 2>&1
+rc=$?
+cat "$T/out.txt"
+echo "side-by-side gate: exit $rc after $(( $(date +%s) - start )) s"
+[ "$rc" -eq 125 ] && exit 125
+[ "$rc" -eq "$want" ] || fail "expected exit $want, got $rc"
+expect_out "baseline:  .*active"
+expect_out "candidate: .*active"
+if [ "$want" -eq 0 ]; then
+  expect_out "^side-by-side gate: NO REGRESSION"
+  expect_out "ttft_ms: no regression: candidate (worse|better) by"
+else
+  expect_out "^side-by-side gate: REGRESSION"
+  expect_out "REGRESSION ttft_ms: regression: candidate worse by \\+[0-9.]+%"
+fi
+expect_out "blocks: [0-9]+ in [0-9]+ s"
+exit 0
