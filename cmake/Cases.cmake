@@ -40,12 +40,32 @@ function(fp_add_case case_file)
   math(EXPR test_timeout "${timeout} * 2 + 60")
   set(labels ${runtime} ${job} model-${model} case)
   # Where a case runs decides how CTest shares the machine: CPU cases take the one CPU lock (they
-  # time on the same cores); GPU cases take one GPU each from the resource spec
+  # time on the same cores); GPU cases take their GPUs from the resource spec
   # (`flashproof gpus --resource-spec FILE`, `ctest --resource-spec-file FILE`), and the harness hands
   # CTEST_RESOURCE_GROUP_0_GPUS to the runtime as CUDA_VISIBLE_DEVICES (src/runtime/ctest_gpus.h).
-  if(backend MATCHES "^(CUDA|ROCm|Vulkan|Metal)")
+  # How many (gpus_needed in src/flow/gpu_machine.h): the highest CUDA<k> in expect.backend (a name,
+  # a comma list or an array) plus one, so "CUDA1" and ["CUDA0","CUDA1"] both need gpus:2; "all-gpus"
+  # needs the GPUs the machine declares ($FLASHPROOF_EXPECT_GPUS at configure time), else 1. N GPUs
+  # are N resource groups of one slot each ("2,gpus:1"): two distinct GPUs, never two slots of one.
+  if(backend MATCHES "(CUDA|ROCm|Vulkan|Metal|all-gpus)")
     list(APPEND labels gpu)
-    set(share RESOURCE_GROUPS "gpus:1")
+    set(gpus 1)
+    string(REGEX MATCHALL "CUDA[0-9]+" cuda_names "${backend}")
+    foreach(n ${cuda_names})
+      string(SUBSTRING "${n}" 4 -1 k)
+      math(EXPR need "${k} + 1")
+      if(need GREATER gpus)
+        set(gpus ${need})
+      endif()
+    endforeach()
+    if(backend MATCHES "all-gpus" AND DEFINED ENV{FLASHPROOF_EXPECT_GPUS})
+      set(gpus $ENV{FLASHPROOF_EXPECT_GPUS})
+    endif()
+    if(gpus GREATER 1)
+      set(share RESOURCE_GROUPS "${gpus},gpus:1")
+    else()
+      set(share RESOURCE_GROUPS "gpus:1")
+    endif()
   else()
     list(APPEND labels cpu)
     # Timings on a 2-core box mean nothing while another test (a fuzz build, a browser) runs: alone.

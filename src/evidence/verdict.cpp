@@ -473,6 +473,12 @@ std::string explain(const Verdict& v, const LogScan* log) {
 
 }  // namespace
 
+std::string backends_text(const std::map<std::string, int>& fused_backends) {
+  std::vector<std::string> parts;
+  for (const auto& [k, n] : fused_backends) parts.push_back(k + " " + std::to_string(n));
+  return join(parts, ", ");
+}
+
 std::string to_string(Activity a) {
   switch (a) {
     case Activity::Active: return "active";

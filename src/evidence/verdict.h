@@ -101,6 +101,9 @@ Verdict decide(const VerdictInput& in);
 bool verdict_as_expected(const Verdict& v, bool expect_fused);
 bool verdict_as_expected(Activity activity, bool disagreement, bool expect_fused);
 
+// The fused op's placement per backend, "CPU 30, CUDA0 126" (backend order); "" when none.
+std::string backends_text(const std::map<std::string, int>& fused_backends);
+
 // Multi-line text of the verdict with its evidence, for `flashproof explain` and reports.
 std::string format_verdict(const Verdict& v);
 

@@ -30,11 +30,6 @@ namespace fs = std::filesystem;
 // Only for display: the port of a launch is replaced by {port} so that reports diff cleanly.
 constexpr int kDisplayPort = 54321;
 
-std::string backends_text(const std::map<std::string, int>& b) {
-  std::vector<std::string> parts;
-  for (const auto& [k, n] : b) parts.push_back(k + " " + std::to_string(n));
-  return join(parts, ", ");
-}
 
 std::vector<std::string> display_argv(const CaseContext& ctx, const std::vector<std::string>& extra) {
   auto argv = expand_argv(ctx.c, ctx.runtime, ctx.model_path, kDisplayPort, ctx.flag_value, extra);

@@ -25,20 +25,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Printer {
-  std::ostream& out;
-  std::string text;
-  void operator()(const std::string& s) {
-    out << s << std::flush;
-    text += s;
-  }
-};
 
-std::string backends_text(const std::map<std::string, int>& b) {
-  std::vector<std::string> parts;
-  for (const auto& [k, n] : b) parts.push_back(k + " " + std::to_string(n));
-  return join(parts, ", ");
-}
 
 std::string verdict_text(const Verdict& v) {
   const std::string b = backends_text(v.fused_backends);
@@ -86,7 +73,7 @@ nlohmann::json decision_json(const FigureDecision& d) {
 }
 
 // One case, printed as it goes; returns its outcome.
-BuildGateCase gate_case(const std::string& path, const BuildGateOptions& o, Printer& say) {
+BuildGateCase gate_case(const std::string& path, const BuildGateOptions& o, TeeText& say) {
   BuildGateCase bc;
   bc.case_path = path;
   int code = kResolveIncomplete;
@@ -172,6 +159,14 @@ BuildGateCase gate_case(const std::string& path, const BuildGateOptions& o, Prin
     bc.problems.push_back(std::string("LOST: fused attention is ") + to_string(ev_cand->verdict.activity) +
                           " in the candidate (the case expects it " + (c.expect.fused_attention ? "active" : "not active") +
                           "): " + ev_cand->verdict.explanation);
+  // A level that gave evidence in the old build and nothing in the new one (a changed log format, a
+  // probe the new build refuses) is evidence lost, even when the verdict still reads the same.
+  for (int level : ev_base->verdict.levels_used)
+    if (std::find(ev_cand->verdict.levels_used.begin(), ev_cand->verdict.levels_used.end(), level) ==
+        ev_cand->verdict.levels_used.end())
+      bc.problems.push_back("EVIDENCE LOST: level " + std::to_string(level) + " (" +
+                            ev_base->verdict.levels[static_cast<size_t>(level - 1)].name +
+                            ") gave evidence with the baseline and none with the candidate");
   if (ev_base->verdict.activity != ev_cand->verdict.activity)
     bc.problems.push_back("verdict changed: " + verdict_text(ev_base->verdict) + " -> " + verdict_text(ev_cand->verdict));
   else if (backends_text(ev_base->verdict.fused_backends) != backends_text(ev_cand->verdict.fused_backends))
@@ -229,7 +224,8 @@ BuildGateCase gate_case(const std::string& path, const BuildGateOptions& o, Prin
 
   const bool incomplete = !po.errors.empty() || interrupted();
   const bool hard_fail = std::any_of(bc.problems.begin(), bc.problems.end(), [](const std::string& p) {
-    return starts_with(p, "LOST") || starts_with(p, "verdict changed") || starts_with(p, "fused attention moved") ||
+    return starts_with(p, "LOST") || starts_with(p, "EVIDENCE LOST") || starts_with(p, "verdict changed") ||
+           starts_with(p, "fused attention moved") ||
            starts_with(p, "answers changed") || starts_with(p, "REGRESSION");
   });
   if (hard_fail) bc.outcome = "regression";
@@ -271,7 +267,7 @@ BuildGateCase gate_case(const std::string& path, const BuildGateOptions& o, Prin
 
 BuildGateReport run_build_gate(const std::vector<std::string>& case_paths, const BuildGateOptions& o, std::ostream& out) {
   BuildGateReport report;
-  Printer say{out, ""};
+  TeeText say{out, ""};
   say("side-by-side gate: baseline " + o.baseline_runtime + ", candidate " +
       (o.candidate_runtime.empty() ? std::string("the runtime the cases use now") : o.candidate_runtime) + "\n");
   for (const auto& path : case_paths) {

@@ -61,11 +61,6 @@ void collect_answers(const std::vector<TimedPass>& passes, RunResult& r) {
   }
 }
 
-std::string backends_text(const std::map<std::string, int>& b) {
-  std::vector<std::string> parts;
-  for (const auto& [k, n] : b) parts.push_back(k + " " + std::to_string(n));
-  return join(parts, ", ");
-}
 
 }  // namespace
 

@@ -123,18 +123,6 @@ Status record_golden(const GoldenPaths& paths, const RunResult& r, const Golden*
 
 namespace {
 
-// The devices of a verdict backend text "CPU 30, CUDA0 126" -> {CPU, CUDA0}.
-std::set<std::string> verdict_devices(const std::string& backend) {
-  std::set<std::string> out;
-  std::istringstream in(backend);
-  std::string part;
-  while (std::getline(in, part, ',')) {
-    std::string t = trim(part);
-    t = t.substr(0, t.find(' '));
-    if (!t.empty()) out.insert(t);
-  }
-  return out;
-}
 
 std::string verdict_text(const std::string& state, const std::string& backend) {
   return state + (backend.empty() ? "" : " (" + backend + ")");
@@ -216,6 +204,18 @@ std::string how_to_record(const RunResult& r) {
 }
 
 }  // namespace
+
+std::set<std::string> verdict_devices(const std::string& backend) {
+  std::set<std::string> out;
+  std::istringstream in(backend);
+  std::string part;
+  while (std::getline(in, part, ',')) {
+    std::string t = trim(part);
+    t = t.substr(0, t.find(' '));
+    if (!t.empty()) out.insert(t);
+  }
+  return out;
+}
 
 void compare_goldens(const GoldenStepOptions& o, RunResult& r) {
   const std::string id = o.golden_id.empty() ? r.fingerprint_id : o.golden_id;

@@ -12,6 +12,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,9 @@ struct GoldenStepOptions {
 // as the options say, from a passing run only. When the golden's recorded fingerprint differs from
 // the run's, every changed field is reported.
 void compare_goldens(const GoldenStepOptions& options, RunResult& r);
+
+// The devices of a verdict backend text "CPU 30, CUDA0 126" -> {CPU, CUDA0}.
+std::set<std::string> verdict_devices(const std::string& backend);
 
 // The verdict a golden was recorded with (<case>/verdict.json).
 struct RecordedVerdict {

@@ -23,15 +23,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Prints to the stream and keeps the text for the report file.
-struct Printer {
-  std::ostream& out;
-  std::string text;
-  void operator()(const std::string& s) {
-    out << s << std::flush;
-    text += s;
-  }
-};
 
 // The fingerprint a case will run with, known before it runs (the build its log states is
 // known only after the evidence pass; the comparison with the golden checks it then).
@@ -43,18 +34,6 @@ Result<Fingerprint> probe_fingerprint(const Case& c, const std::string& repo_roo
   return case_fingerprint(c, adapter, runtime, sha);
 }
 
-// The devices of a verdict backend text "CPU 30, CUDA0 126" -> {CPU, CUDA0}.
-std::set<std::string> devices(const std::string& backend) {
-  std::set<std::string> out;
-  std::istringstream in(backend);
-  std::string part;
-  while (std::getline(in, part, ',')) {
-    std::string t = trim(part);
-    t = t.substr(0, t.find(' '));
-    if (!t.empty()) out.insert(t);
-  }
-  return out;
-}
 
 std::string verdict_text(const std::string& state, const std::string& backend) {
   return state + (backend.empty() ? "" : " (" + backend + ")");
@@ -99,7 +78,7 @@ void judge(const Case& c, const CaseRun& run, const GoldenPaths& paths, GateCase
   if (before) {
     if (before->state != r.verdict)
       cr.problems.push_back("verdict changed: " + cr.verdict_before + " -> " + cr.verdict_after);
-    else if (devices(before->backend) != devices(r.verdict_backend))
+    else if (verdict_devices(before->backend) != verdict_devices(r.verdict_backend))
       cr.problems.push_back("fused attention moved: " + cr.verdict_before + " -> " + cr.verdict_after);
   }
   for (const auto& f : r.failures) cr.problems.push_back(f);
@@ -161,7 +140,7 @@ GateReport run_upgrade_gate(const std::vector<std::string>& case_paths, const Ga
   if (base.results_root.empty()) base.results_root = base.repo_root + "/results";
   if (base.golden_root.empty()) base.golden_root = base.repo_root + "/golden";
   GateReport report;
-  Printer say{out, ""};
+  TeeText say{out, ""};
 
   struct Planned {
     Case c;

@@ -1,6 +1,7 @@
 // Small string helpers shared by every part; depends on nothing project-specific.
 #pragma once
 
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,6 +21,16 @@ std::string quote(std::string_view s);
 // &, <, >, " and ' as entities: text and attribute values of HTML and XML. With flatten_newlines a
 // line break becomes a space and '\r' is dropped (a one-line XML attribute).
 std::string markup_escape(std::string_view s, bool flatten_newlines = false);
+
+// Prints to a stream and keeps everything printed (a command's report, written to a file after).
+struct TeeText {
+  std::ostream& out;
+  std::string text;
+  void operator()(const std::string& s) {
+    out << s << std::flush;
+    text += s;
+  }
+};
 
 // The current UTC time formatted with strftime, e.g. utc_stamp("%Y%m%dT%H%M%SZ").
 std::string utc_stamp(const char* fmt);

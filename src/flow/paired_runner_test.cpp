@@ -1,0 +1,77 @@
+#include "flow/paired_runner.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace fp {
+namespace {
+
+using ::testing::ElementsAre;
+
+TimedRequest request(const std::string& prompt, int round, double ttft_s, double cpu_s) {
+  TimedRequest r;
+  r.prompt_id = prompt;
+  r.round = round;
+  r.result.ttft_s = ttft_s;
+  r.result.e2e_s = ttft_s + 0.1;
+  r.result.content_event_times_s = {ttft_s, ttft_s + 0.01, ttft_s + 0.03};
+  r.result.prompt_tokens = 90;
+  r.result.completion_tokens = 10;
+  r.result.server_timings = {{"prompt_ms", ttft_s * 900}, {"predicted_ms", 20.0}, {"predicted_n", 10}};
+  r.runtime_cpu_s = cpu_s;
+  return r;
+}
+
+// The unit is one launch x one prompt: the median of that prompt's repetitions in the launch.
+TEST(LaunchUnits, MedianOfEachPromptsRepetitions) {
+  TimedPass p;
+  p.ready_s = 1.5;
+  p.cold_first.ttft_s = 0.4;
+  p.requests = {request("a", 0, 0.10, 0.2), request("b", 0, 0.30, 0.4), request("a", 1, 0.12, 0.2),
+                request("b", 1, 0.50, 0.4), request("a", 2, 0.50, 0.2), request("b", 2, 0.31, 0.4)};
+  LaunchUnits u = launch_units(p);
+  EXPECT_DOUBLE_EQ(u["ttft_ms"]["a"], 120);
+  EXPECT_DOUBLE_EQ(u["ttft_ms"]["b"], 310);
+  EXPECT_DOUBLE_EQ(u["itl_ms"]["a"], 15);  // gaps 10 and 20 ms: median 15, every round alike
+  EXPECT_DOUBLE_EQ(u["server_tpot_ms"]["a"], 2);
+  EXPECT_DOUBLE_EQ(u["cpu_ms_per_token"]["b"], 4);  // 400 ms over 100 tokens
+  EXPECT_DOUBLE_EQ(u["cold_ready_ms"][""], 1500);
+  EXPECT_DOUBLE_EQ(u["cold_first_ttft_ms"][""], 400);
+  EXPECT_EQ(u.count("throughput_tokens_per_s"), 0u);  // only for concurrent rounds
+}
+
+TEST(PairedRunner, GatedFiguresAreTheJobsAndDirectionsFollowTheUnit) {
+  EXPECT_THAT(paired_gated_figures(Job::Chat), ElementsAre("ttft_ms"));
+  EXPECT_THAT(paired_gated_figures(Job::Completion), ElementsAre("ttft_ms", "itl_ms"));
+  EXPECT_THAT(paired_gated_figures(Job::Batch), ElementsAre("throughput_tokens_per_s"));
+  EXPECT_TRUE(paired_gated_figures(Job::Extraction).empty());
+  EXPECT_TRUE(higher_is_better("throughput_tokens_per_s"));
+  EXPECT_FALSE(higher_is_better("ttft_ms"));
+}
+
+// Units pair only within a block, prompt by prompt; a failed launch leaves its block out.
+TEST(PairedRunner, UnitsPairWithinABlockAndSkipFailedLaunches) {
+  PairedOutcome o;
+  o.arm_a = "baseline";
+  o.arm_b = "candidate";
+  auto launch = [](int block, const std::string& arm, double a, double b) {
+    ArmLaunch l;
+    l.block = block;
+    l.arm = arm;
+    l.units["ttft_ms"] = {{"p", a}, {"q", b}};
+    return l;
+  };
+  o.launches = {launch(0, "baseline", 100, 200), launch(0, "candidate", 110, 220), launch(1, "candidate", 105, 210),
+                launch(1, "baseline", 100, 200), launch(2, "baseline", 100, 200), launch(2, "candidate", 1, 1)};
+  o.launches.back().errors.push_back("request failed");
+  auto u = paired_units(o, "ttft_ms");
+  ASSERT_EQ(u.size(), 4u);
+  EXPECT_EQ(u[0].block, 0);
+  EXPECT_TRUE(u[0].a_first);
+  EXPECT_FALSE(u[2].a_first);  // block 1: B first (ABBA)
+  EXPECT_DOUBLE_EQ(u[1].b, 220);
+  EXPECT_TRUE(paired_units(o, "missing").empty());
+}
+
+}  // namespace
+}  // namespace fp
