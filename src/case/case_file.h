@@ -83,7 +83,7 @@ struct MechanismStatement {
 
 // The optional "ab" block: how `flashproof ab` runs the case with the flag on and off.
 struct AbPlan {
-  int repetitions = 5;               // fresh launches per arm, alternating on, off, on, off ...
+  int repetitions = 5;               // blocks before the first look: one fresh launch per arm each, ABBA order
   int rounds = 3;                    // measured rounds over the prompts per launch; default plan.repetitions
   int warmup = 1;                    // warm-up rounds per launch; default plan.warmup
   double sustained_s = 10;           // sustained phase per arm; 0 skips it
