@@ -239,7 +239,9 @@ TEST(ShippedCases, EveryCaseInTheRepositoryLoads) {
     if (e.path().extension() != ".json") continue;
     auto c = load_case(e.path().string(), FLASHPROOF_SOURCE_DIR);
     // A missing generated model is the only acceptable failure (CTest generates them first).
-    if (!c.ok()) EXPECT_THAT(c.error().message, HasSubstr("flashproof make-model")) << e.path();
+    if (!c.ok()) {
+      EXPECT_THAT(c.error().message, HasSubstr("flashproof make-model")) << e.path();
+    }
     ++n;
   }
   EXPECT_GE(n, 3);
