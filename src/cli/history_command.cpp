@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -70,14 +71,23 @@ std::string change_line(const CaseNights& nights, const FigureChange& c) {
          fingerprint_change(nights.runs[c.run_before], nights.runs[c.run_at]) + "\n";
 }
 
-int print_changes(const std::string& results_root, std::vector<std::string> cases) {
+// The history and the cases to show (every case in it when none is named); nullopt after printing
+// why the history cannot be read.
+std::optional<std::vector<HistoryEntry>> history_and_cases(const std::string& results_root,
+                                                           std::vector<std::string>& cases) {
   auto history = load_history(results_root);
   if (!history) {
     std::cerr << "flashproof history: " << history.error().message << "\n";
-    return 2;
+    return std::nullopt;
   }
   if (cases.empty()) cases = cases_in_history(*history);
   if (cases.empty()) std::cout << history_path(results_root) << ": no runs recorded yet\n";
+  return *history;
+}
+
+int print_changes(const std::string& results_root, std::vector<std::string> cases) {
+  auto history = history_and_cases(results_root, cases);
+  if (!history) return 2;
   const ChangePointOptions options;
   for (const auto& name : cases) {
     if (runs_of_case(*history, name).empty()) {
@@ -105,13 +115,8 @@ int print_changes(const std::string& results_root, std::vector<std::string> case
 }
 
 int list_runs(const std::string& results_root, size_t limit, std::vector<std::string> cases) {
-  auto history = load_history(results_root);
-  if (!history) {
-    std::cerr << "flashproof history: " << history.error().message << "\n";
-    return 2;
-  }
-  if (cases.empty()) cases = cases_in_history(*history);
-  if (cases.empty()) std::cout << history_path(results_root) << ": no runs recorded yet\n";
+  auto history = history_and_cases(results_root, cases);
+  if (!history) return 2;
   std::cout.flush();
   for (const auto& name : cases) {
     auto runs = runs_of_case(*history, name);
