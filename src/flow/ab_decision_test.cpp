@@ -6,20 +6,14 @@
 #include <cmath>
 
 #include "flow/ab_runner.h"
+#include "flow/ab_testing.h"
 
 namespace fp {
 namespace {
 
 using ::testing::HasSubstr;
 
-AbArm arm(const std::string& name, bool as_required = true) {
-  AbArm a;
-  a.name = name;
-  a.flag_value = name;
-  a.verdict = name == "on" ? "active" : "not active";
-  a.verdict_as_required = as_required;
-  return a;
-}
+using testing_ab::arm;
 
 // The paired decision of ttft_ms after `blocks` blocks where the flag on is `ratio` x off, with a
 // little block-to-block noise.

@@ -1,4 +1,5 @@
 #include "flow/ab_runner.h"
+#include "flow/ab_testing.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -20,14 +21,7 @@ FigureResult fig(const std::string& name, std::vector<double> samples, bool gate
   return f;
 }
 
-AbArm arm(const std::string& name, bool as_required = true) {
-  AbArm a;
-  a.name = name;
-  a.flag_value = name;
-  a.verdict = name == "on" ? "active" : "not active";
-  a.verdict_as_required = as_required;
-  return a;
-}
+using testing_ab::arm;
 
 AbRun run_with(const std::vector<double>& off_ttft, const std::vector<double>& on_ttft, const std::string& job = "chat") {
   AbRun r;
