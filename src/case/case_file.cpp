@@ -202,7 +202,7 @@ Status load_plan(const JsonFields& top, Case& c) {
   if (!top.has("plan")) return ok_status();
   FP_TRY(JsonFields p, top.object("plan"));
   FP_TRY_STATUS(p.only_keys({"warmup", "repetitions", "timeout_s", "ready_timeout_s", "stall_timeout_s", "min_effect",
-                             "blocks", "max_blocks", "budget_s"}));
+                             "gated", "blocks", "max_blocks", "budget_s"}));
   FP_TRY(long long w, p.integer_or("warmup", 0, 1000, c.plan.warmup));
   FP_TRY(long long r, p.integer_or("repetitions", 1, 100000, c.plan.repetitions));
   c.plan.warmup = static_cast<int>(w);
@@ -221,6 +221,13 @@ Status load_plan(const JsonFields& top, Case& c) {
       FP_TRY(double v, m.number_or(figure, 0.001, 10, kDefaultMinEffect));
       c.plan.min_effect[figure] = v;
     }
+  }
+  if (p.has("gated")) {
+    FP_TRY(c.plan.gated, p.string_list("gated"));
+    const auto& known = paired_figure_names();
+    for (const auto& g : c.plan.gated)
+      if (std::find(known.begin(), known.end(), g) == known.end())
+        return p.error("gated", "unknown figure \"" + g + "\"; expected one of " + join(known, ", "));
   }
   FP_TRY(long long blocks, p.integer_or("blocks", 2, 1000, c.plan.blocks));
   if (blocks % 2) return p.error("blocks", "must be even, so that the ABBA order is balanced (" + std::to_string(blocks) + " given)");
@@ -281,6 +288,13 @@ const std::vector<std::string>& ab_figure_names() {
       "e2e_ms", "prompt_tokens_per_s", "decode_tokens_per_s", "throughput_tokens_per_s",
       "sustained_ttft_ms", "sustained_queue_ms", "sustained_tpot_ms", "sustained_throughput_tokens_per_s",
       "kv_cache_mib", "compute_buffer_mib", "host_peak_rss_mib"};
+  return names;
+}
+
+const std::vector<std::string>& paired_figure_names() {
+  static const std::vector<std::string> names = {
+      "ttft_ms", "e2e_ms", "tpot_ms", "itl_ms", "server_prompt_ms", "server_tpot_ms", "cpu_ms_per_token",
+      "cold_ready_ms", "cold_first_ttft_ms", "throughput_tokens_per_s", "gpu_kernel_ms", "attention_kernel_ms"};
   return names;
 }
 

@@ -55,6 +55,9 @@ struct Expectation {
 
 inline constexpr double kDefaultMinEffect = 0.05;
 
+// Every figure the side-by-side engine measures per launch (flow/paired_runner.h launch_units).
+const std::vector<std::string>& paired_figure_names();
+
 struct RunPlan {
   int warmup = 1;
   int repetitions = 3;              // measured rounds over the prompts per launch
@@ -67,6 +70,10 @@ struct RunPlan {
   // after `blocks`, then one more block pair at a time until every gated figure is decided, the
   // blocks reach `max_blocks` or the timed blocks would pass `budget_s`.
   std::map<std::string, double> min_effect;
+  // The figures the side-by-side gate and A/B gate on; empty: the job's choice
+  // (paired_gated_figures). One of paired_figure_names(). Naming gpu_kernel_ms or
+  // attention_kernel_ms attaches the kernel probe to every timed launch (a GPU with the probe).
+  std::vector<std::string> gated;
   int blocks = 4;
   int max_blocks = 40;
   double budget_s = 300;

@@ -84,6 +84,16 @@ TEST_F(CaseFileTest, OutOfRange) {
   EXPECT_THAT(error_of(good_), AllOf(HasSubstr("plan.repetitions\" = 0"), HasSubstr("out of range")));
 }
 
+TEST_F(CaseFileTest, GatedFiguresAreTheCasesChoiceFromTheKnownNames) {
+  good_["plan"]["gated"] = {"ttft_ms", "gpu_kernel_ms"};
+  auto c = load(good_);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c->plan.gated, (std::vector<std::string>{"ttft_ms", "gpu_kernel_ms"}));
+  good_["plan"]["gated"] = {"ttft_ms", "gpu_ms"};
+  EXPECT_THAT(error_of(good_), AllOf(HasSubstr("plan.gated"), HasSubstr("unknown figure \"gpu_ms\""),
+                                     HasSubstr("gpu_kernel_ms"), HasSubstr("server_prompt_ms")));
+}
+
 TEST_F(CaseFileTest, BadJob) {
   good_["job"] = "summarise";
   EXPECT_THAT(error_of(good_), AllOf(HasSubstr("\"job\" = \"summarise\""), HasSubstr("chat, completion, extraction, batch")));

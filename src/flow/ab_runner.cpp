@@ -321,7 +321,8 @@ AbOutcome run_ab(const std::string& case_path, const AbRunOptions& opts_in) {
   plan.max_blocks = std::max(plan.first_blocks, o.repetitions > 0 ? plan.first_blocks : c.plan.max_blocks);
   plan.budget_s = c.plan.budget_s;
   plan.concurrent_rounds = c.job == Job::Batch;
-  plan.gated = paired_gated_figures(c.job);
+  plan.gated = paired_gated_figures(c);
+  plan.kernel_time = needs_kernel_probe(plan.gated);
   for (const auto& g : plan.gated) plan.min_effect[g] = min_effect(c, g);
   plan.quiet = o.quiet;
   PairedArm arm_off{"off", off.ctx, std::nullopt}, arm_on{"on", on.ctx, std::nullopt};

@@ -46,7 +46,8 @@ PairedPlan plan_for(const Case& c, const BuildGateOptions& o) {
   p.max_blocks = std::max(p.first_blocks, o.max_blocks > 0 ? o.max_blocks : c.plan.max_blocks);
   p.budget_s = o.budget_s > 0 ? o.budget_s : c.plan.budget_s;
   p.concurrent_rounds = c.job == Job::Batch;
-  p.gated = paired_gated_figures(c.job);
+  p.gated = paired_gated_figures(c);
+  p.kernel_time = needs_kernel_probe(p.gated);
   for (const auto& g : p.gated) p.min_effect[g] = min_effect(c, g);
   for (const auto& [f, v] : o.min_effect) p.min_effect[f] = v;
   p.quiet = o.quiet;

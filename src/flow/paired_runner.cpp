@@ -15,6 +15,7 @@
 
 #include "client/stream_metrics.h"
 #include "flow/evidence_pass.h"
+#include "flow/gpu_probe.h"
 #include "runtime/process.h"
 
 namespace fp {
@@ -55,6 +56,21 @@ std::vector<std::string> paired_gated_figures(Job job) {
     case Job::Extraction: return {};
   }
   return {};
+}
+
+std::vector<std::string> paired_gated_figures(const Case& c) {
+  return c.plan.gated.empty() ? paired_gated_figures(c.job) : c.plan.gated;
+}
+
+bool needs_kernel_probe(const std::vector<std::string>& figures) {
+  return std::any_of(figures.begin(), figures.end(),
+                     [](const std::string& f) { return f == "gpu_kernel_ms" || f == "attention_kernel_ms"; });
+}
+
+void add_kernel_units(LaunchUnits& units, const KernelSummary& kernels) {
+  if (kernels.total_ns > 0) units["gpu_kernel_ms"][""] = static_cast<double>(kernels.total_ns) * 1e-6;
+  const long long attention_ns = kernels.fused_ns + kernels.unfused_ns;
+  if (attention_ns > 0) units["attention_kernel_ms"][""] = static_cast<double>(attention_ns) * 1e-6;
 }
 
 LaunchUnits launch_units(const TimedPass& pass) {
@@ -192,14 +208,26 @@ PairedOutcome run_paired(const PairedArm& a, const PairedArm& b, const PairedPla
       ArmLaunch l;
       l.block = k;
       l.arm = arm->name;
+      std::optional<GpuProbePlan> probe;
+      if (plan.kernel_time) {
+        probe = plan_gpu_probe(ctx.out_dir + "/kernels.tsv");
+        for (const auto& [key, value] : probe->env) ctx.c.launch.env[key] = value;
+      }
       const auto l0 = Clock::now();
-      auto pass = run_timed_pass(ctx, t);
+      auto pass = probe && !probe->attached
+                      ? Result<TimedPass>(make_error("a gated figure is GPU kernel time, and the kernel probe is not attached: " + probe->why_not))
+                      : run_timed_pass(ctx, t);
       l.wall_s = seconds_since(l0);
       if (!pass) {
         l.errors.push_back(pass.error().message);
       } else {
         l.errors = pass->errors;
         l.units = launch_units(*pass);
+        if (probe) {
+          auto tally = read_kernel_tally(probe->tally_path);
+          if (!tally) l.errors.push_back("kernel tally " + probe->tally_path + ": " + tally.error().message);
+          else add_kernel_units(l.units, classify_kernels(*tally, ctx.signatures));
+        }
         for (const auto& r : pass->requests) l.answers[r.prompt_id] = r.result.text;
         if (arm->evidence) {
           auto log = analyse_log(pass->log_path, ctx.signatures);

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "evidence/kernel_tally.h"
 #include "evidence/signals.h"
 #include "flow/case_context.h"
 #include "flow/timed_pass.h"
@@ -35,6 +36,9 @@ struct PairedPlan {
   bool concurrent_rounds = false;              // batch: every prompt of a round in flight at once
   std::vector<std::string> gated;              // figure names the job gates on
   std::map<std::string, double> min_effect;    // per figure; kDefaultMinEffect otherwise
+  // Attach the kernel probe to every timed launch and measure gpu_kernel_ms and
+  // attention_kernel_ms (set when a gated figure needs it: needs_kernel_probe).
+  bool kernel_time = false;
   bool quiet = false;
 };
 
@@ -52,6 +56,16 @@ bool higher_is_better(const std::string& figure);
 // The figures the job gates on in the side-by-side gate: chat ttft_ms; completion ttft_ms and
 // itl_ms; batch throughput_tokens_per_s; extraction none (answers decide).
 std::vector<std::string> paired_gated_figures(Job job);
+// The case's choice (plan.gated) where it made one, the job's otherwise.
+std::vector<std::string> paired_gated_figures(const Case& c);
+// Whether one of the figures is measured from the kernels the GPU ran (the CUPTI probe).
+bool needs_kernel_probe(const std::vector<std::string>& figures);
+
+// Per-launch kernel figures from the launch's kernel tally (the probe, from start to stop: both arms
+// serve the same requests, so the totals compare): gpu_kernel_ms, the GPU time of every kernel;
+// attention_kernel_ms, of the attention kernels (fused and unfused). Host-side noise (scheduling,
+// launch overhead, the CPU's other tenants) does not reach them; GPU clocks and the kernels do.
+void add_kernel_units(LaunchUnits& units, const KernelSummary& kernels);
 
 struct ArmLaunch {
   int block = 0;

@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "evidence/testing.h"
+
 namespace fp {
 namespace {
 
@@ -47,6 +49,33 @@ TEST(PairedRunner, GatedFiguresAreTheJobsAndDirectionsFollowTheUnit) {
   EXPECT_TRUE(paired_gated_figures(Job::Extraction).empty());
   EXPECT_TRUE(higher_is_better("throughput_tokens_per_s"));
   EXPECT_FALSE(higher_is_better("ttft_ms"));
+}
+
+TEST(PairedRunner, TheCaseMayChooseItsGatedFiguresAndKernelFiguresNeedTheProbe) {
+  Case c;
+  c.job = Job::Chat;
+  EXPECT_THAT(paired_gated_figures(c), ElementsAre("ttft_ms"));
+  EXPECT_FALSE(needs_kernel_probe(paired_gated_figures(c)));
+  c.plan.gated = {"ttft_ms", "gpu_kernel_ms"};
+  EXPECT_THAT(paired_gated_figures(c), ElementsAre("ttft_ms", "gpu_kernel_ms"));
+  EXPECT_TRUE(needs_kernel_probe(paired_gated_figures(c)));
+  EXPECT_TRUE(needs_kernel_probe({"attention_kernel_ms"}));
+}
+
+// A recorded H200 tally (-fa on, realistic model): every kernel's GPU time and the attention kernels'.
+TEST(PairedRunner, KernelUnitsComeFromTheLaunchsTally) {
+  auto tally = read_kernel_tally(testing::fixture("logs/h200-live/fa_on.quiet.kernels.tsv"));
+  ASSERT_TRUE(tally.ok()) << tally.error().message;
+  const KernelSummary k = classify_kernels(*tally, testing::llama_signatures());
+  ASSERT_GT(k.fused_ns, 0);
+  LaunchUnits u;
+  add_kernel_units(u, k);
+  EXPECT_DOUBLE_EQ(u["gpu_kernel_ms"][""], static_cast<double>(k.total_ns) * 1e-6);
+  EXPECT_DOUBLE_EQ(u["attention_kernel_ms"][""], static_cast<double>(k.fused_ns + k.unfused_ns) * 1e-6);
+  EXPECT_LT(u["attention_kernel_ms"][""], u["gpu_kernel_ms"][""]);
+  LaunchUnits none;
+  add_kernel_units(none, KernelSummary{});  // no kernels: no figure, never a zero
+  EXPECT_TRUE(none.empty());
 }
 
 // Units pair only within a block, prompt by prompt; a failed launch leaves its block out.

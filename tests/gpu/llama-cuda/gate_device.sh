@@ -7,6 +7,8 @@
 #             tokens on the GPU, the accelerator's settings untouched
 # usage: gate_device.sh BUNDLE OUTDIR [CONDITION:TRIALS ...]   (default: same:3 prompt-2:3)
 # env: FP_GATE_DEADLINE_S (default 420: no trial starts after that many seconds of this script)
+#      FP_GATE_CASE (default gate/gate-cuda-realistic-prefill.json; gate/gate-cuda-kernel-time.json
+#      gates on the GPU time of the kernels instead)
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
@@ -33,8 +35,9 @@ chmod +x "$W/llama-server-cuda"
 export FLASHPROOF_PROBE_LIB=$(cat "$W/probe-path") FLASHPROOF_PROGRESS=lines
 export CUDA_CACHE_PATH=$W/jit-cache CUDA_CACHE_MAXSIZE=4294967296 CUDA_MODULE_LOADING=LAZY
 fp() { "$L/ld-linux-x86-64.so.2" --library-path "$L:$W/fpbin/lib:$W/drv" "$W/fpbin/flashproof" "$@"; }
-case_file=$here/gate/gate-cuda-realistic-prefill.json
-table=$O/gate/table.txt
+case_file=$here/${FP_GATE_CASE:-gate/gate-cuda-realistic-prefill.json}
+tag=$(basename "$case_file" .json)
+table=$O/gate/table-$tag.txt
 echo "side-by-side gate on $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1), $(nproc) CPUs" >"$table"
 for item in "${plan[@]}"; do
   cond=${item%%:*}; trials=${item##*:}
@@ -46,13 +49,13 @@ for item in "${plan[@]}"; do
   esac
   for t in $(seq 1 "$trials"); do
     if (($(date +%s) - t0 > DEADLINE)); then echo "$cond trial $t: not run (deadline)" >>"$table"; continue; fi
-    d=$O/gate/$cond-$t
+    d=$O/gate/$tag/$cond-$t
     mkdir -p "$d"
     s=$(date +%s)
-    (cd "$root" && fp gate "$case_file" "${args[@]}" --results "$W/gate-results/$cond-$t" --quiet) >"$d/out.txt" 2>&1
+    (cd "$root" && fp gate "$case_file" "${args[@]}" --results "$W/gate-results/$tag/$cond-$t" --quiet) >"$d/out.txt" 2>&1
     rc=$?
-    cp "$W"/gate-results/"$cond-$t"/*/*/gate-*/gate.json "$d/" 2>/dev/null
-    echo "$cond trial $t: exit $rc, $(( $(date +%s) - s )) s; $(grep -E '^blocks: ' "$d/out.txt" | head -1); $(grep -E '^  ttft_ms: ' "$d/out.txt" | head -1 | sed 's/^  //')" >>"$table"
+    cp "$W"/gate-results/"$tag/$cond-$t"/*/*/gate-*/gate.json "$d/" 2>/dev/null
+    echo "$cond trial $t: exit $rc, $(( $(date +%s) - s )) s; $(grep -E '^blocks: ' "$d/out.txt" | head -1); $(sed -n '/^gated figures/,/^reported/p' "$d/out.txt" | grep -E '^  [a-z_]+: ' | sed 's/^  //' | paste -sd'|')" >>"$table"
   done
 done
 cat "$table"
