@@ -178,5 +178,38 @@ TEST(TwoGpus, ExplainTakesAListOfBackends) {
   EXPECT_TRUE(has(dev0.out, "DISAGREEMENT: placement says 38 FLASH_ATTN nodes on CUDA1")) << dev0.out;
 }
 
+// The real thing, recorded on two H200s (device kind nvidia-h200-x2, tests/gpu/llama-cuda/
+// two_gpu_device.sh, fixtures/logs/h200-x2-live/): Debian's CUDA backend with llama.cpp's default
+// layer split (-ngl 99), and with everything on the second GPU (-sm none -mg 1).
+std::string x2(const std::string& file) { return fp::testing::fixture("logs/h200-x2-live/" + file); }
+
+TEST(TwoGpusLive, DefaultLayerSplitIsActiveOnBothAndAFallbackForEitherAlone) {
+  Synthetic s = scan(read_text(x2("fa_on.verbose.log.gz")), read_text(x2("fa_on.verbose.kernels.tsv")));
+  EXPECT_EQ(s.placement.fused_nodes, (std::map<std::string, int>{{"CUDA0", 57}, {"CUDA1", 19}}));
+  for (const char* expect : {"CUDA0,CUDA1", "all-gpus"}) {
+    Verdict v = decide_for(s, expect);
+    EXPECT_EQ(v.activity, Activity::Active) << expect << "\n" << format_verdict(v);
+    EXPECT_FALSE(v.disagreement) << format_verdict(v);
+    EXPECT_EQ(v.fused_kernels_by_backend, (std::map<std::string, long long>{{"CUDA0", 120}, {"CUDA1", 40}}));
+  }
+  for (const char* expect : {"CUDA0", "CUDA1"}) {
+    Verdict v = decide_for(s, expect);
+    EXPECT_EQ(v.activity, Activity::NotActive) << expect << "\n" << format_verdict(v);
+    EXPECT_TRUE(v.partial_offload) << expect;
+  }
+}
+
+TEST(TwoGpusLive, AllOnTheSecondGpuIsActiveThereAndNotOnTheFirstAtEveryLevel) {
+  Synthetic s = scan(read_text(x2("fa_on_sm_none_mg1.verbose.log.gz")), read_text(x2("fa_on_sm_none_mg1.verbose.kernels.tsv")));
+  Verdict on1 = decide_for(s, "CUDA1");
+  EXPECT_EQ(on1.activity, Activity::Active) << format_verdict(on1);
+  EXPECT_EQ(on1.fused_kernels_by_backend, (std::map<std::string, long long>{{"CUDA1", 160}}));
+  Verdict on0 = decide_for(s, "CUDA0");
+  EXPECT_EQ(on0.activity, Activity::NotActive) << format_verdict(on0);
+  EXPECT_EQ(on0.levels[1].any_on_expected, std::optional<bool>(false));
+  EXPECT_EQ(on0.levels[2].any_on_expected, std::optional<bool>(false)) << on0.levels[2].summary;
+  EXPECT_FALSE(verdict_as_expected(on0, true));
+}
+
 }  // namespace
 }  // namespace fp

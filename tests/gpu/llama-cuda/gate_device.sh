@@ -49,7 +49,7 @@ for item in "${plan[@]}"; do
   esac
   for t in $(seq 1 "$trials"); do
     if (($(date +%s) - t0 > DEADLINE)); then echo "$cond trial $t: not run (deadline)" >>"$table"; continue; fi
-    d=$O/gate/$tag/$cond-$t
+    d=$O/gate/$tag-$cond-$t
     mkdir -p "$d"
     s=$(date +%s)
     (cd "$root" && fp gate "$case_file" "${args[@]}" --results "$W/gate-results/$tag/$cond-$t" --quiet) >"$d/out.txt" 2>&1
