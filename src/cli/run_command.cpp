@@ -69,10 +69,16 @@ void print_row(const CaseRun& run, const std::string& case_path) {
   }
   const FigureResult* ttft = figure(r, "ttft_ms");
   const FigureResult* tps = figure(r, "decode_tokens_per_s");
-  size_t same = 0;
-  for (const auto& a : r.answers) same += a.reference == "identical" || a.reference == "recorded";
+  size_t same = 0, none = 0;
+  for (const auto& a : r.answers) {
+    same += a.reference == "identical" || a.reference == "recorded";
+    none += a.reference == "no reference";
+  }
   const bool recorded = !r.answers.empty() && r.answers.front().reference == "recorded";
-  std::string answers = std::to_string(same) + "/" + std::to_string(r.answers.size()) + " " + (recorded ? "recorded" : "match");
+  // A failed case records no reference answers: "no reference", never "0/3 match".
+  std::string answers = !r.answers.empty() && none == r.answers.size()
+                            ? "no reference"
+                            : std::to_string(same) + "/" + std::to_string(r.answers.size()) + " " + (recorded ? "recorded" : "match");
   std::string verdict = r.verdict + (r.verdict_backend.empty() ? "" : " (" + r.verdict_backend + ")") +
                         (r.levels_used.empty() ? "" : " [" + join(r.levels_used, "+") + "]");
   std::printf("%-28s %-10s %-34s %8s %8s %8s  %s\n", r.case_name.c_str(), r.status().c_str(), verdict.c_str(),
