@@ -161,7 +161,7 @@ int explain_command(int argc, char** argv) {
   std::cout << format_verdict(v);
   if (!verdict_as_expected(v, /*expect_fused=*/true)) {
     // Why, where the runtime data knows: facts from the model, the expectation and the log.
-    if (!v.expected_backend.empty()) known["expected_backend"] = v.expected_backend;
+    for (const auto& [k, value] : verdict_facts(v)) known[k] = value;
     Facts facts = gather_facts(known, {}, records, sigs->causes);
     auto causes = match_causes(sigs->causes, facts, records);
     for (const auto& c : causes) std::cout << "likely cause: " << c.text() << "\n";

@@ -264,6 +264,7 @@ std::string fact_label(const std::string& fact) {
       {"offloadable_layers", "of"},       {"expected_backend", "expected backend"},
       {"compute_capability", "compute capability"}, {"build", "build"},
       {"kv_cache_dtype", "KV cache dtype"}, {"flag", "flag"},
+      {"placed_on", "attention placed on"},
   };
   auto it = labels.find(fact);
   if (it != labels.end()) return it->second;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cli/testing.h"
+#include "evidence/causes.h"
 #include "evidence/testing.h"
 
 namespace fp {
@@ -183,6 +184,16 @@ TEST(TwoGpus, ExplainTakesAListOfBackends) {
 // layer split (-ngl 99), and with everything on the second GPU (-sm none -mg 1).
 std::string x2(const std::string& file) { return fp::testing::fixture("logs/h200-x2-live/" + file); }
 
+// The cause rules that name the fact: which rules of the runtime data match this verdict and log.
+std::vector<std::string> causes_for(const std::string& log_text, const Verdict& v) {
+  const auto& sigs = llama_signatures();
+  auto records = split_records(log_text, sigs);
+  Facts facts = gather_facts(verdict_facts(v), {}, records, sigs.causes);
+  std::vector<std::string> names;
+  for (const auto& c : match_causes(sigs.causes, facts, records)) names.push_back(c.rule);
+  return names;
+}
+
 TEST(TwoGpusLive, DefaultLayerSplitIsActiveOnBothAndAFallbackForEitherAlone) {
   Synthetic s = scan(read_text(x2("fa_on.verbose.log.gz")), read_text(x2("fa_on.verbose.kernels.tsv")));
   EXPECT_EQ(s.placement.fused_nodes, (std::map<std::string, int>{{"CUDA0", 57}, {"CUDA1", 19}}));
@@ -196,6 +207,7 @@ TEST(TwoGpusLive, DefaultLayerSplitIsActiveOnBothAndAFallbackForEitherAlone) {
     Verdict v = decide_for(s, expect);
     EXPECT_EQ(v.activity, Activity::NotActive) << expect << "\n" << format_verdict(v);
     EXPECT_TRUE(v.partial_offload) << expect;
+    EXPECT_EQ(causes_for(read_text(x2("fa_on.verbose.log.gz")), v), std::vector<std::string>{"multi_gpu_layer_split"});
   }
 }
 
@@ -209,6 +221,8 @@ TEST(TwoGpusLive, AllOnTheSecondGpuIsActiveThereAndNotOnTheFirstAtEveryLevel) {
   EXPECT_EQ(on0.levels[1].any_on_expected, std::optional<bool>(false));
   EXPECT_EQ(on0.levels[2].any_on_expected, std::optional<bool>(false)) << on0.levels[2].summary;
   EXPECT_FALSE(verdict_as_expected(on0, true));
+  EXPECT_EQ(causes_for(read_text(x2("fa_on_sm_none_mg1.verbose.log.gz")), on0),
+            std::vector<std::string>{"model_on_another_gpu"});
 }
 
 }  // namespace

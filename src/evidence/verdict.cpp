@@ -473,6 +473,16 @@ std::string explain(const Verdict& v, const LogScan* log) {
 
 }  // namespace
 
+std::map<std::string, std::string> verdict_facts(const Verdict& v) {
+  std::map<std::string, std::string> f;
+  if (!v.expected_backend.empty()) f["expected_backend"] = v.expected_backend;
+  std::string placed;
+  for (const auto& [backend, nodes] : v.fused_backends)
+    if (nodes > 0) placed += (placed.empty() ? "" : ",") + backend;
+  if (!placed.empty()) f["placed_on"] = placed;
+  return f;
+}
+
 std::string backends_text(const std::map<std::string, int>& fused_backends) {
   std::vector<std::string> parts;
   for (const auto& [k, n] : fused_backends) parts.push_back(k + " " + std::to_string(n));

@@ -103,6 +103,9 @@ bool verdict_as_expected(Activity activity, bool disagreement, bool expect_fused
 
 // The fused op's placement per backend, "CPU 30, CUDA0 126" (backend order); "" when none.
 std::string backends_text(const std::map<std::string, int>& fused_backends);
+// What the verdict knows for the cause rules (evidence/causes.h): expected_backend, and placed_on,
+// the backends placement found the fused op on, comma-separated ("CUDA0,CUDA1").
+std::map<std::string, std::string> verdict_facts(const Verdict& v);
 
 // Multi-line text of the verdict with its evidence, for `flashproof explain` and reports.
 std::string format_verdict(const Verdict& v);

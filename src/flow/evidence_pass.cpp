@@ -95,7 +95,7 @@ Result<EvidenceOutcome> run_evidence_pass(const CaseContext& ctx) {
   out.verdict = decide(in);
   if (ctx.c.expect.fused_attention && !verdict_as_expected(out.verdict, true)) {
     Facts known = model_facts_known(ctx);
-    if (!out.verdict.expected_backend.empty()) known["expected_backend"] = out.verdict.expected_backend;
+    for (const auto& [k, v] : verdict_facts(out.verdict)) known[k] = v;
     out.facts = gather_facts(known, out.argv, out.log.records, ctx.signatures.causes);
     out.causes = match_causes(ctx.signatures.causes, out.facts, out.log.records);
     out.causes_line = causes_text(out.causes, out.facts);
