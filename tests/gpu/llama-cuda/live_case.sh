@@ -11,6 +11,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
 . "$here/../require_gpu.sh"
 fp_require_gpu
+# A case that needs more GPUs than this machine lists skips, saying so (not a broken GPU box).
+need=${FP_MIN_GPUS:-1}
+have=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU [0-9]')
+if [ "$have" -lt "$need" ]; then
+  echo "SKIP: this case needs $need GPUs; nvidia-smi lists $have"
+  exit 125
+fi
 fp=$1 build=$2 expect=$3 case=$4
 shift 4
 model=$(sed -n 's/^ *"path": *"\([^"]*\.gguf\)".*/\1/p' "$case" | head -1)
