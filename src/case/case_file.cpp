@@ -115,16 +115,36 @@ Status load_model(const JsonFields& top, const std::string& root, Case& c) {
 
 Status load_shape(const JsonFields& top, const std::string& root, Case& c) {
   FP_TRY(JsonFields s, top.object("shape"));
-  FP_TRY_STATUS(s.only_keys({"context", "prompt_set", "max_output_tokens", "long_prompt"}));
+  FP_TRY_STATUS(s.only_keys({"context", "prompt_set", "max_output_tokens", "long_prompt", "prompt_tokens",
+                             "synthetic_prompts", "output_tokens"}));
   FP_TRY(long long ctx, s.integer("context", 128, 1 << 22));
   c.shape.context = static_cast<int>(ctx);
-  FP_TRY(c.shape.prompt_set, s.string("prompt_set"));
-  if (!std::regex_match(c.shape.prompt_set, kName))
-    return s.error("prompt_set", "expected a name of a folder in fixtures/prompts/ (lowercase letters, digits, . _ -)");
-  if (!fs::is_directory(fs::path(root) / "fixtures/prompts" / c.shape.prompt_set))
-    return s.error("prompt_set", "no folder fixtures/prompts/" + c.shape.prompt_set + " under " + root);
-  FP_TRY(long long out, s.integer("max_output_tokens", 1, 65536));
+  if (s.has("synthetic_prompts")) {
+    if (s.has("prompt_set")) return s.error("synthetic_prompts", "and \"prompt_set\" both given; give one: a prompt set, or this many synthetic prompts");
+    FP_TRY(long long n, s.integer("synthetic_prompts", 1, 1000));
+    c.shape.synthetic_prompts = static_cast<int>(n);
+    if (!s.has("prompt_tokens")) return s.error("synthetic_prompts", "needs \"prompt_tokens\": how many tokens each synthetic prompt holds");
+  } else {
+    FP_TRY(c.shape.prompt_set, s.string("prompt_set"));
+    if (!std::regex_match(c.shape.prompt_set, kName))
+      return s.error("prompt_set", "expected a name of a folder in fixtures/prompts/ (lowercase letters, digits, . _ -)");
+    if (!fs::is_directory(fs::path(root) / "fixtures/prompts" / c.shape.prompt_set))
+      return s.error("prompt_set", "no folder fixtures/prompts/" + c.shape.prompt_set + " under " + root);
+  }
+  if (s.has("output_tokens") && s.has("max_output_tokens"))
+    return s.error("output_tokens", "and \"max_output_tokens\" both given; give one: output_tokens (every answer exactly that long) or max_output_tokens (at most)");
+  c.shape.exact_output = s.has("output_tokens");
+  FP_TRY(long long out, s.integer(c.shape.exact_output ? "output_tokens" : "max_output_tokens", 1, 65536));
   c.shape.max_output_tokens = static_cast<int>(out);
+  if (s.has("prompt_tokens")) {
+    FP_TRY(long long n, s.integer("prompt_tokens", 1, ctx));
+    c.shape.prompt_tokens = static_cast<int>(n);
+    if (s.has("long_prompt"))
+      return s.error("prompt_tokens", "and \"long_prompt\" both given; give one: long_prompt (a document to a number of characters) or prompt_tokens");
+    if (n + out > ctx)
+      return s.error("prompt_tokens", std::to_string(n) + " prompt tokens and " + std::to_string(out) + " output tokens exceed the context (" +
+                                          std::to_string(ctx) + "); expected at most " + std::to_string(ctx - out));
+  }
   if (s.has("long_prompt")) {
     FP_TRY(JsonFields lp, s.object("long_prompt"));
     FP_TRY_STATUS(lp.only_keys({"document", "chars"}));
@@ -198,11 +218,54 @@ Status load_expect(const JsonFields& top, Case& c) {
   return ok_status();
 }
 
+// plan.concurrency, plan.requests, plan.request_rate.
+Status load_load_levels(const JsonFields& p, Case& c) {
+  const char* levels_form = "expected a list of distinct whole numbers from 1 to 1024, the requests in flight at each level, e.g. [1, 4, 8]";
+  if (p.has("concurrency")) {
+    const nlohmann::json& list = p.raw()["concurrency"];
+    if (!list.is_array() || list.empty()) return p.error("concurrency", levels_form);
+    for (const auto& v : list) {
+      if (!v.is_number_integer() || v.get<long long>() < 1 || v.get<long long>() > 1024) return p.error("concurrency", levels_form);
+      const int level = static_cast<int>(v.get<long long>());
+      if (std::find(c.plan.concurrency.begin(), c.plan.concurrency.end(), level) != c.plan.concurrency.end())
+        return p.error("concurrency", "level " + std::to_string(level) + " given twice; " + levels_form);
+      c.plan.concurrency.push_back(level);
+    }
+  }
+  for (const char* needs_levels : {"requests", "request_rate"})
+    if (p.has(needs_levels) && c.plan.concurrency.empty())
+      return p.error(needs_levels, "needs \"concurrency\": the levels to run, each bounding the requests in flight (vllm bench serve's --max-concurrency)");
+  FP_TRY(long long requests, p.integer_or("requests", 1, 100000, 0));
+  c.plan.requests = static_cast<int>(requests);
+  FP_TRY(c.plan.request_rate, p.number_or("request_rate", 0.001, 1e6, 0));
+  return ok_status();
+}
+
+Status load_targets(const JsonFields& top, Case& c) {
+  if (!top.has("targets")) return ok_status();
+  FP_TRY(JsonFields t, top.object("targets"));
+  std::set<std::string> keys(target_figure_names().begin(), target_figure_names().end());
+  keys.insert("gate");
+  keys.insert("comment");
+  FP_TRY_STATUS(t.only_keys(keys));
+  Targets targets;
+  for (const auto& figure : target_figure_names()) {
+    if (!t.has(figure)) continue;
+    FP_TRY(double ms, t.number_or(figure, 0.001, 1e7, 0));
+    targets.max_ms[figure] = ms;
+  }
+  if (targets.max_ms.empty())
+    return t.error("", "names no target; expected at least one of " + join(target_figure_names(), ", ") + " (milliseconds)");
+  FP_TRY(targets.gate, t.boolean_or("gate", false));
+  c.targets = targets;
+  return ok_status();
+}
+
 Status load_plan(const JsonFields& top, Case& c) {
   if (!top.has("plan")) return ok_status();
   FP_TRY(JsonFields p, top.object("plan"));
   FP_TRY_STATUS(p.only_keys({"warmup", "repetitions", "timeout_s", "ready_timeout_s", "stall_timeout_s", "min_effect",
-                             "gated", "blocks", "max_blocks", "budget_s"}));
+                             "gated", "blocks", "max_blocks", "budget_s", "concurrency", "requests", "request_rate"}));
   FP_TRY(long long w, p.integer_or("warmup", 0, 1000, c.plan.warmup));
   FP_TRY(long long r, p.integer_or("repetitions", 1, 100000, c.plan.repetitions));
   c.plan.warmup = static_cast<int>(w);
@@ -235,7 +298,7 @@ Status load_plan(const JsonFields& top, Case& c) {
   FP_TRY(long long max_blocks, p.integer_or("max_blocks", c.plan.blocks, 10000, std::max(c.plan.blocks, c.plan.max_blocks)));
   c.plan.max_blocks = static_cast<int>(max_blocks);
   FP_TRY(c.plan.budget_s, p.number_or("budget_s", 1, 7 * 86400, c.plan.budget_s));
-  return ok_status();
+  return load_load_levels(p, c);
 }
 
 Status load_ab(const JsonFields& top, Case& c) {
@@ -282,6 +345,15 @@ Status load_ab(const JsonFields& top, Case& c) {
 
 }  // namespace
 
+const std::vector<std::string>& target_figure_names() {
+  static const std::vector<std::string> names = {"ttft_ms", "tpot_ms", "e2e_ms"};
+  return names;
+}
+
+bool Case::has_workload() const {
+  return shape.prompt_tokens > 0 || shape.exact_output || !plan.concurrency.empty() || targets.has_value();
+}
+
 const std::vector<std::string>& ab_figure_names() {
   static const std::vector<std::string> names = {
       "cold_ready_ms", "cold_first_ttft_ms", "cold_first_e2e_ms", "ttft_ms", "ttft_ms_p95", "tpot_ms", "itl_ms",
@@ -327,7 +399,7 @@ Result<Case> parse_case_text(const std::string& text, const std::string& path, c
   FP_TRY(nlohmann::json j, parse_json_object(text, path));
   JsonFields top(j, path);
   FP_TRY_STATUS(top.only_keys({"name", "description", "job", "runtime", "model", "shape", "launch", "flag",
-                               "expect", "plan", "seed", "labels", "comment", "ctest", "ab"}));
+                               "expect", "plan", "seed", "labels", "comment", "ctest", "ab", "targets"}));
   Case c;
   c.file = path;
   FP_TRY(c.name, top.string("name"));
@@ -344,6 +416,7 @@ Result<Case> parse_case_text(const std::string& text, const std::string& path, c
   FP_TRY_STATUS(load_flag(top, c));
   FP_TRY_STATUS(load_expect(top, c));
   FP_TRY_STATUS(load_plan(top, c));
+  FP_TRY_STATUS(load_targets(top, c));
   c.ab.rounds = c.plan.repetitions;
   c.ab.warmup = c.plan.warmup;
   FP_TRY_STATUS(load_ab(top, c));

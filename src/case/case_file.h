@@ -28,9 +28,17 @@ struct LongPrompt {
 
 struct Shape {
   int context = 0;
-  std::string prompt_set;           // fixtures/prompts/<set>/
-  int max_output_tokens = 0;
+  std::string prompt_set;           // fixtures/prompts/<set>/; empty with synthetic_prompts
+  int max_output_tokens = 0;        // max_tokens of every request ("output_tokens" sets it too)
   std::optional<LongPrompt> long_prompt;
+  // Lengths in tokens (docs/workloads.md). prompt_tokens > 0: every prompt is brought to exactly
+  // this many prompt tokens as the runtime counts them (its tokenizer endpoint, chat template
+  // included), with seeded filler before the last user message. synthetic_prompts > 0: that many
+  // seeded prompts of filler alone instead of a prompt set. exact_output: "output_tokens" was
+  // given: every answer must be max_output_tokens long (the runtime data's exact_output fields).
+  int prompt_tokens = 0;
+  int synthetic_prompts = 0;
+  bool exact_output = false;
 };
 
 struct Launch {
@@ -77,6 +85,23 @@ struct RunPlan {
   int blocks = 4;
   int max_blocks = 40;
   double budget_s = 300;
+  // Load levels (docs/workloads.md). Each level of `concurrency` is measured on its own, its
+  // figures named "c<level>.<figure>"; empty: the job's own way (one request at a time, batch: a
+  // round's prompts at once) and figures named as they always were. `requests`: requests per round
+  // at each level (0: the level or the number of prompts, whichever is larger). `request_rate`:
+  // Poisson arrivals at this many requests per second (0: all at once), the level bounding the
+  // requests in flight.
+  std::vector<int> concurrency;
+  int requests = 0;
+  double request_rate = 0;
+};
+
+// Latency targets (the optional "targets" block): the result reports the share of requests that
+// meet every target and the goodput (requests per second meeting them). Reported, not gated, unless
+// `gate`: then goodput_share gates like the job's own figures.
+struct Targets {
+  std::map<std::string, double> max_ms;  // ttft_ms | tpot_ms | e2e_ms -> at most this many ms
+  bool gate = false;
 };
 
 
@@ -98,6 +123,9 @@ struct AbPlan {
   std::vector<MechanismStatement> mechanism;
 };
 
+// The latency figures a target may name.
+const std::vector<std::string>& target_figure_names();
+
 // The figures an A/B run compares (names a mechanism statement may use).
 const std::vector<std::string>& ab_figure_names();
 
@@ -118,6 +146,10 @@ struct Case {
   bool self_test = false;           // has a "ctest" block: flashproof must fail it (CMake reads it)
   AbPlan ab;                        // the "ab" block, or its defaults
   bool has_ab = false;              // the case has an "ab" block
+  std::optional<Targets> targets;
+  // The case uses a workload field (token lengths, concurrency levels, a rate or targets): its
+  // result has a "workload" part.
+  bool has_workload() const;
 };
 
 // The smallest relative worsening of `figure` worth failing for the job: 5% for the gated timing

@@ -278,6 +278,67 @@ TEST_F(CaseFileTest, LongArgumentsAreCheckedWithoutRecursion) {
   EXPECT_THAT(error_of(j), HasSubstr("unbalanced brace"));
 }
 
+TEST_F(CaseFileTest, WithoutWorkloadFieldsNothingChanges) {
+  auto c = load(good_);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_FALSE(c->has_workload());
+  EXPECT_EQ(c->shape.max_output_tokens, 8);
+  EXPECT_FALSE(c->shape.exact_output);
+  EXPECT_EQ(c->shape.prompt_tokens, 0);
+  EXPECT_TRUE(c->plan.concurrency.empty());
+  EXPECT_FALSE(c->targets.has_value());
+}
+
+TEST_F(CaseFileTest, WorkloadFieldsLoad) {
+  good_["shape"] = json::parse(R"({"context": 2048, "synthetic_prompts": 3, "prompt_tokens": 512, "output_tokens": 64})");
+  good_["plan"]["concurrency"] = {1, 4, 8};
+  good_["plan"]["requests"] = 16;
+  good_["plan"]["request_rate"] = 2.5;
+  good_["targets"] = json::parse(R"({"ttft_ms": 500, "tpot_ms": 50, "gate": true})");
+  auto c = load(good_);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_TRUE(c->has_workload());
+  EXPECT_EQ(c->shape.prompt_set, "");
+  EXPECT_EQ(c->shape.synthetic_prompts, 3);
+  EXPECT_EQ(c->shape.prompt_tokens, 512);
+  EXPECT_EQ(c->shape.max_output_tokens, 64);
+  EXPECT_TRUE(c->shape.exact_output);
+  EXPECT_EQ(c->plan.concurrency, (std::vector<int>{1, 4, 8}));
+  EXPECT_EQ(c->plan.requests, 16);
+  EXPECT_DOUBLE_EQ(c->plan.request_rate, 2.5);
+  ASSERT_TRUE(c->targets.has_value());
+  EXPECT_EQ(c->targets->max_ms, (std::map<std::string, double>{{"ttft_ms", 500}, {"tpot_ms", 50}}));
+  EXPECT_TRUE(c->targets->gate);
+}
+
+TEST_F(CaseFileTest, WorkloadFieldErrorsSayWhatIsValid) {
+  auto with = [&](const char* section, const char* patch) {
+    json j = good_;
+    j[section].update(json::parse(patch));
+    return error_of(j);
+  };
+  EXPECT_THAT(with("shape", R"({"output_tokens": 8})"), HasSubstr("\"max_output_tokens\" both given"));
+  EXPECT_THAT(with("shape", R"({"synthetic_prompts": 2, "prompt_tokens": 64})"), HasSubstr("\"prompt_set\" both given"));
+  json synthetic = good_;
+  synthetic["shape"] = json::parse(R"({"context": 2048, "synthetic_prompts": 2, "max_output_tokens": 8})");
+  EXPECT_THAT(error_of(synthetic), AllOf(HasSubstr("shape.synthetic_prompts"), HasSubstr("needs \"prompt_tokens\"")));
+  EXPECT_THAT(with("shape", R"({"prompt_tokens": 2045})"),
+              AllOf(HasSubstr("field \"shape.prompt_tokens\" = 2045"), HasSubstr("exceed the context (2048); expected at most 2040")));
+  EXPECT_THAT(with("shape", R"({"prompt_tokens": 64, "long_prompt": {"document": "fixtures/prompts/documents/doc.txt", "chars": 9}})"),
+              HasSubstr("\"long_prompt\" both given"));
+  EXPECT_THAT(with("plan", R"({"concurrency": [1, 0]})"),
+              AllOf(HasSubstr("field \"plan.concurrency\" = [1,0]"), HasSubstr("distinct whole numbers from 1 to 1024")));
+  EXPECT_THAT(with("plan", R"({"concurrency": [2, 2]})"), HasSubstr("level 2 given twice"));
+  EXPECT_THAT(with("plan", R"({"concurrency": []})"), HasSubstr("e.g. [1, 4, 8]"));
+  EXPECT_THAT(with("plan", R"({"request_rate": 4})"), AllOf(HasSubstr("plan.request_rate"), HasSubstr("needs \"concurrency\"")));
+  EXPECT_THAT(with("plan", R"({"concurrency": [1], "request_rate": 0})"), AllOf(HasSubstr("plan.request_rate\" = 0"), HasSubstr("expected a number")));
+  json targets = good_;
+  targets["targets"] = json::parse(R"({"gate": true})");
+  EXPECT_THAT(error_of(targets), AllOf(HasSubstr("field \"targets\""), HasSubstr("names no target"), HasSubstr("ttft_ms, tpot_ms, e2e_ms")));
+  targets["targets"] = json::parse(R"({"ttft": 500})");
+  EXPECT_THAT(error_of(targets), AllOf(HasSubstr("unknown field \"targets.ttft\""), HasSubstr("ttft_ms")));
+}
+
 TEST_F(CaseFileTest, ParsesCaseTextWithoutAFile) {
   auto c = parse_case_text(good_.dump(), (root_ / "cases/c1.json").string(), root_.string());
   ASSERT_TRUE(c.ok()) << c.error().message;

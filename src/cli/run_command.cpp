@@ -55,9 +55,13 @@ std::string fmt(double v, const char* f = "%.1f") {
   return buf;
 }
 
+// The figure `name`, or for a case with concurrency levels its first level's ("c1.ttft_ms").
 const FigureResult* figure(const RunResult& r, const std::string& name) {
   for (const auto& f : r.figures)
     if (f.name == name) return &f;
+  for (const auto& f : r.figures)
+    if (f.name.size() > name.size() + 1 && f.name[0] == 'c' && f.name.compare(f.name.size() - name.size() - 1, std::string::npos, "." + name) == 0)
+      return &f;
   return nullptr;
 }
 

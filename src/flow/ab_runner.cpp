@@ -97,6 +97,7 @@ void run_evidence(ArmState& s, const AbRunOptions& o) {
     s.arm.errors.push_back("evidence pass: " + ev.error().message);
     return;
   }
+  adopt_fitted_prompts(s.ctx, ev->prompts);
   const Verdict& v = ev->verdict;
   s.arm.evidence_argv = display_argv(s.ctx, s.ctx.adapter.evidence_args);
   s.arm.evidence_env = ev->env;

@@ -155,6 +155,8 @@ BuildGateCase gate_case(const std::string& path, const BuildGateOptions& o, TeeT
   auto ev_cand = run_evidence_pass(cand);
   if (!ev_base) return fail("baseline evidence pass: " + ev_base.error().message);
   if (!ev_cand) return fail("candidate evidence pass: " + ev_cand.error().message);
+  adopt_fitted_prompts(base, ev_base->prompts);
+  adopt_fitted_prompts(cand, ev_cand->prompts);
   say("  baseline:  " + verdict_text(ev_base->verdict) + "\n  candidate: " + verdict_text(ev_cand->verdict) + "\n");
   if (!verdict_as_expected(ev_cand->verdict, c.expect.fused_attention))
     bc.problems.push_back(std::string("LOST: fused attention is ") + to_string(ev_cand->verdict.activity) +

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "case/prompt_fit.h"
 #include "flow/gpu_machine.h"
 #include "flow/gpu_probe.h"
 #include "measure/nvml.h"
@@ -108,9 +109,13 @@ Result<CaseContext> resolve_case_context(const std::string& case_path, const std
   if (*sha != c.model.sha256)
     return make_error(c.file + ": field \"model.sha256\" = " + c.model.sha256 + " but " + ctx.model_path + " has sha256 " + *sha +
                       " (a different model file: regenerate it or update the case)");
-  auto prompts = load_prompt_set(repo_root, c.shape.prompt_set, c.shape.long_prompt);
-  if (!prompts) return make_error(c.file + ": field \"shape.prompt_set\": " + prompts.error().message);
-  ctx.prompts = *prompts;
+  if (c.shape.synthetic_prompts > 0) {
+    ctx.prompts = synthetic_prompts(c.shape.synthetic_prompts);  // filled by flow/prompt_tokens.h
+  } else {
+    auto prompts = load_prompt_set(repo_root, c.shape.prompt_set, c.shape.long_prompt);
+    if (!prompts) return make_error(c.file + ": field \"shape.prompt_set\": " + prompts.error().message);
+    ctx.prompts = *prompts;
+  }
   ctx.flag_value = c.flag.used();
   if (auto facts = read_model_facts(ctx.model_path)) ctx.model = *facts;
   else ctx.model_note = facts.error().message;

@@ -22,7 +22,11 @@ struct CaseContext {
   RuntimeSignatures signatures;
   RuntimeCommand runtime;
   std::string model_path;         // absolute
-  std::vector<Prompt> prompts;
+  std::vector<Prompt> prompts;     // the prompt set, or synthetic prompts (shape.synthetic_prompts)
+  // shape.prompt_tokens: the prompts were fitted to their token length (flow/prompt_tokens.h), and how
+  // the tokens were counted.
+  bool prompts_fitted = false;
+  std::string prompts_counted_by;
   std::string out_dir;            // this run's folder
   std::string flag_value;         // the flag value this run launches with
   std::optional<ModelFacts> model;  // from the GGUF header; none for other formats (model_note says why)

@@ -13,6 +13,7 @@
 #include "flow/launches.h"
 #include "flow/probed_check.h"
 #include "flow/progress.h"
+#include "flow/workload_summary.h"
 #include "golden/fingerprint.h"
 #include "history/history.h"
 #include "report/redact.h"
@@ -131,6 +132,7 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
     r.failures.push_back("evidence pass failed: " + ev.error().message);
     return finish(kRunIncomplete);
   }
+  adopt_fitted_prompts(ctx, ev->prompts);
   r.evidence_argv = redact_argv(ev->argv);
   fpr.runtime_build_log = build_stated_in_log(file_head(ev->log_path, 1 << 20));
   r.evidence_env = redact_env(ev->env);
@@ -163,6 +165,7 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
   }
   TimedOptions timed_options = o.timed;
   if (c.job == Job::Batch) timed_options.concurrent_rounds = true;
+  timed_options.levels = true;
   std::vector<TimedPass> passes;
   for (int k = 1; k <= launches && !interrupted(); ++k) {
     CaseContext launch_ctx = ctx;
@@ -185,9 +188,11 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
   r.cold_ready_ms = first.ready_s * 1e3;
   r.cold_first_ttft_ms = first.cold_first.ttft_s >= 0 ? first.cold_first.ttft_s * 1e3 : -1;
   r.cold_first_e2e_ms = first.cold_first.e2e_s >= 0 ? first.cold_first.e2e_s * 1e3 : -1;
-  r.figures = launch_figures(c.job, passes);
+  r.figures = launch_figures(c, passes);
   for (auto& f : r.figures) f.min_effect = min_effect(c, f.name);
   r.fidelity = fidelity_summary(pooled);
+  WorkloadSummary workload = summarize_workload(ctx, pooled);
+  r.workload = workload.lines;
   if (pooled.peak_rss_bytes) r.peak_rss_mib = static_cast<double>(*pooled.peak_rss_bytes) / (1024.0 * 1024.0);
   r.gpu_memory = first.gpu_memory;
   collect_answers(passes, r);
@@ -219,6 +224,7 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
     r.failures.push_back("timed runs incomplete; log " + last.log_path + " ends:\n" + log_tail(last.log_path, 10));
     return finish(kRunIncomplete);
   }
+  for (const auto& f : workload.failures) r.failures.push_back(f);
   // Level 3 tie: the timed configuration, probed once, must run the evidence pass's attention kernels.
   if (probed_check_blocker(*ev).empty()) progress(o, c.name, "probed check: the timed configuration with the kernel probe");
   if (auto pc = run_probed_check(ctx, *ev)) {

@@ -36,10 +36,10 @@ Facts model_facts_known(const CaseContext& ctx) {
 
 }  // namespace
 
-StreamRequest evidence_request(const CaseContext& ctx, const std::string& base_url) {
+StreamRequest evidence_request(const CaseContext& ctx, const std::string& base_url, const Prompt* prompt) {
   // Few tokens: the op placement and the kernels are decided by the shape, not by the answer's length.
   const int tokens = std::min(ctx.c.shape.max_output_tokens, 4);
-  return build_request(ctx.c, ctx.adapter, base_url, ctx.prompts.front(), tokens, ctx.c.plan.timeout_s);
+  return build_request(ctx.c, ctx.adapter, base_url, prompt ? *prompt : ctx.prompts.front(), tokens, ctx.c.plan.timeout_s);
 }
 
 Result<EvidenceOutcome> run_evidence_pass(const CaseContext& ctx) {
@@ -57,7 +57,13 @@ Result<EvidenceOutcome> run_evidence_pass(const CaseContext& ctx) {
   LaunchSpec spec{out.argv, out.env, out.log_path, port, ctx.c.plan.ready_timeout_s};
   FP_TRY(RunningServer server, start_server(spec, ctx.adapter));
   out.argv = server.argv;
-  auto answer = stream_request(evidence_request(ctx, server.base_url));
+  auto fitted = fit_case_prompts(ctx, server.base_url);
+  if (!fitted) {
+    server.process.stop(5.0);
+    return make_error("evidence pass: " + fitted.error().message);
+  }
+  out.prompts = *fitted;
+  auto answer = stream_request(evidence_request(ctx, server.base_url, &out.prompts.prompts.front()));
   server.process.stop(5.0);
   if (!answer)
     return make_error("evidence pass: the request failed: " + answer.error().message + "\nlog " + out.log_path +

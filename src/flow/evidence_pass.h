@@ -16,6 +16,7 @@
 #include "client/stream_client.h"
 #include "flow/case_context.h"
 #include "flow/gpu_probe.h"
+#include "flow/prompt_tokens.h"
 
 namespace fp {
 
@@ -43,12 +44,14 @@ struct EvidenceOutcome {
   std::vector<std::string> argv;
   std::map<std::string, std::string> env;
   double wall_s = 0;
+  FittedPrompts prompts;  // the prompts at their asked token length (flow/prompt_tokens.h): adopt them
 };
 
 Result<EvidenceOutcome> run_evidence_pass(const CaseContext& ctx);
 
-// The evidence pass's one request: the case's first prompt (long context included), few tokens.
-// The probed check (flow/probed_check.h) sends the same one, so both runs see the same shapes.
-StreamRequest evidence_request(const CaseContext& ctx, const std::string& base_url);
+// The evidence pass's one request: the case's first prompt (long context and token length
+// included; `prompt` when given, else ctx.prompts.front()), few tokens. The probed check
+// (flow/probed_check.h) sends the same one, so both runs see the same shapes.
+StreamRequest evidence_request(const CaseContext& ctx, const std::string& base_url, const Prompt* prompt = nullptr);
 
 }  // namespace fp

@@ -1,9 +1,11 @@
 #include "flow/figures.h"
 
+#include <cmath>
 #include <cstdio>
 #include <map>
 
 #include "client/stream_metrics.h"
+#include "measure/goodput.h"
 #include "measure/stats.h"
 
 namespace fp {
@@ -31,6 +33,117 @@ void add(std::vector<FigureResult>& out, Job job, const std::string& name, std::
 }
 
 }  // namespace
+
+LatencyTargets latency_targets(const Targets& t) {
+  LatencyTargets out;
+  auto get = [&](const char* name) {
+    auto it = t.max_ms.find(name);
+    return it == t.max_ms.end() ? kNoValue : it->second;
+  };
+  out.ttft_ms = get("ttft_ms");
+  out.tpot_ms = get("tpot_ms");
+  out.e2e_ms = get("e2e_ms");
+  return out;
+}
+
+RequestLatency request_latency(const StreamResult& r) {
+  RequestLatency l;
+  if (r.ttft_s >= 0) l.ttft_ms = r.ttft_s * 1e3;
+  if (r.e2e_s >= 0) l.e2e_ms = r.e2e_s * 1e3;
+  if (r.completion_tokens >= 0 && r.completion_tokens <= 1) l.tpot_ms = 0;  // as vLLM counts it for goodput
+  else if (auto t = tpot_s(r)) l.tpot_ms = *t * 1e3;
+  return l;
+}
+
+namespace {
+
+// goodput_share and goodput_requests_per_s, one sample per round.
+void add_goodput(std::vector<FigureResult>& out, Job job, const Targets& targets, const TimedPass& pass) {
+  const LatencyTargets t = latency_targets(targets);
+  std::map<int, std::vector<RequestLatency>> by_round;
+  for (const auto& tr : pass.requests) by_round[tr.round].push_back(request_latency(tr.result));
+  const std::map<int, double> durations = round_durations_s(pass);
+  std::vector<double> share, per_s;
+  for (const auto& [round, reqs] : by_round) {
+    auto d = durations.find(round);
+    const Goodput g = goodput(reqs, t, d == durations.end() ? 0.0 : d->second);
+    if (std::isfinite(g.share)) share.push_back(g.share);
+    if (std::isfinite(g.per_s)) per_s.push_back(g.per_s);
+  }
+  add(out, job, "goodput_share", share, false);
+  add(out, job, "goodput_requests_per_s", per_s, false);
+  for (auto& f : out)
+    if (f.name == "goodput_share") f.gate = targets.gate;  // no job gates on it; the targets may
+}
+
+std::vector<FigureResult> level_figures(const Case& c, const TimedPass& pass) {
+  std::vector<FigureResult> out = compute_figures(c.job, pass);
+  const std::map<int, double> durations = round_durations_s(pass);
+  std::map<int, double> completed;
+  for (const auto& tr : pass.requests) completed[tr.round] += 1;
+  std::vector<double> rate;
+  for (const auto& [round, n] : completed)
+    if (auto d = durations.find(round); d != durations.end() && d->second > 0) rate.push_back(n / d->second);
+  add(out, c.job, "requests_per_s", rate, false);
+  return out;
+}
+
+}  // namespace
+
+std::map<int, double> round_durations_s(const TimedPass& pass) {
+  std::map<int, double> out;
+  std::map<int, std::pair<double, double>> span;  // first sent, last done
+  for (const auto& tr : pass.requests) {
+    if (tr.round >= 0 && static_cast<size_t>(tr.round) < pass.round_wall_s.size() && pass.round_wall_s[static_cast<size_t>(tr.round)] > 0) {
+      out[tr.round] = pass.round_wall_s[static_cast<size_t>(tr.round)];
+      continue;
+    }
+    if (tr.sent_s < 0 || tr.result.e2e_s < 0) continue;
+    auto it = span.find(tr.round);
+    const double done = tr.sent_s + tr.result.e2e_s;
+    if (it == span.end()) span[tr.round] = {tr.sent_s, done};
+    else it->second = {std::min(it->second.first, tr.sent_s), std::max(it->second.second, done)};
+  }
+  for (const auto& [round, s] : span)
+    if (!out.count(round)) out[round] = s.second - s.first;
+  return out;
+}
+
+TimedPass level_pass(const TimedPass& pass, int level) {
+  TimedPass out;
+  std::map<int, int> renumber;
+  for (const auto& tr : pass.requests) {
+    if (tr.level != level) continue;
+    auto [it, fresh] = renumber.emplace(tr.round, static_cast<int>(renumber.size()));
+    if (fresh) {
+      const bool has_wall = tr.round >= 0 && static_cast<size_t>(tr.round) < pass.round_wall_s.size();
+      out.round_wall_s.push_back(has_wall ? pass.round_wall_s[static_cast<size_t>(tr.round)] : 0.0);
+    }
+    TimedRequest moved = tr;
+    moved.round = it->second;
+    out.requests.push_back(std::move(moved));
+  }
+  return out;
+}
+
+std::vector<FigureResult> case_figures(const Case& c, const TimedPass& pass) {
+  if (c.plan.concurrency.empty()) {
+    std::vector<FigureResult> out = compute_figures(c.job, pass);
+    if (c.targets) add_goodput(out, c.job, *c.targets, pass);
+    return out;
+  }
+  std::vector<FigureResult> out;
+  for (int level : c.plan.concurrency) {
+    const TimedPass one = level_pass(pass, level);
+    std::vector<FigureResult> figs = level_figures(c, one);
+    if (c.targets) add_goodput(figs, c.job, *c.targets, one);
+    for (auto& f : figs) {
+      f.name = "c" + std::to_string(level) + "." + f.name;
+      out.push_back(std::move(f));
+    }
+  }
+  return out;
+}
 
 std::vector<FigureResult> compute_figures(Job job, const TimedPass& pass) {
   std::vector<double> ttft, e2e, tpot, itl, decode_tps, prompt_tps, gap;

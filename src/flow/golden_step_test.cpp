@@ -106,6 +106,38 @@ TEST_F(GoldenStep, RecordsFromLaunchesThenComparesOneLaunchAgainstIt) {
   EXPECT_THAT(slower.failures[0], HasSubstr("(compare " + path("golden/m1/chat.json") + " with "));
 }
 
+TEST_F(GoldenStep, FiguresKeyedByConcurrencyLevelAreRecordedAndComparedEachOnItsOwn) {
+  // A case with plan.concurrency: the job's gated figure at each level (flow/figures.h case_figures).
+  auto levelled = [&](std::vector<double> c1, std::vector<double> c4) {
+    RunResult r = run(c1);
+    r.figures[0].name = "c1.ttft_ms_p95";
+    FigureResult f = r.figures[0];
+    f.name = "c4.ttft_ms_p95";
+    f.samples = c4;
+    f.summary = summarize(c4);
+    f.launch_medians = c4;
+    r.figures.push_back(f);
+    return r;
+  };
+  GoldenStepOptions o{path("golden")};
+  o.record_missing = true;
+  RunResult rec = levelled({10, 11, 10.5, 10.2, 10.8}, {40, 41, 40.5, 40.2, 40.8});
+  compare_goldens(o, rec);
+  ASSERT_THAT(rec.failures, IsEmpty());
+  auto g = load_golden(path("golden/m1/chat.json"));
+  ASSERT_TRUE(g.ok()) << g.error().message;
+  EXPECT_DOUBLE_EQ(g->figures.at("c1.ttft_ms_p95").median, 10.5);
+  EXPECT_DOUBLE_EQ(g->figures.at("c4.ttft_ms_p95").median, 40.5);
+  EXPECT_TRUE(g->figures.at("c4.ttft_ms_p95").gate);
+
+  // Level 4 slower, level 1 as before: only level 4 fails.
+  RunResult slower = levelled({10.6}, {52});
+  compare_goldens({path("golden")}, slower);
+  ASSERT_EQ(slower.failures.size(), 1u) << join(slower.failures, "\n");
+  EXPECT_THAT(slower.failures[0], HasSubstr("figure c4.ttft_ms_p95: regressed"));
+  EXPECT_EQ(lines_with(slower.golden_lines, "pass [gate] c1.ttft_ms_p95: pass").size(), 1u) << join(slower.golden_lines, "\n");
+}
+
 TEST_F(GoldenStep, RecordingNeedsEnoughLaunchesAndWritesNothingOtherwise) {
   GoldenStepOptions o{path("golden")};
   o.record_missing = true;

@@ -1,6 +1,7 @@
 #include "flow/launches.h"
 
 #include <algorithm>
+#include <functional>
 
 #include "flow/figures.h"
 
@@ -43,13 +44,26 @@ TimedPass pooled_pass(const std::vector<TimedPass>& passes) {
   return out;
 }
 
-std::vector<FigureResult> launch_figures(Job job, const std::vector<TimedPass>& passes) {
-  std::vector<FigureResult> pooled = compute_figures(job, pooled_pass(passes));
+namespace {
+
+std::vector<FigureResult> pooled_with_launch_medians(const std::vector<TimedPass>& passes,
+                                                     const std::function<std::vector<FigureResult>(const TimedPass&)>& figures) {
+  std::vector<FigureResult> pooled = figures(pooled_pass(passes));
   for (const TimedPass& p : passes)
-    for (const FigureResult& f : compute_figures(job, p))
+    for (const FigureResult& f : figures(p))
       for (FigureResult& g : pooled)
         if (g.name == f.name) g.launch_medians.push_back(f.summary.median);
   return pooled;
+}
+
+}  // namespace
+
+std::vector<FigureResult> launch_figures(Job job, const std::vector<TimedPass>& passes) {
+  return pooled_with_launch_medians(passes, [job](const TimedPass& p) { return compute_figures(job, p); });
+}
+
+std::vector<FigureResult> launch_figures(const Case& c, const std::vector<TimedPass>& passes) {
+  return pooled_with_launch_medians(passes, [&c](const TimedPass& p) { return case_figures(c, p); });
 }
 
 }  // namespace fp

@@ -24,5 +24,7 @@ TimedPass pooled_pass(const std::vector<TimedPass>& passes);
 // The figures of all launches together (samples pooled), each with its launch medians: the median
 // of that figure in each launch that measured it, in launch order.
 std::vector<FigureResult> launch_figures(Job job, const std::vector<TimedPass>& passes);
+// The same with the case's own figures (flow/figures.h case_figures: concurrency levels, goodput).
+std::vector<FigureResult> launch_figures(const Case& c, const std::vector<TimedPass>& passes);
 
 }  // namespace fp

@@ -7,6 +7,7 @@ namespace fp {
 StreamRequest build_request(const Case& c, const Adapter& adapter, const std::string& base_url, const Prompt& prompt,
                             int max_tokens, double timeout_s) {
   nlohmann::json body = adapter.request_extras;
+  if (c.shape.exact_output) body.update(adapter.exact_output);  // shape.output_tokens: every answer max_tokens long
   const bool completion = c.job == Job::Completion;
   if (completion) {
     body["prompt"] = prompt.as_text();

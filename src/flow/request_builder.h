@@ -11,7 +11,8 @@
 namespace fp {
 
 // chat, extraction and batch use the chat endpoint with the prompt's turns; completion sends the
-// prompt as text to the completions endpoint. Temperature 0 and the case's seed, always.
+// prompt as text to the completions endpoint. Temperature 0 and the case's seed, always. A case
+// with shape.output_tokens adds the runtime data's exact_output fields (ignore_eos).
 StreamRequest build_request(const Case& c, const Adapter& adapter, const std::string& base_url, const Prompt& prompt,
                             int max_tokens, double timeout_s);
 

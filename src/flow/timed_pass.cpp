@@ -1,9 +1,12 @@
 #include "flow/timed_pass.h"
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 
+#include "client/arrival_schedule.h"
 #include "flow/progress.h"
+#include "flow/prompt_tokens.h"
 #include "flow/request_builder.h"
 #include "measure/gpu_sampler.h"
 #include "runtime/process.h"
@@ -15,7 +18,16 @@ using Clock = std::chrono::steady_clock;
 
 std::vector<pid_t> group_pids(pid_t pgid) { return pids_in_process_group(pgid); }
 
+template <class Duration>
+double seconds(Duration d) {
+  return std::chrono::duration<double>(d).count();
+}
+
 }  // namespace
+
+size_t level_requests(const Case& c, int level, size_t prompts) {
+  return c.plan.requests > 0 ? static_cast<size_t>(c.plan.requests) : std::max(static_cast<size_t>(level), prompts);
+}
 
 Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& options) {
   const Case& c = ctx.c;
@@ -29,59 +41,97 @@ Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& opt
   FP_TRY(RunningServer server, start_server(spec, ctx.adapter));
   out.argv = server.argv;
   out.ready_s = server.ready_s;
+  const Clock::time_point ready = Clock::now();
+  // Fitted by the evidence pass already on `flashproof run`'s path; otherwise here (tokenizer
+  // requests only, before the cold first request).
+  FP_TRY(FittedPrompts fitted, fit_case_prompts(ctx, server.base_url));
+  const std::vector<Prompt>& prompts = fitted.prompts;
+
   const pid_t pgid = server.process.pid();
   GpuSampler sampler(Nvml::open(), [pgid] { return group_pids(pgid); });
   sampler.start();
 
   auto deadline = Clock::now() + std::chrono::duration<double>(c.plan.timeout_s);
-  auto request = [&](const Prompt& p) {
-    double left = std::chrono::duration<double>(deadline - Clock::now()).count();
-    return stream_request(build_request(c, ctx.adapter, server.base_url, p, c.shape.max_output_tokens, std::max(left, 1.0)));
+  auto time_left = [&] { return std::max(seconds(deadline - Clock::now()), 1.0); };
+  auto make = [&](const Prompt& p, double timeout_s) {
+    return build_request(c, ctx.adapter, server.base_url, p, c.shape.max_output_tokens, timeout_s);
   };
+  auto request = [&](const Prompt& p) { return stream_request(make(p, time_left())); };
   auto fail = [&](const std::string& what, const Error& e) {
     out.errors.push_back(what + ": " + e.message);
   };
+  auto out_of_time = [&](int round, int rounds) {
+    if (Clock::now() <= deadline) return false;
+    out.errors.push_back("the case's timeout_s (" + std::to_string(static_cast<int>(c.plan.timeout_s)) +
+                         " s) ran out after " + std::to_string(round) + " of " + std::to_string(rounds) + " rounds");
+    return true;
+  };
+  // One round with several requests in flight: at most `concurrency`, each not before its offset.
+  auto concurrent_round = [&](const std::vector<const Prompt*>& ps, const std::vector<double>& at, int concurrency,
+                              int round, int level) {
+    std::vector<StreamRequest> batch;
+    for (size_t i = 0; i < ps.size(); ++i) {
+      batch.push_back(make(*ps[i], level > 0 ? time_left() : c.plan.timeout_s));
+      batch.back().start_at_s = at.empty() ? 0 : at[i];
+    }
+    const auto t0 = Clock::now();
+    auto results = stream_concurrent(batch, concurrency);
+    out.round_wall_s.push_back(seconds(Clock::now() - t0));
+    for (size_t i = 0; i < results.size(); ++i) {
+      if (results[i]) {
+        out.requests.push_back({ps[i]->id, round, *results[i], -1.0, level, seconds(t0 - ready) + results[i]->start_offset_s});
+      } else {
+        fail("request " + ps[i]->id + " round " + std::to_string(round + 1) +
+                 (level > 0 ? " at concurrency " + std::to_string(level) : std::string()),
+             results[i].error());
+      }
+    }
+  };
 
   // Cold: the first request after ready, on its own.
-  out.cold_first_prompt = ctx.prompts.front().id;
-  if (auto r = request(ctx.prompts.front())) out.cold_first = *r;
+  out.cold_first_prompt = prompts.front().id;
+  if (auto r = request(prompts.front())) out.cold_first = *r;
   else fail("cold first request (" + out.cold_first_prompt + ")", r.error());
 
   for (int w = 0; w < warmup && out.errors.empty() && !interrupted(); ++w) {
     progress_repetition("warm-up", w + 1, warmup);
-    for (const auto& p : ctx.prompts)
+    for (const auto& p : prompts)
       if (auto r = request(p); !r) fail("warm-up request (" + p.id + ")", r.error());
   }
 
-  for (int round = 0; round < reps && out.errors.empty() && !interrupted(); ++round) {
-    progress_repetition("round", round + 1, reps);
-    if (Clock::now() > deadline) {
-      out.errors.push_back("the case's timeout_s (" + std::to_string(static_cast<int>(c.plan.timeout_s)) +
-                           " s) ran out after " + std::to_string(round) + " of " + std::to_string(reps) + " rounds");
-      break;
+  const std::vector<int> levels = options.levels ? c.plan.concurrency : std::vector<int>{};
+  for (size_t k = 0; k < levels.size(); ++k) {
+    const int level = levels[k];
+    const size_t n = level_requests(c, level, prompts.size());
+    std::vector<const Prompt*> ps;
+    for (size_t i = 0; i < n; ++i) ps.push_back(&prompts[i % prompts.size()]);
+    for (int r = 0; r < reps && out.errors.empty() && !interrupted(); ++r) {
+      progress_repetition("concurrency " + std::to_string(level) + " round", r + 1, reps);
+      if (out_of_time(static_cast<int>(k) * reps + r, static_cast<int>(levels.size()) * reps)) break;
+      const auto at = poisson_arrivals(n, c.plan.request_rate, arrival_seed(c.seed, level, r));
+      concurrent_round(ps, at, level, static_cast<int>(k) * reps + r, level);
     }
+  }
+
+  for (int round = 0; levels.empty() && round < reps && out.errors.empty() && !interrupted(); ++round) {
+    progress_repetition("round", round + 1, reps);
+    if (out_of_time(round, reps)) break;
     if (options.concurrent_rounds) {
-      std::vector<StreamRequest> batch;
-      for (const auto& p : ctx.prompts)
-        batch.push_back(build_request(c, ctx.adapter, server.base_url, p, c.shape.max_output_tokens, c.plan.timeout_s));
-      auto t0 = Clock::now();
-      auto results = stream_concurrent(batch, static_cast<int>(batch.size()));
-      out.round_wall_s.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
-      for (size_t i = 0; i < results.size(); ++i) {
-        if (results[i]) out.requests.push_back({ctx.prompts[i].id, round, *results[i]});
-        else fail("request " + ctx.prompts[i].id + " round " + std::to_string(round + 1), results[i].error());
-      }
+      std::vector<const Prompt*> ps;
+      for (const auto& p : prompts) ps.push_back(&p);
+      concurrent_round(ps, {}, static_cast<int>(ps.size()), round, 0);
       continue;
     }
-    for (const auto& p : ctx.prompts) {
+    for (const auto& p : prompts) {
       const auto cpu0 = thread_cpu_seconds(server.process.pid());
+      const double sent = seconds(Clock::now() - ready);
       auto r = request(p);
       const auto cpu1 = thread_cpu_seconds(server.process.pid());
       if (!r) {
         fail("request " + p.id + " round " + std::to_string(round + 1), r.error());
         break;
       }
-      out.requests.push_back({p.id, round, *r, cpu0 && cpu1 ? *cpu1 - *cpu0 : -1.0});
+      out.requests.push_back({p.id, round, *r, cpu0 && cpu1 ? *cpu1 - *cpu0 : -1.0, 0, sent});
     }
   }
   if (interrupted()) out.errors.push_back("interrupted");

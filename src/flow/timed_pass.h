@@ -1,5 +1,7 @@
 // The timed runs: the runtime launched with cheap logging only, cold start measured on its own,
-// warm-up requests excluded, then repetition rounds over the case's prompts.
+// warm-up requests excluded, then repetition rounds over the case's prompts: one request at a time
+// (batch: a round's prompts at once), or, for a case with plan.concurrency, the rounds of each
+// concurrency level in turn (docs/workloads.md).
 #pragma once
 
 #include <optional>
@@ -16,6 +18,8 @@ struct TimedRequest {
   int round = 0;
   StreamResult result;
   double runtime_cpu_s = -1;  // CPU time the runtime's threads ran during this request (sequential rounds)
+  int level = 0;              // the concurrency level it ran at; 0: the job's own way (no plan.concurrency)
+  double sent_s = -1;         // when it was sent, seconds after the runtime was ready
 };
 
 struct TimedPass {
@@ -25,7 +29,7 @@ struct TimedPass {
   StreamResult cold_first;                 // the first request after ready, on its own
   std::string cold_first_prompt;
   std::vector<TimedRequest> requests;      // measured requests, every round
-  std::vector<double> round_wall_s;        // batch job: wall time of each concurrent round
+  std::vector<double> round_wall_s;        // batch job and concurrency levels: wall time of each concurrent round
   std::optional<uint64_t> peak_rss_bytes;  // the runtime's VmHWM just before it was stopped
   std::string gpu_memory = "not measured";
   std::vector<std::string> errors;         // failed requests; a non-empty list makes the run incomplete
@@ -36,8 +40,16 @@ struct TimedOptions {
   int warmup = -1;
   int repetitions = -1;
   bool concurrent_rounds = false;  // batch: every prompt of a round in flight at once
+  // Run the case's concurrency levels (plan.concurrency, plan.requests, plan.request_rate): round r
+  // of level k is round k * repetitions + r of the pass. `flashproof run` sets it; A/B and the
+  // side-by-side gate measure the job's own way.
+  bool levels = false;
 };
 
 Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& options);
+
+// Requests per round at a concurrency level: plan.requests, else the level or the number of
+// prompts, whichever is larger (prompts are used in turn).
+size_t level_requests(const Case& c, int level, size_t prompts);
 
 }  // namespace fp

@@ -25,6 +25,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "util/splitmix64.h"
+
 namespace fp {
 
 struct ChangePointOptions {
@@ -52,17 +54,5 @@ double energy_q(const std::vector<double>& series, size_t tau);
 
 // The median of `values` (the mean of the middle two for an even count); 0 for none.
 double median_of(std::vector<double> values);
-
-// splitmix64 (Steele, Lea & Flood 2014): the deterministic generator of the permutation test.
-class SplitMix64 {
- public:
-  explicit SplitMix64(uint64_t seed) : state_(seed) {}
-  uint64_t next();
-  // Uniform in [0, bound) (bound >= 1), without modulo bias.
-  uint64_t below(uint64_t bound);
-
- private:
-  uint64_t state_;
-};
 
 }  // namespace fp

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "measure/stats.h"
+#include "util/splitmix64.h"
 
 namespace fp {
 
@@ -50,32 +51,9 @@ double exact_upper_tail(size_t m, size_t n, double u) {
   return tail / total;
 }
 
-// splitmix64 (Steele, Lea, Flood 2014): tiny, fully specified, identical on every platform.
-class SplitMix64 {
- public:
-  explicit SplitMix64(uint64_t seed) : state_(seed) {}
-  uint64_t next() {
-    uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  // Uniform index in [0, n) without modulo bias.
-  size_t index(size_t n) {
-    uint64_t bound = static_cast<uint64_t>(n);
-    uint64_t limit = std::numeric_limits<uint64_t>::max() - std::numeric_limits<uint64_t>::max() % bound;
-    uint64_t x;
-    do x = next(); while (x >= limit);
-    return static_cast<size_t>(x % bound);
-  }
-
- private:
-  uint64_t state_;
-};
-
 double resampled_median(const std::vector<double>& x, SplitMix64& rng, std::vector<double>& buf) {
   buf.resize(x.size());
-  for (double& v : buf) v = x[rng.index(x.size())];
+  for (double& v : buf) v = x[rng.below(x.size())];
   return median(buf);
 }
 

@@ -338,6 +338,14 @@ std::string case_section(const ReportCase& rc, const std::vector<TrendPoint>* tr
   if (const std::string pc = str(r, {"signals", "probed_check"}); !pc.empty())
     out += "<p>Probed check (the timed configuration once more, with the kernel probe): <code>" + esc(pc) + "</code></p>";
 
+  // The workload a case with workload fields asked for and got (flow/workload_summary.h).
+  if (r.contains("workload") && r["workload"].is_object() && !r["workload"].empty()) {
+    out += "<h3>Workload</h3><table>";
+    for (const auto& [k, v] : r["workload"].items())
+      out += "<tr><td>" + esc(k) + "</td><td>" + esc(v.is_string() ? v.get<std::string>() : v.dump()) + "</td></tr>";
+    out += "</table>";
+  }
+
   // Figures against the golden.
   out += "<h3>Figures against the golden</h3>";
   if (!rc.golden_note.empty()) out += "<p class=\"notes\">" + esc(rc.golden_note) + "</p>";

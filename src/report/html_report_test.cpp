@@ -142,6 +142,31 @@ TEST_F(ReportTree, RendersEveryPartSelfContained) {
   EXPECT_EQ(render_html_report(*data), html) << "deterministic for the same data";
 }
 
+TEST_F(ReportTree, LevelledFiguresAndTheWorkloadLines) {
+  RunResult r = sample_run("b100", 1.0);
+  r.figures[0].name = "c1.ttft_ms_p95";
+  FigureResult c4 = r.figures[0];
+  c4.name = "c4.ttft_ms_p95";
+  r.figures.push_back(c4);
+  r.workload = {{"prompt_tokens", "200 per request, counted by llama-server POST /tokenize"}, {"goodput.c4", "7 of 8 requests met every target (87.5%)"}};
+  const std::string dir = add_run("20261130T000001Z-1", r);
+  auto back = load_result_json(dir + "/result.json");
+  ASSERT_TRUE(back) << back.error().message;
+  ASSERT_EQ(back->figures.size(), 2u);
+  EXPECT_EQ(back->figures[1].name, "c4.ttft_ms_p95");
+  EXPECT_TRUE(back->figures[1].gate);
+  auto data = load_report_data((root_ / "fp1").string());
+  ASSERT_TRUE(data) << data.error().message;
+  const std::string html = render_html_report(*data);
+  EXPECT_THAT(html, HasSubstr("<b>c1.ttft_ms_p95</b>"));
+  EXPECT_THAT(html, HasSubstr("<b>c4.ttft_ms_p95</b>"));
+  EXPECT_THAT(html, HasSubstr("<h3>Workload</h3>"));
+  EXPECT_THAT(html, HasSubstr("<td>goodput.c4</td><td>7 of 8 requests met every target (87.5%)</td>"));
+  const std::string text = result_to_text(r);
+  EXPECT_THAT(text, HasSubstr("figure.c4.ttft_ms_p95.p50 = "));
+  EXPECT_THAT(text, HasSubstr("workload.goodput.c4 = 7 of 8 requests met every target (87.5%)\n"));
+}
+
 TEST_F(ReportTree, ErrorsAndNotesNameTheFile) {
   auto none = load_report_data((root_ / "missing").string());
   ASSERT_FALSE(none);

@@ -83,6 +83,7 @@ std::string result_to_text(const RunResult& r) {
     line(out, k + ".launch_medians", join(medians, " "));
   }
   line(out, "fidelity", r.fidelity);
+  for (const auto& [k, v] : r.workload) line(out, "workload." + k, v);
   line(out, "memory.kv_cache_mib", r.kv_cache_mib ? num(*r.kv_cache_mib) : "not reported by the runtime");
   if (r.kv_cache_tokens) line(out, "memory.kv_cache_tokens", std::to_string(*r.kv_cache_tokens));
   for (const auto& [d, v] : r.kv_mib_by_device) line(out, "memory.kv_buffer_mib." + d, num(v));
@@ -134,6 +135,11 @@ nlohmann::ordered_json result_to_json(const RunResult& r) {
   j["launches"] = r.launches;
   j["figures"] = figs;
   j["fidelity"] = r.fidelity;
+  if (!r.workload.empty()) {
+    json w = json::object();
+    for (const auto& [k, v] : r.workload) w[k] = v;
+    j["workload"] = w;
+  }
   j["memory"] = {{"kv_cache_mib", r.kv_cache_mib ? json(*r.kv_cache_mib) : json(nullptr)},
                  {"kv_cache_tokens", r.kv_cache_tokens ? json(*r.kv_cache_tokens) : json(nullptr)},
                  {"kv_buffer_mib", r.kv_mib_by_device}, {"compute_buffer_mib", r.compute_mib_by_device},

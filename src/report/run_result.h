@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "measure/stats.h"
@@ -59,6 +60,9 @@ struct RunResult {
   double cold_ready_ms = -1, cold_first_ttft_ms = -1, cold_first_e2e_ms = -1;
   std::vector<FigureResult> figures;
   std::string fidelity;                         // client vs server prompt timing, in words
+  // The workload a case with workload fields asked for and got (flow/workload_summary.h): key
+  // (printed as "workload.<key>") and value, in order; empty for other cases.
+  std::vector<std::pair<std::string, std::string>> workload;
 
   // Memory
   std::optional<double> kv_cache_mib;

@@ -9,6 +9,41 @@
 
 namespace fp {
 
+namespace {
+
+Result<nlohmann::json> extra_object(const JsonFields& f, const std::string& key) {
+  nlohmann::json extra = f.raw().value(key, nlohmann::json::object());
+  if (!extra.is_object()) return f.error(key, "expected an object merged into the request");
+  return extra;
+}
+
+Result<std::optional<TokenizerEndpoint>> load_tokenizer(const JsonFields& a) {
+  FP_TRY(JsonFields t, a.object("tokenizer"));
+  FP_TRY_STATUS(t.only_keys({"path", "text", "chat", "count", "comment"}));
+  TokenizerEndpoint e;
+  FP_TRY(e.path, t.string("path"));
+  FP_TRY(e.count_field, t.string("count"));
+  FP_TRY(JsonFields text, t.object("text"));
+  FP_TRY_STATUS(text.only_keys({"field", "extra"}));
+  FP_TRY(e.text_field, text.string("field"));
+  FP_TRY(e.text_extra, extra_object(text, "extra"));
+  FP_TRY(JsonFields chat, t.object("chat"));
+  FP_TRY_STATUS(chat.only_keys({"messages_field", "extra", "template_path", "text_field"}));
+  if (chat.has("template_path")) {
+    FP_TRY(e.template_path, chat.string("template_path"));
+    FP_TRY(e.template_messages_field, chat.string("messages_field"));
+    FP_TRY(e.template_text_field, chat.string("text_field"));
+    if (!starts_with(e.template_path, "/")) return chat.error("template_path", "must start with '/'");
+  } else {
+    FP_TRY(e.chat_messages_field, chat.string("messages_field"));
+    FP_TRY(e.chat_extra, extra_object(chat, "extra"));
+  }
+  if (!starts_with(e.path, "/")) return t.error("path", "must start with '/'");
+  return std::optional<TokenizerEndpoint>(e);
+}
+
+}  // namespace
+
 Result<Adapter> load_adapter(const std::string& runtime) {
   if (runtime.empty() || runtime.find('/') != std::string::npos || runtime[0] == '.')
     return make_error("runtime " + quote(runtime) + ": not a plain file stem (e.g. llama-server)");
@@ -23,7 +58,7 @@ Result<Adapter> load_adapter_file(const std::string& path, const std::string& ru
   FP_TRY(JsonFields a, top.object("adapter"));
   FP_TRY_STATUS(a.only_keys({"executable_var", "executable_name", "health_path", "ready_paths", "chat_path", "completion_path",
                              "version_args", "version_regex", "build_regex", "timed_args", "evidence_args",
-                             "evidence_env", "port_in_use_regex", "request_extras", "comment"}));
+                             "evidence_env", "port_in_use_regex", "request_extras", "tokenizer", "exact_output", "comment"}));
   Adapter ad;
   ad.name = runtime;
   ad.data_file = path;
@@ -64,6 +99,12 @@ Result<Adapter> load_adapter_file(const std::string& path, const std::string& ru
   }
   ad.request_extras = a.raw().value("request_extras", nlohmann::json::object());
   if (!ad.request_extras.is_object()) return a.error("request_extras", "expected an object merged into each request body");
+  ad.exact_output = a.raw().value("exact_output", nlohmann::json::object());
+  if (!ad.exact_output.is_object())
+    return a.error("exact_output", "expected an object merged into a request that must produce exactly max_tokens tokens, e.g. {\"ignore_eos\": true}");
+  if (a.has("tokenizer")) {
+    FP_TRY(ad.tokenizer, load_tokenizer(a));
+  }
   return ad;
 }
 

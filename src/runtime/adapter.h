@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,22 @@
 #include "util/result.h"
 
 namespace fp {
+
+// The runtime's tokenizer endpoint ("tokenizer" in the runtime data): how flashproof counts a
+// prompt's tokens as the runtime will (flow/prompt_tokens.h). POST path with the text in
+// text_field (plus text_extra); chat turns either go as they are in chat_messages_field (plus
+// chat_extra: vLLM) or are first rendered to text by POST template_path (llama-server
+// /apply-template: the turns in template_messages_field, the text back in template_text_field).
+// The answer's count_field is an array (its length counts) or a whole number.
+struct TokenizerEndpoint {
+  std::string path;
+  std::string text_field;
+  nlohmann::json text_extra = nlohmann::json::object();
+  std::string chat_messages_field;
+  nlohmann::json chat_extra = nlohmann::json::object();
+  std::string template_path, template_messages_field, template_text_field;
+  std::string count_field;
+};
 
 struct Adapter {
   std::string name;                         // e.g. llama-server
@@ -29,6 +46,10 @@ struct Adapter {
   std::map<std::string, std::string> evidence_env;
   std::string port_in_use_regex;            // log wording when the port was taken
   nlohmann::json request_extras;            // merged into every request body
+  std::optional<TokenizerEndpoint> tokenizer;  // none: prompt tokens are estimated, and the result says so
+  // Merged into a request when the case asks for exact output lengths (shape.output_tokens), e.g.
+  // {"ignore_eos": true}; empty: the runtime has no way, outputs may stop early, the result says so.
+  nlohmann::json exact_output = nlohmann::json::object();
 };
 
 Result<Adapter> load_adapter(const std::string& runtime);
