@@ -94,6 +94,31 @@ std::string show_figures(const Golden& planned, const Golden* previous, const st
   return out;
 }
 
+std::string share(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f%%", 100.0 * v);
+  return buf;
+}
+
+// Shows the attention kernel set the plan writes against the previous one.
+std::string show_kernel_families(const Golden& planned, const Golden* previous) {
+  const auto none = std::map<std::string, GoldenKernelFamily>{};
+  const auto& before = previous ? previous->kernel_families : none;
+  if (planned.kernel_families.empty() && before.empty()) return "attention kernel set: none (no kernel probe in this run)\n";
+  std::string out = "attention kernel set (share of the attention GPU time, median of the probed launches):\n";
+  for (const auto& [name, f] : planned.kernel_families) {
+    auto it = before.find(name);
+    const std::string what = std::string(f.fused ? "fused" : "unfused") + ", n " + std::to_string(f.n) + " probed launches";
+    if (it == before.end()) out += fig_line('+', name, "new: " + share(f.share_median) + " (" + what + ")");
+    else if (it->second.share_median == f.share_median && it->second.n == f.n) out += fig_line('=', name, "unchanged: " + share(f.share_median));
+    else out += fig_line('~', name, share(it->second.share_median) + " -> " + share(f.share_median) + " (" + what + ")");
+  }
+  for (const auto& [name, f] : before)
+    if (!planned.kernel_families.count(name))
+      out += fig_line('-', name, "removed: this run did not run it (golden " + share(f.share_median) + ")");
+  return out;
+}
+
 // result.json's golden.dir: the golden folder the run was compared with ("" when none).
 std::string compared_golden_dir(const std::string& result_json) {
   auto text = read_file(result_json);
@@ -161,9 +186,11 @@ int accept_one(const std::string& run_dir, const std::string& golden_root, const
   bool changes = false;
   if (plan->golden) {
     std::cout << show_figures(*plan->golden, previous.get(), previous_file);
+    std::cout << show_kernel_families(*plan->golden, previous.get());
     changes = changes || golden_to_json(*plan->golden) != golden_before;
     std::cout << "files: " << paths.golden_file << (golden_before.empty() ? " (new)" : "") << ", " << paths.verdict_file
-              << " (verdict " << r->verdict << (r->verdict_backend.empty() ? "" : " " + r->verdict_backend) << ")"
+              << " (verdict " << r->verdict << (r->verdict_backend.empty() ? "" : " " + r->verdict_backend)
+              << ", evidence levels " << (r->levels_used.empty() ? std::string("none") : join(r->levels_used, ", ")) << ")"
               << (plan->case_fingerprint_json.empty() ? "" : ", " + paths.case_fingerprint_file + " (fingerprint " + r->fingerprint_id + ")")
               << "\n";
   }

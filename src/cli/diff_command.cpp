@@ -24,7 +24,8 @@ const char* kUsage =
     "latest run) or a folder of case folders (the latest run of each case, paired by case name).\n"
     "--last compares, per case, the last run in <results>/history.tsv with the one before it (across\n"
     "fingerprints: the night before an upgrade counts).\n"
-    "exit: 0 no verdict change, gated regression or changed answer; 1 some; 2 bad input; 64 usage\n";
+    "The attention kernel set is compared family by family (a kernel swap is named).\n"
+    "exit: 0 no verdict change, gated regression, kernel swap or changed answer; 1 some; 2 bad input; 64 usage\n";
 
 Result<std::map<std::string, RunResult>> load_side(const std::string& path) {
   FP_TRY(std::vector<std::string> files, resolve_results(path));
@@ -39,7 +40,7 @@ Result<std::map<std::string, RunResult>> load_side(const std::string& path) {
 int print(const std::vector<ResultDiff>& diffs) {
   std::cout << format_result_diffs(diffs);
   for (const auto& d : diffs)
-    if (d.verdict_changed() || d.regressed() || d.answers_changed()) return 1;
+    if (d.verdict_changed() || d.regressed() || d.answers_changed() || d.kernels_changed()) return 1;
   return 0;
 }
 

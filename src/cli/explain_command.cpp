@@ -6,6 +6,7 @@
 #include <map>
 #include <string>
 
+#include "evidence/kernel_set.h"
 #include "evidence/kernel_tally.h"
 #include "evidence/log_records.h"
 #include "evidence/log_scan.h"
@@ -29,7 +30,8 @@ const char* const kUsage =
     "                          [--model FILE.gguf | --layers N] [--require LEVELS]\n"
     "  --runtime         runtime data file stem, e.g. llama-server\n"
     "  --log             the runtime's whole log, plain or gzipped\n"
-    "  --kernels         kernel tally from the CUPTI probe (launches, gpu ns, [device,] name per line)\n"
+    "  --kernels         kernel tally from the CUPTI probe (launches, gpu ns, [device,] name per line);\n"
+    "                    for DIR/kernels.tsv the per-process tallies DIR/kernels.<pid>.tsv are merged when present\n"
     "  --expect-backend  backends the fused op must run on, each of them and no other: CUDA0, CPU,\n"
     "                    CUDA0,CUDA1, or all-gpus (every GPU backend the log names)\n"
     "  --model           the model the log ran: its attention layer count (GGUF block_count) checks that\n"
@@ -149,7 +151,7 @@ int explain_command(int argc, char** argv) {
   }
   KernelSummary kernels;
   if (opts.count("--kernels")) {
-    auto tally = read_kernel_tally(opts["--kernels"]);
+    auto tally = read_process_tallies(opts["--kernels"]);  // DIR/kernels.tsv also reads DIR/kernels.<pid>.tsv
     if (!tally) return usage_error("--kernels: " + tally.error().message);
     kernels = classify_kernels(*tally, *sigs);
     in.kernels = &kernels;
@@ -157,7 +159,10 @@ int explain_command(int argc, char** argv) {
   Verdict v = decide(in);
   std::cout << "runtime: " << sigs->runtime << " (" << sigs->source << ")\n"
             << "log: " << opts["--log"] << " (" << records.size() << " records)\n";
-  if (in.kernels) std::cout << "kernels: " << opts["--kernels"] << "\n";
+  if (in.kernels)
+    std::cout << "kernels: " << kernels.source
+              << (kernels.processes > 1 ? " (" + std::to_string(kernels.processes) + " processes)" : std::string()) << "\n"
+              << "attention kernel families: " << family_shares_text(family_shares(kernels)) << "\n";
   std::cout << format_verdict(v);
   if (!verdict_as_expected(v, /*expect_fused=*/true)) {
     // Why, where the runtime data knows: facts from the model, the expectation and the log.

@@ -1,6 +1,7 @@
 #include "evidence/kernel_set.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <iterator>
 
 #include "util/text.h"
@@ -61,6 +62,33 @@ std::string kernel_display_name(const std::string& demangled) {
 std::string kernel_set_text(const AttentionKernelSet& s) {
   if (s.records == 0) return "no kernel records";
   return "fused: " + names_text(s.fused) + "; unfused: " + names_text(s.unfused);
+}
+
+std::vector<FamilyShare> family_shares(const KernelSummary& s) {
+  double ns = 0, launches = 0;  // doubles: the counts saturate, their sum need not fit a long long
+  for (const auto& [name, f] : s.families) {
+    ns += static_cast<double>(f.gpu_ns);
+    launches += static_cast<double>(f.launches);
+  }
+  std::vector<FamilyShare> out;
+  for (const auto& [name, f] : s.families) {
+    const double share = ns > 0 ? static_cast<double>(f.gpu_ns) / ns
+                         : launches > 0 ? static_cast<double>(f.launches) / launches : 0.0;
+    out.push_back({name, f.fused, share, f.launches});
+  }
+  std::stable_sort(out.begin(), out.end(), [](const FamilyShare& a, const FamilyShare& b) { return a.share > b.share; });
+  return out;
+}
+
+std::string family_shares_text(const std::vector<FamilyShare>& shares) {
+  if (shares.empty()) return "no attention kernel";
+  std::vector<std::string> parts;
+  for (const auto& f : shares) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, " %.1f%%", 100.0 * f.share);
+    parts.push_back(f.family + buf);
+  }
+  return join(parts, ", ");
 }
 
 std::vector<std::string> compare_kernel_sets(const AttentionKernelSet& evidence, const AttentionKernelSet& check) {

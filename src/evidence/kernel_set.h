@@ -25,6 +25,20 @@ std::string kernel_display_name(const std::string& demangled);
 // "fused: flash_attn_ext_vec<...>, flash_attn_ext_f16<...>; unfused: none" (names shortened).
 std::string kernel_set_text(const AttentionKernelSet& s);
 
+// One attention kernel family (the runtime data's kernel rules name them: fattn-mma, fattn-vec, FA3,
+// ...) and its share of the attention GPU time (fused plus unfused attention kernels).
+struct FamilyShare {
+  std::string family;
+  bool fused = true;
+  double share = 0;        // 0..1
+  long long launches = 0;
+};
+// Every family that ran, largest share first; empty when no attention kernel ran. When the tally
+// holds no GPU time (incomplete records) the shares are of launches instead.
+std::vector<FamilyShare> family_shares(const KernelSummary& s);
+// "fattn-mma 43.4%, fattn-vec 29.4%, fattn-helpers 27.2%"; "no attention kernel" when empty.
+std::string family_shares_text(const std::vector<FamilyShare>& shares);
+
 // Differences between the evidence pass and the probed check, as human text; empty when they tie.
 // A check whose tally has no records cannot be tied and is a mismatch.
 std::vector<std::string> compare_kernel_sets(const AttentionKernelSet& evidence, const AttentionKernelSet& check);

@@ -69,5 +69,50 @@ TEST(KernelSet, EmptyCheckCannotTie) {
   EXPECT_EQ(kernel_set_text(AttentionKernelSet{}), "no kernel records");
 }
 
+TEST(KernelSet, FamilySharesOfTheRecordedH200Run) {
+  // fixtures/logs/h200/mid_fa_on: mma 13201492 + 56381 ns, vec 3767802, helpers 517978 + 141377 + 11167.
+  const auto shares = family_shares(h200_run("mid_fa_on").kernels);
+  ASSERT_EQ(shares.size(), 3u);
+  const double attention = 17696197.0;
+  EXPECT_EQ(shares[0].family, "fattn-mma");
+  EXPECT_NEAR(shares[0].share, (13201492.0 + 56381.0) / attention, 1e-12);
+  EXPECT_EQ(shares[1].family, "fattn-vec");
+  EXPECT_NEAR(shares[1].share, 3767802.0 / attention, 1e-12);
+  EXPECT_EQ(shares[2].family, "fattn-helpers");
+  EXPECT_EQ(family_shares_text(shares), "fattn-mma 74.9%, fattn-vec 21.3%, fattn-helpers 3.8%");
+  const auto off = family_shares(h200_run("mid_fa_off").kernels);
+  ASSERT_EQ(off.size(), 1u);
+  EXPECT_EQ(off[0].family, "soft_max");
+  EXPECT_FALSE(off[0].fused);
+  EXPECT_DOUBLE_EQ(off[0].share, 1.0);
+  EXPECT_EQ(family_shares_text({}), "no attention kernel");
+}
+
+TEST(KernelSet, EveryKernelRuleExampleLandsInItsOwnFamily) {
+  // The first rule that matches decides: fattn_wmma must come before fattn_mma, the catch-all last.
+  for (const char* runtime : {"llama-server", "vllm"}) {
+    auto sigs = load_runtime_signatures(runtime);
+    ASSERT_TRUE(sigs.ok()) << sigs.error().message;
+    for (const auto& rule : sigs->kernels) {
+      if (rule.family.empty()) continue;
+      for (const auto& ex : rule.examples) {
+        KernelTally t;
+        t.kernels.push_back({1, 10, ex, 0, 1});
+        KernelSummary s = classify_kernels(t, *sigs);
+        ASSERT_EQ(s.families.size(), 1u) << runtime << ": " << ex;
+        EXPECT_EQ(s.families.begin()->first, rule.family) << runtime << ": rule " << rule.name << " example " << ex;
+      }
+    }
+  }
+}
+
+TEST(KernelSet, KernelsOfNoFamilyAreStillCounted) {
+  KernelTally t;
+  t.kernels.push_back({2, 10, "void flash_attn_ext_mma_bf16<128, 128, 32, 2, false>(char const*)", 0, 1});
+  KernelSummary s = classify_kernels(t, fp::testing::llama_signatures());
+  ASSERT_EQ(s.families.count(kOtherFusedFamily), 1u);
+  EXPECT_EQ(s.families.at(kOtherFusedFamily).launches, 2);
+}
+
 }  // namespace
 }  // namespace fp

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <filesystem>
 #include <limits>
 #include <set>
 
@@ -94,6 +95,81 @@ Result<KernelTally> read_kernel_tally(const std::string& path) {
   return parse_kernel_tally(text, path);
 }
 
+std::string per_process_tally_pattern(const std::string& path) {
+  namespace fs = std::filesystem;
+  const fs::path p(path);
+  return (p.parent_path() / (p.stem().string() + ".%p" + p.extension().string())).string();
+}
+
+Result<KernelTally> read_process_tallies(const std::string& path) {
+  namespace fs = std::filesystem;
+  const fs::path p(path);
+  const std::string prefix = p.stem().string() + ".", suffix = p.extension().string();
+  std::vector<std::string> files;
+  std::error_code ec;
+  const fs::path dir = p.parent_path().empty() ? fs::path(".") : p.parent_path();
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.size() <= prefix.size() + suffix.size() || !starts_with(name, prefix) || !ends_with(name, suffix)) continue;
+    const std::string pid = name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
+    if (pid.find_first_not_of("0123456789") == std::string::npos) files.push_back(e.path().string());
+  }
+  if (files.empty()) return read_kernel_tally(path);
+  std::sort(files.begin(), files.end());
+  std::vector<KernelTally> tallies;
+  for (const auto& f : files) {
+    FP_TRY(KernelTally t, read_kernel_tally(f));
+    tallies.push_back(std::move(t));
+  }
+  return merge_kernel_tallies(tallies);
+}
+
+KernelTally merge_kernel_tallies(const std::vector<KernelTally>& tallies) {
+  KernelTally out;
+  out.processes = 0;
+  std::vector<std::string> sources, reasons;
+  std::map<std::pair<int, std::string>, size_t> at;  // (device, name) -> index in out.kernels
+  for (const auto& t : tallies) {
+    out.processes += t.processes;
+    sources.push_back(t.source);
+    if (t.status == "ok") out.status = "ok";
+    else if (out.status.empty()) out.status = t.status;
+    if (!t.status.empty() && t.status != "ok")
+      reasons.push_back(t.source + ": " + t.status + (t.reason.empty() ? "" : " (" + t.reason + ")"));
+    for (const auto& k : t.kernels) {
+      auto [it, fresh] = at.emplace(std::make_pair(k.device, k.name), out.kernels.size());
+      if (fresh) {
+        out.kernels.push_back(k);
+        continue;
+      }
+      KernelLine& m = out.kernels[it->second];
+      add_saturating(m.launches, k.launches);
+      add_saturating(m.gpu_ns, k.gpu_ns);
+    }
+  }
+  out.source = join(sources, " + ");
+  out.reason = join(reasons, "; ");
+  return out;
+}
+
+std::string kernel_tally_text(const KernelTally& t) {
+  std::string out = "# flashproof-probe merged processes=" + std::to_string(t.processes) +
+                    (t.status.empty() ? "" : " status=" + t.status) + " from=" + t.source;
+  for (char& c : out)
+    if (c == '\n' || c == '\t') c = ' ';
+  if (!t.reason.empty()) out += " reason=" + t.reason;
+  out += "\n";
+  std::vector<const KernelLine*> rows;
+  for (const auto& k : t.kernels) rows.push_back(&k);
+  std::stable_sort(rows.begin(), rows.end(), [](const KernelLine* a, const KernelLine* b) { return a->gpu_ns > b->gpu_ns; });
+  for (const auto* k : rows) {
+    out += std::to_string(k->launches) + "\t" + std::to_string(k->gpu_ns) + "\t";
+    if (k->device >= 0) out += std::to_string(k->device) + "\t";
+    out += k->name + "\n";
+  }
+  return out;
+}
+
 double KernelSummary::attention_share() const {
   if (total_ns <= 0) return 0;
   return static_cast<double>(fused_ns + unfused_ns) / static_cast<double>(total_ns);
@@ -102,6 +178,7 @@ double KernelSummary::attention_share() const {
 KernelSummary classify_kernels(const KernelTally& tally, const RuntimeSignatures& sigs) {
   KernelSummary s;
   s.source = tally.source;
+  s.processes = tally.processes;
   s.records = tally.kernels.size();
   s.status = tally.status;
   s.reason = tally.reason;
@@ -109,7 +186,10 @@ KernelSummary classify_kernels(const KernelTally& tally, const RuntimeSignatures
   for (const auto& k : tally.kernels) s.devices_known = s.devices_known && k.device >= 0;
   std::map<std::string, std::vector<Ranked>> by_backend;
   for (const auto& rule : sigs.kernels) {
-    if (rule.kind == RuleKind::FusedKernel) s.fused_patterns.push_back(rule.pattern);
+    const std::string looked_for = rule.family.empty() ? rule.pattern : rule.family;
+    if (rule.kind == RuleKind::FusedKernel &&
+        std::find(s.fused_patterns.begin(), s.fused_patterns.end(), looked_for) == s.fused_patterns.end())
+      s.fused_patterns.push_back(looked_for);
     if (!rule.backend.empty() && std::find(s.backends_with_patterns.begin(), s.backends_with_patterns.end(),
                                            rule.backend) == s.backends_with_patterns.end())
       s.backends_with_patterns.push_back(rule.backend);
@@ -126,6 +206,11 @@ KernelSummary classify_kernels(const KernelTally& tally, const RuntimeSignatures
       add_saturating(is_fused ? s.fused_ns : s.unfused_ns, k.gpu_ns);
       (is_fused ? fused : unfused).push_back({k.gpu_ns, k.name});
       if (is_fused) add_saturating(s.fused_launches_by_device[k.device], k.launches);
+      KernelFamilyTally& fam =
+          s.families[!rule.family.empty() ? rule.family : is_fused ? kOtherFusedFamily : kOtherUnfusedFamily];
+      fam.fused = is_fused;
+      add_saturating(fam.launches, k.launches);
+      add_saturating(fam.gpu_ns, k.gpu_ns);
       if (!rule.backend.empty()) {
         add_saturating(s.launches_by_backend[rule.backend], k.launches);
         by_backend[rule.backend].push_back({k.gpu_ns, k.name});

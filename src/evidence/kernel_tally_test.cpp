@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
 #include <limits>
 
 #include "evidence/testing.h"
@@ -137,6 +140,99 @@ TEST(KernelTally, RefusedHeaderKeepsStatusAndReason) {
   EXPECT_EQ(t->status, "refused");
   EXPECT_EQ(t->reason, "cuptiSubscribe: CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED (CUptiResult 39)");
   EXPECT_TRUE(t->kernels.empty());
+}
+
+}  // namespace
+}  // namespace fp
+
+namespace fp {
+namespace {
+
+// A fresh folder for the per-process tallies of one test.
+std::string tally_dir(const std::string& name) {
+  const std::string dir = ::testing::TempDir() + "/fp_tallies_" + std::to_string(::getpid()) + "_" + name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+TEST(KernelTally, PerProcessPatternCarriesThePid) {
+  EXPECT_EQ(per_process_tally_pattern("/r/run/kernels.tsv"), "/r/run/kernels.%p.tsv");
+  EXPECT_EQ(per_process_tally_pattern("/r/run/kernels-probed-check.tsv"), "/r/run/kernels-probed-check.%p.tsv");
+}
+
+// vLLM: the API server process ran no kernel (an empty, ok tally), its engine core child ran them all.
+TEST(KernelTally, TalliesOfTwoProcessesMerge) {
+  const std::string dir = tally_dir("two");
+  ASSERT_TRUE(write_file_atomic(dir + "/kernels.4100.tsv",
+                                "# flashproof-probe v2 status=ok state=final pid=4100 cupti=130001 records=0 incomplete=0 dropped=0 kernels=0\n"));
+  ASSERT_TRUE(write_file_atomic(
+      dir + "/kernels.4187.tsv",
+      "# flashproof-probe v2 status=ok state=final pid=4187 cupti=130001 records=30 incomplete=0 dropped=0 kernels=3\n"
+      "20\t900\t0\tvoid flash::flash_fwd_splitkv_kernel<Flash_fwd_kernel_traits<128, 64, 128, 4, false, false, cutlass::bfloat16_t>, false>(Flash_fwd_params)\n"
+      "6\t300\t0\tvoid vllm::reshape_and_cache_flash_kernel<__nv_bfloat16, __nv_bfloat16, (vllm::Fp8KVCacheDataType)0>(__nv_bfloat16 const*)\n"
+      "4\t800\t0\tgemm\n"));
+  ASSERT_TRUE(write_file_atomic(dir + "/kernels.notapid.tsv", "garbage that is not read\n"));
+  auto t = read_process_tallies(dir + "/kernels.tsv");
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  EXPECT_EQ(t->processes, 2u);
+  EXPECT_EQ(t->status, "ok");
+  EXPECT_EQ(t->kernels.size(), 3u);
+  EXPECT_EQ(t->source, dir + "/kernels.4100.tsv + " + dir + "/kernels.4187.tsv");
+  // The merged text reads back as the same tally (what the run keeps as kernels.tsv).
+  auto again = parse_kernel_tally(kernel_tally_text(*t), "merged.tsv");
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  EXPECT_EQ(again->status, "ok");
+  ASSERT_EQ(again->kernels.size(), 3u);
+  EXPECT_EQ(again->kernels[0].launches, 20);
+  EXPECT_EQ(again->kernels[0].device, 0);
+}
+
+TEST(KernelTally, SameKernelInTwoProcessesAddsUp) {
+  auto a = parse_kernel_tally("1\t10\t0\tvoid flash_attn_ext_f16<128>(int)\n2\t5\t1\tvoid flash_attn_ext_f16<128>(int)\n", "a.tsv");
+  auto b = parse_kernel_tally("# flashproof-probe v2 status=refused state=final pid=2 cupti=1 reason=cuptiSubscribe: busy\n", "b.tsv");
+  auto c = parse_kernel_tally("3\t30\t0\tvoid flash_attn_ext_f16<128>(int)\n", "c.tsv");
+  ASSERT_TRUE(a && b && c);
+  a->status = c->status = "ok";
+  KernelTally m = merge_kernel_tallies({*a, *b, *c});
+  EXPECT_EQ(m.processes, 3u);
+  ASSERT_EQ(m.kernels.size(), 2u);  // device 0 and device 1 stay apart
+  EXPECT_EQ(m.kernels[0].launches, 4);
+  EXPECT_EQ(m.kernels[0].gpu_ns, 40);
+  EXPECT_EQ(m.kernels[1].device, 1);
+  EXPECT_EQ(m.status, "ok");  // another process was refused: said, but the kernels of the others count
+  EXPECT_EQ(m.reason, "b.tsv: refused (cuptiSubscribe: busy)");
+  KernelTally refused = merge_kernel_tallies({*b});
+  EXPECT_EQ(refused.status, "refused");
+}
+
+TEST(KernelTally, OldSingleFileStillLoadsWhereNoProcessFileIs) {
+  const std::string dir = tally_dir("single");
+  auto text = read_file(fp::testing::fixture("logs/h200-live/fa_on.quiet.kernels.tsv"));
+  ASSERT_TRUE(text.ok());
+  ASSERT_TRUE(write_file_atomic(dir + "/kernels.tsv", *text));
+  auto t = read_process_tallies(dir + "/kernels.tsv");
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  EXPECT_EQ(t->source, dir + "/kernels.tsv");
+  EXPECT_EQ(t->processes, 1u);
+  EXPECT_EQ(t->kernels.size(), 22u);
+  auto none = read_process_tallies(dir + "/absent.tsv");
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.error().message.find(dir + "/absent.tsv"), std::string::npos) << none.error().message;
+}
+
+// The kernel families of the runtime data, on the recorded H200 tallies.
+TEST(KernelTally, FamiliesOfTheRecordedH200Runs) {
+  const KernelSummary& on = h200_run("mid_fa_on").kernels;
+  EXPECT_EQ(on.families.size(), 3u);
+  EXPECT_EQ(on.families.at("fattn-mma").launches, 112);
+  EXPECT_EQ(on.families.at("fattn-vec").launches, 248);
+  EXPECT_EQ(on.families.at("fattn-helpers").launches, 264);
+  EXPECT_TRUE(on.families.at("fattn-mma").fused);
+  const KernelSummary& off = h200_run("mid_fa_off").kernels;
+  ASSERT_EQ(off.families.size(), 1u);
+  EXPECT_FALSE(off.families.at("soft_max").fused);
+  EXPECT_EQ(off.families.at("soft_max").launches, 360);
 }
 
 }  // namespace

@@ -162,7 +162,7 @@ Result<Rule> parse_rule(const json& obj, const std::string& section, const Where
   if (!obj.is_object()) return where.error("value " + quote(obj.dump()) + " is not an object");
   FP_TRY_STATUS(check_keys(obj, where,
                            {"name", "kind", "pattern", "captures", "fused", "states", "scale_to_mib", "comment",
-                            "examples", "counter_examples", "backend"}));
+                            "examples", "counter_examples", "backend", "family"}));
   Rule rule;
   FP_TRY(rule.name, get_string(obj, "name", where, true));
   FP_TRY(std::string kind, get_string(obj, "kind", where, true));
@@ -187,6 +187,9 @@ Result<Rule> parse_rule(const json& obj, const std::string& section, const Where
   FP_TRY(rule.backend, get_string(obj, "backend", where, false));
   if (!rule.backend.empty() && section != "kernels")
     return where.at("backend").error("belongs to kernel rules only (the attention backend a kernel belongs to)");
+  FP_TRY(rule.family, get_string(obj, "family", where, false));
+  if (!rule.family.empty() && section != "kernels")
+    return where.at("family").error("belongs to kernel rules only (the kernel family a kernel belongs to, e.g. fattn-mma)");
   FP_TRY(rule.examples, get_strings(obj, "examples", where));
   FP_TRY(rule.counter_examples, get_strings(obj, "counter_examples", where));
   if (rule.examples.empty())

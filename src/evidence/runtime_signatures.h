@@ -53,6 +53,7 @@ struct Rule {
   std::map<std::string, std::optional<bool>> states;  // captured "state" -> fused (null: undecided)
   double scale_to_mib = 1.0;              // multiplies captured sizes ("mib", "k_mib", "v_mib")
   std::string backend;                    // kernel rules: the attention backend the kernel belongs to ("" any)
+  std::string family;                     // kernel rules: the kernel family (fattn-mma, FA3, ...); "" none
   std::string comment;
   std::vector<std::string> examples;
   std::vector<std::string> counter_examples;

@@ -503,6 +503,24 @@ const std::vector<std::string>& evidence_level_names() {
   return names;
 }
 
+std::vector<std::string> evidence_lost(const std::vector<std::string>& before, const std::vector<std::string>& now,
+                                       const std::vector<std::string>& now_unavailable, const std::string& before_what,
+                                       const std::string& now_what) {
+  std::vector<std::string> out;
+  const auto& names = evidence_level_names();
+  for (size_t i = 0; i < names.size(); ++i) {
+    const std::string& name = names[i];
+    const auto has = [&](const std::vector<std::string>& v) { return std::find(v.begin(), v.end(), name) != v.end(); };
+    if (!has(before) || has(now)) continue;
+    const std::string level = "level " + std::to_string(i + 1);
+    std::string line = "EVIDENCE LOST: " + level + " (" + name + ") gave evidence " + before_what + " and none " + now_what;
+    for (const auto& u : now_unavailable)
+      if (starts_with(u, level + " " + name + ": ")) line += ": " + u.substr(level.size() + name.size() + 3);
+    out.push_back(line);
+  }
+  return out;
+}
+
 std::vector<std::string> default_evidence_levels(const RuntimeSignatures& sigs, bool probe_attached) {
   std::vector<std::string> out = {"log"};
   if (!sigs.placement.empty()) out.push_back("placement");

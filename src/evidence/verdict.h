@@ -101,6 +101,15 @@ Verdict decide(const VerdictInput& in);
 bool verdict_as_expected(const Verdict& v, bool expect_fused);
 bool verdict_as_expected(Activity activity, bool disagreement, bool expect_fused);
 
+// Evidence lost: every level that answered before (`before`, level names as evidence_level_names())
+// and is silent now (`now`), one line each: "EVIDENCE LOST: level 2 (placement) gave evidence
+// <before_what> and none <now_what>: <why, from now_unavailable>". A changed log format or a probe
+// that a new build refuses loses a level even when the verdict still reads the same. The one rule of
+// the gate against goldens, the side-by-side gate and a run against its golden.
+std::vector<std::string> evidence_lost(const std::vector<std::string>& before, const std::vector<std::string>& now,
+                                       const std::vector<std::string>& now_unavailable, const std::string& before_what,
+                                       const std::string& now_what);
+
 // The fused op's placement per backend, "CPU 30, CUDA0 126" (backend order); "" when none.
 std::string backends_text(const std::map<std::string, int>& fused_backends);
 // What the verdict knows for the cause rules (evidence/causes.h): expected_backend, and placed_on,

@@ -71,7 +71,7 @@ TEST(Verdict, Q5_1SilentFallbackToCpu) {
   EXPECT_FALSE(v.partial_offload);
   EXPECT_EQ(v.fused_backends, (std::map<std::string, int>{{"CPU", 156}}));
   EXPECT_TRUE(has_quote(v, "sched_reserve: graph splits = 10"));
-  EXPECT_TRUE(contains(v.levels[2].summary, "no fused attention kernel (^(?:void )?flash_attn_\\w+) among 23 kernels"))
+  EXPECT_TRUE(contains(v.levels[2].summary, "no fused attention kernel (fattn-wmma or fattn-mma or fattn-vec or fattn-tile or fattn-helpers or ^(?:void )?flash_attn_\\w+) among 23 kernels"))
       << v.levels[2].summary;
   EXPECT_TRUE(contains(v.disagreement_detail, "log says \"llama_context: flash_attn    = enabled\""))
       << v.disagreement_detail;
@@ -352,6 +352,36 @@ TEST(Verdict, VerdictAsExpectedIsOneRule) {
   EXPECT_FALSE(verdict_as_expected(Activity::NoEvidence, false, false));
   EXPECT_TRUE(verdict_as_expected(Activity::NotActive, false, false));
   EXPECT_FALSE(verdict_as_expected(Activity::NotActive, false, true));
+}
+
+}  // namespace
+}  // namespace fp
+
+namespace fp {
+namespace {
+
+TEST(Verdict, EvidenceLostNamesEachLevelThatFellSilentAndWhy) {
+  // Recorded H200 runs: with the tally the verdict used three levels, without it two.
+  Verdict before = h200_verdict("mid_fa_on", "CUDA0");
+  Verdict now = h200_verdict("mid_fa_on", "CUDA0", /*with_kernels=*/false);
+  auto names = [](const Verdict& v) {
+    std::vector<std::string> n;
+    for (int l : v.levels_used) n.push_back(v.levels[static_cast<size_t>(l - 1)].name);
+    return n;
+  };
+  ASSERT_EQ(names(before), (std::vector<std::string>{"log", "placement", "kernels"}));
+  auto lost = evidence_lost(names(before), names(now), now.levels_unavailable, "with the baseline", "with the candidate");
+  ASSERT_EQ(lost.size(), 1u);
+  EXPECT_EQ(lost[0].rfind("EVIDENCE LOST: level 3 (kernels) gave evidence with the baseline and none with the candidate: no tally given", 0),
+            0u)
+      << lost[0];
+  EXPECT_TRUE(evidence_lost(names(before), names(before), {}, "a", "b").empty());
+  // A level gained is no loss; two lost are two lines, in level order.
+  EXPECT_TRUE(evidence_lost({"log"}, {"log", "kernels"}, {}, "a", "b").empty());
+  auto two = evidence_lost({"log", "placement", "kernels"}, {"log"}, {"level 2 placement: no node records"}, "before", "now");
+  ASSERT_EQ(two.size(), 2u);
+  EXPECT_EQ(two[0], "EVIDENCE LOST: level 2 (placement) gave evidence before and none now: no node records");
+  EXPECT_EQ(two[1], "EVIDENCE LOST: level 3 (kernels) gave evidence before and none now");
 }
 
 }  // namespace

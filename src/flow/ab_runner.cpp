@@ -303,6 +303,8 @@ AbOutcome run_ab(const std::string& case_path, const AbRunOptions& opts_in) {
     s->ctx = ctx;
     s->ctx.flag_value = is_on ? c.flag.on : c.flag.off;
     s->ctx.out_dir = dir + "/" + (is_on ? "on" : "off");
+    // Evidence at the job's load: the sustained phase's streams when it runs and they are more.
+    if (r.sustained_s > 0) s->ctx.load_streams = std::max(job_load_streams(ctx), r.concurrency);
     s->arm.name = is_on ? "on" : "off";
     s->arm.flag_value = s->ctx.flag_value;
     std::error_code ec;

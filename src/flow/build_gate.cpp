@@ -14,6 +14,7 @@
 #include "flow/case_context.h"
 #include "flow/evidence_pass.h"
 #include "flow/paired_runner.h"
+#include "flow/probed_check.h"
 #include "case/prompt_set.h"
 #include "golden/answers.h"
 #include "runtime/cpu_quota.h"
@@ -164,12 +165,28 @@ BuildGateCase gate_case(const std::string& path, const BuildGateOptions& o, TeeT
                           "): " + ev_cand->verdict.explanation);
   // A level that gave evidence in the old build and nothing in the new one (a changed log format, a
   // probe the new build refuses) is evidence lost, even when the verdict still reads the same.
-  for (int level : ev_base->verdict.levels_used)
-    if (std::find(ev_cand->verdict.levels_used.begin(), ev_cand->verdict.levels_used.end(), level) ==
-        ev_cand->verdict.levels_used.end())
-      bc.problems.push_back("EVIDENCE LOST: level " + std::to_string(level) + " (" +
-                            ev_base->verdict.levels[static_cast<size_t>(level - 1)].name +
-                            ") gave evidence with the baseline and none with the candidate");
+  const auto level_names = [](const Verdict& v) {
+    std::vector<std::string> names;
+    for (int l : v.levels_used) names.push_back(v.levels[static_cast<size_t>(l - 1)].name);
+    return names;
+  };
+  for (const auto& lost : evidence_lost(level_names(ev_base->verdict), level_names(ev_cand->verdict),
+                                        ev_cand->verdict.levels_unavailable, "with the baseline", "with the candidate"))
+    bc.problems.push_back(lost);
+  // The attention kernel set, family by family (golden/kernel_families.h): one evidence pass per arm
+  // resolves no share move within noise, but a family lost or new is a swap.
+  if (ev_base->kernels && ev_cand->kernels) {
+    std::vector<FamilySamples> fam_base, fam_cand;
+    std::vector<std::string> launches;
+    add_kernel_launch(fam_base, launches, family_shares(*ev_base->kernels), "baseline evidence pass");
+    add_kernel_launch(fam_cand, launches, family_shares(*ev_cand->kernels), "candidate evidence pass");
+    if (!fam_base.empty() && !fam_cand.empty()) {
+      const KernelFamilyComparison kc = compare_kernel_families(golden_kernel_families(fam_base), fam_cand);
+      say("  attention kernel families (baseline -> candidate):\n");
+      for (const auto& l : kc.lines()) say("    " + l + "\n");
+      for (const auto& f : kc.failures()) bc.problems.push_back(f);
+    }
+  }
   if (ev_base->verdict.activity != ev_cand->verdict.activity)
     bc.problems.push_back("verdict changed: " + verdict_text(ev_base->verdict) + " -> " + verdict_text(ev_cand->verdict));
   else if (backends_text(ev_base->verdict.fused_backends) != backends_text(ev_cand->verdict.fused_backends))
@@ -227,7 +244,7 @@ BuildGateCase gate_case(const std::string& path, const BuildGateOptions& o, TeeT
 
   const bool incomplete = !po.errors.empty() || interrupted();
   const bool hard_fail = std::any_of(bc.problems.begin(), bc.problems.end(), [](const std::string& p) {
-    return starts_with(p, "LOST") || starts_with(p, "EVIDENCE LOST") || starts_with(p, "verdict changed") ||
+    return starts_with(p, "LOST") || starts_with(p, "EVIDENCE LOST") || starts_with(p, "KERNEL") || starts_with(p, "verdict changed") ||
            starts_with(p, "fused attention moved") ||
            starts_with(p, "answers changed") || starts_with(p, "REGRESSION");
   });

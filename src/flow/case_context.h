@@ -36,6 +36,8 @@ struct CaseContext {
   std::optional<GpuDeclaration> gpu_box;  // the machine declares its GPUs: GPU cases may not skip (flow/gpu_machine.h)
   std::string cgroup_procs;       // timed launches join this cgroup (runtime/cpu_quota.h); empty: none
   std::vector<int> runtime_cpus;  // timed launches run on these CPUs (the client has its own); empty: any
+  int load_streams = 0;           // requests at once in the evidence pass and the probed check; 0: the
+                                  // job's own (flow/evidence_pass.h job_load_streams)
 };
 
 // Exit codes of a case that cannot be resolved: the same as `flashproof run` and `flashproof ab`.

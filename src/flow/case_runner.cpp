@@ -145,6 +145,8 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
   r.levels_unavailable = v.levels_unavailable;
   r.verdict_as_expected = verdict_as_expected(v, c.expect.fused_attention);
   r.evidence_signals = signals_text(ev->signals);
+  r.evidence_load = ev->load;
+  if (ev->kernels) add_kernel_launch(r.kernel_families, r.kernel_launches, family_shares(*ev->kernels), "evidence pass");
   for (const auto& cause : ev->causes) r.verdict_causes.push_back(cause.text());
   if (ev->causes.empty() && !ev->causes_line.empty()) r.verdict_causes.push_back(ev->causes_line);
   if (!r.verdict_as_expected)
@@ -225,20 +227,31 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
     return finish(kRunIncomplete);
   }
   for (const auto& f : workload.failures) r.failures.push_back(f);
-  // Level 3 tie: the timed configuration, probed once, must run the evidence pass's attention kernels.
+  // Level 3 tie: the timed configuration, probed after each launch, must run the evidence pass's
+  // attention kernels; each probed launch adds its kernel families' shares to the run's kernel set.
   if (probed_check_blocker(*ev).empty()) progress(o, c.name, "probed check: the timed configuration with the kernel probe");
-  if (auto pc = run_probed_check(ctx, *ev)) {
-    r.probed_check = probed_check_text(*pc);
-    for (const auto& m : pc->mismatches) {
-      r.signal_mismatches.push_back("probed check: " + m);
-      r.failures.push_back("timed configuration differs from the evidence pass: " + m);
+  std::vector<std::string> check_texts;
+  for (size_t k = 1; k <= std::max<size_t>(passes.size(), 1); ++k) {
+    CaseContext check_ctx = ctx;
+    check_ctx.out_dir = launch_dir(ctx.out_dir, static_cast<int>(k));
+    const std::string which = passes.size() > 1 ? " (after launch " + std::to_string(k) + ")" : "";
+    auto pc = run_probed_check(check_ctx, *ev);
+    if (!pc) {
+      r.probed_check = "failed" + which + ": " + pc.error().message;
+      r.failures.push_back("probed check failed" + which + ": " + pc.error().message);
+      return finish(kRunIncomplete);
     }
-    if (pc->ran) progress(o, c.name, std::string("probed check: ") + (pc->mismatches.empty() ? "same attention kernels" : "attention kernels DIFFER"));
-  } else {
-    r.probed_check = "failed: " + pc.error().message;
-    r.failures.push_back("probed check failed: " + pc.error().message);
-    return finish(kRunIncomplete);
+    check_texts.push_back(probed_check_text(*pc));
+    if (!pc->ran) break;
+    add_kernel_launch(r.kernel_families, r.kernel_launches, pc->families, "probed check" + which);
+    for (const auto& m : pc->mismatches) {
+      r.signal_mismatches.push_back("probed check" + which + ": " + m);
+      r.failures.push_back("timed configuration" + which + " differs from the evidence pass: " + m);
+    }
+    progress(o, c.name, "probed check" + which + ": " + (pc->mismatches.empty() ? "same attention kernels" : "attention kernels DIFFER"));
   }
+  r.probed_check = check_texts.front();
+  for (size_t k = 1; k < check_texts.size(); ++k) r.probed_check += "\nafter launch " + std::to_string(k + 1) + ": " + check_texts[k];
   r.complete = true;
   r.fingerprint = fpr.to_json();
   GoldenStepOptions g;

@@ -36,10 +36,45 @@ Facts model_facts_known(const CaseContext& ctx) {
 
 }  // namespace
 
-StreamRequest evidence_request(const CaseContext& ctx, const std::string& base_url, const Prompt* prompt) {
+int job_load_streams(const CaseContext& ctx) {
+  if (ctx.load_streams > 0) return ctx.load_streams;
+  if (ctx.c.job == Job::Batch) return std::max<int>(1, static_cast<int>(ctx.prompts.size()));
+  return 1;
+}
+
+std::string job_load_text(const CaseContext& ctx) {
+  const int n = job_load_streams(ctx);
+  if (n == 1) return "one request";
+  return std::to_string(n) + " requests at once (" +
+         (ctx.load_streams > 0 ? std::string("the sustained phase's concurrency") : std::string("the batch job's round")) + ")";
+}
+
+std::vector<StreamRequest> evidence_requests(const CaseContext& ctx, const std::string& base_url) {
   // Few tokens: the op placement and the kernels are decided by the shape, not by the answer's length.
   const int tokens = std::min(ctx.c.shape.max_output_tokens, 4);
-  return build_request(ctx.c, ctx.adapter, base_url, prompt ? *prompt : ctx.prompts.front(), tokens, ctx.c.plan.timeout_s);
+  std::vector<StreamRequest> out;
+  const int n = job_load_streams(ctx);
+  for (int i = 0; i < n && !ctx.prompts.empty(); ++i)
+    out.push_back(build_request(ctx.c, ctx.adapter, base_url, ctx.prompts[static_cast<size_t>(i) % ctx.prompts.size()],
+                                tokens, ctx.c.plan.timeout_s));
+  return out;
+}
+
+Result<LoadAnswers> send_job_load(const CaseContext& ctx, const std::string& base_url) {
+  const std::vector<StreamRequest> reqs = evidence_requests(ctx, base_url);
+  if (reqs.empty()) return make_error("the case has no prompts to send");
+  std::vector<Result<StreamResult>> answers;
+  if (reqs.size() == 1) answers.push_back(stream_request(reqs.front()));
+  else answers = stream_concurrent(reqs, static_cast<int>(reqs.size()));
+  LoadAnswers out;
+  for (size_t i = 0; i < answers.size(); ++i) {
+    if (!answers[i])
+      return make_error((answers.size() > 1 ? "request " + std::to_string(i + 1) + " of " + std::to_string(answers.size()) + ": " : "") +
+                        answers[i].error().message);
+    out.prompt_tokens += std::max(0, answers[i]->prompt_tokens);
+    out.completion_tokens += std::max(0, answers[i]->completion_tokens);
+  }
+  return out;
 }
 
 Result<EvidenceOutcome> run_evidence_pass(const CaseContext& ctx) {
@@ -48,7 +83,7 @@ Result<EvidenceOutcome> run_evidence_pass(const CaseContext& ctx) {
   out.log_path = ctx.out_dir + "/evidence.log";
   out.env = ctx.c.launch.env;
   for (const auto& [k, v] : ctx.adapter.evidence_env) out.env[k] = v;
-  out.probe = plan_gpu_probe(ctx.out_dir + "/kernels.tsv");
+  out.probe = plan_gpu_probe(ctx.out_dir + "/kernels.tsv");  // one file per process, merged into this one
   const GpuProbePlan& probe = out.probe;
   for (const auto& [k, v] : probe.env) out.env[k] = v;
 
@@ -63,16 +98,20 @@ Result<EvidenceOutcome> run_evidence_pass(const CaseContext& ctx) {
     return make_error("evidence pass: " + fitted.error().message);
   }
   out.prompts = *fitted;
-  auto answer = stream_request(evidence_request(ctx, server.base_url, &out.prompts.prompts.front()));
+  // The load at the prompts' asked token length, as the timed runs and the probed check will send them.
+  CaseContext fitted_ctx = ctx;
+  adopt_fitted_prompts(fitted_ctx, out.prompts);
+  out.load = job_load_text(fitted_ctx);
+  auto answer = send_job_load(fitted_ctx, server.base_url);
   server.process.stop(5.0);
   if (!answer)
-    return make_error("evidence pass: the request failed: " + answer.error().message + "\nlog " + out.log_path +
-                      " ends:\n" + log_tail(out.log_path));
+    return make_error("evidence pass (" + out.load + "): the request failed: " + answer.error().message + "\nlog " +
+                      out.log_path + " ends:\n" + log_tail(out.log_path));
 
   FP_TRY(out.log, analyse_log(out.log_path, ctx.signatures));
   std::string no_tally_why;
   if (probe.attached) {
-    auto tally = read_kernel_tally(probe.tally_path);
+    auto tally = read_probe_tallies(probe);
     if (tally) out.kernels = classify_kernels(*tally, ctx.signatures);
     else no_tally_why = "the probe's tally is missing or unreadable (a missing file: the probe was not loaded, "
                         "CUDA_INJECTION64_PATH wrong or the runtime never initialised CUDA): " + tally.error().message;

@@ -41,6 +41,7 @@ struct EvidenceOutcome {
   std::vector<CauseFinding> causes;
   std::string causes_line;
   std::string log_path;
+  std::string load;  // the requests it sent, in words (job_load_text)
   std::vector<std::string> argv;
   std::map<std::string, std::string> env;
   double wall_s = 0;
@@ -49,9 +50,24 @@ struct EvidenceOutcome {
 
 Result<EvidenceOutcome> run_evidence_pass(const CaseContext& ctx);
 
-// The evidence pass's one request: the case's first prompt (long context and token length
-// included; `prompt` when given, else ctx.prompts.front()), few tokens. The probed check
-// (flow/probed_check.h) sends the same one, so both runs see the same shapes.
-StreamRequest evidence_request(const CaseContext& ctx, const std::string& base_url, const Prompt* prompt = nullptr);
+// Evidence at the job's load: the requests in flight at once in the evidence pass and the probed
+// check (flow/probed_check.h), which send the same, so both runs see the same shapes. A batch job:
+// every prompt of a round at once (its timed rounds' concurrency); ctx.load_streams when set (A/B's
+// sustained phase); otherwise one stream. A fallback that only batching brings (another kernel for
+// a batch of sequences, attention placed elsewhere for a larger batch) is then seen by the evidence.
+int job_load_streams(const CaseContext& ctx);
+// "one request" or "4 requests at once (the batch job's round)".
+std::string job_load_text(const CaseContext& ctx);
+
+// The load's requests: the case's prompts in order (cycled when streams exceed them; the first
+// carries the long context), few tokens each: placement and kernels follow the shapes, not the
+// answers' length.
+std::vector<StreamRequest> evidence_requests(const CaseContext& ctx, const std::string& base_url);
+
+// Sends the load and waits for every answer; the first failure is the error.
+struct LoadAnswers {
+  long long prompt_tokens = 0, completion_tokens = 0;  // summed over the requests that report them
+};
+Result<LoadAnswers> send_job_load(const CaseContext& ctx, const std::string& base_url);
 
 }  // namespace fp

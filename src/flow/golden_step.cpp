@@ -6,7 +6,9 @@
 #include <sstream>
 
 #include "case/case_file.h"
+#include "evidence/verdict.h"
 #include "golden/answers.h"
+#include "golden/kernel_families.h"
 #include "util/text.h"
 
 namespace fp {
@@ -55,7 +57,10 @@ Result<RecordedVerdict> load_recorded_verdict(const std::string& path) {
   FP_TRY(std::string text, read_file(path));
   try {
     auto j = nlohmann::json::parse(text);
-    return RecordedVerdict{j.at("state").get<std::string>(), j.at("backend").get<std::string>()};
+    RecordedVerdict v{j.at("state").get<std::string>(), j.at("backend").get<std::string>()};
+    v.levels_known = j.contains("levels_used");
+    if (v.levels_known) v.levels_used = j.at("levels_used").get<std::vector<std::string>>();
+    return v;
   } catch (const nlohmann::json::exception& e) {
     return make_error(path + ": not a valid verdict file (truncated or corrupt?): " + e.what());
   }
@@ -76,6 +81,7 @@ Result<GoldenPlan> plan_golden(const GoldenPaths& paths, const RunResult& r, con
   GoldenPlan plan;
   if (figures) {
     FP_TRY(Golden g, golden_from_measured(r.fingerprint_id, measured_figures(r.figures), figure_policies(r.figures), previous));
+    g.kernel_families = golden_kernel_families(r.kernel_families);
     plan.golden = g;
   }
   if (figures || verdict) {
@@ -160,6 +166,7 @@ void compare_thresholds(const GoldenPaths& paths, const std::string& id, RunResu
     if (f.failed)
       r.failures.push_back("figure " + f.message + " (compare " + paths.golden_file + " with " + r.output_dir + "/result.txt)");
   }
+  compare_kernel_set(*golden, paths.golden_file, r);
 }
 
 void compare_answers(const GoldenPaths& paths, RunResult& r) {
@@ -191,6 +198,7 @@ void compare_verdict(const GoldenPaths& paths, RunResult& r) {
     r.failures.push_back("verdict differs from the one recorded with the golden (" + paths.verdict_file + "): " + was + " -> " + now);
   else
     r.golden_lines.push_back("verdict as recorded: " + now + " (recorded " + was + ")");
+  for (const auto& lost : evidence_lost_since_golden(*before, r, paths.verdict_file)) r.failures.push_back(lost);
 }
 
 // How to get a golden for this machine, in one sentence.
@@ -204,6 +212,36 @@ std::string how_to_record(const RunResult& r) {
 }
 
 }  // namespace
+
+std::vector<std::string> evidence_lost_since_golden(const RecordedVerdict& before, const RunResult& r,
+                                                    const std::string& verdict_file) {
+  std::vector<std::string> out;
+  if (!before.levels_known) return out;
+  for (const auto& lost : evidence_lost(before.levels_used, r.levels_used, r.levels_unavailable,
+                                        "when the golden was recorded (" + verdict_file + ")", "in this run"))
+    out.push_back(lost + (r.output_dir.empty() ? "" : "; if that is intended, keep it with `flashproof accept " + r.output_dir + "`"));
+  return out;
+}
+
+void compare_kernel_set(const Golden& golden, const std::string& golden_file, RunResult& r) {
+  if (golden.kernel_families.empty()) {
+    if (!r.kernel_families.empty())
+      r.golden_lines.push_back("kernels: the golden holds no attention kernel set (recorded without the kernel probe or before "
+                               "kernel sets were kept); this run's: " + kernel_families_text(golden_kernel_families(r.kernel_families)) +
+                               " (accept a run to keep it)");
+    return;
+  }
+  if (r.kernel_families.empty()) {
+    r.golden_lines.push_back("kernels: not compared: this run has no kernel tally (the golden's: " +
+                             kernel_families_text(golden.kernel_families) + ")");
+    return;
+  }
+  const KernelFamilyComparison kc = compare_kernel_families(golden.kernel_families, r.kernel_families);
+  for (const auto& l : kc.lines()) r.golden_lines.push_back("kernels: " + l);
+  for (const auto& f : kc.failures())
+    r.failures.push_back(f + " (attention kernel set of " + golden_file + "; if that is intended, keep it with `flashproof accept " +
+                         r.output_dir + "`)");
+}
 
 std::set<std::string> verdict_devices(const std::string& backend) {
   std::set<std::string> out;

@@ -58,8 +58,20 @@ std::set<std::string> verdict_devices(const std::string& backend);
 struct RecordedVerdict {
   std::string state;    // active | not active | no evidence
   std::string backend;  // e.g. "CPU 30", "CUDA0 156"
+  std::vector<std::string> levels_used;  // the evidence levels that answered ("log", "placement", "kernels")
+  bool levels_known = false;             // the file lists them (verdict files of older versions may not)
 };
 Result<RecordedVerdict> load_recorded_verdict(const std::string& path);
+
+// Evidence lost against the golden: the levels the recorded verdict used that this run lacks (evidence/
+// verdict.h evidence_lost), each line ending with how to keep the new state ("unless accepted").
+std::vector<std::string> evidence_lost_since_golden(const RecordedVerdict& before, const RunResult& r,
+                                                    const std::string& verdict_file);
+
+// The run's attention kernel set against the golden's (golden/kernel_families.h): comparison lines
+// into r.golden_lines, a swap or a share moved beyond noise into r.failures.
+void compare_kernel_set(const Golden& golden, const std::string& golden_file, RunResult& r);
+
 
 // The case's recorded fingerprint: <case>/fingerprint.json, else the folder's machine part;
 // nullopt when neither exists; an error when one exists but cannot be read.

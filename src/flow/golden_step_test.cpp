@@ -7,6 +7,9 @@
 #include <filesystem>
 
 #include "case/case_file.h"
+#include "evidence/kernel_set.h"
+#include "evidence/testing.h"
+#include "flow/probed_check.h"
 #include "util/text.h"
 
 namespace fp {
@@ -57,6 +60,40 @@ class GoldenStep : public ::testing::Test {
   }
   fs::path dir_;
 };
+
+// A recorded H200 tally (fixtures/logs/h200-live), as text.
+std::string recorded_tally(const std::string& name) {
+  auto text = read_file(fp::testing::fixture("logs/h200-live/" + name + ".kernels.tsv"));
+  EXPECT_TRUE(text.ok());
+  return text ? *text : "";
+}
+
+// The same tally with every mma kernel (flash_attn_ext_f16) renamed to a vec kernel recorded in
+// another H200 run: what a build that loses the mma path for this shape would run.
+std::string mma_swapped_for_vec(const std::string& tally) {
+  std::string out;
+  for (const auto& line : split_lines(tally)) {
+    const size_t name = line.find("\tvoid flash_attn_ext_f16<");
+    out += (name == std::string::npos ? line
+                                      : line.substr(0, name) +
+                                            "\tvoid flash_attn_ext_vec<128, 2, (ggml_type)1, (ggml_type)1, false>(char const*, "
+                                            "char const*, char const*, char const*, char const*, int const*, float*, float2*, float)") +
+           "\n";
+  }
+  return out;
+}
+
+// A run's kernel set from tallies of its probed launches (the evidence pass first).
+std::vector<FamilySamples> kernel_set(const std::vector<std::string>& tallies) {
+  std::vector<FamilySamples> samples;
+  std::vector<std::string> launches;
+  for (const auto& text : tallies) {
+    auto t = parse_kernel_tally(text, "tally.tsv");
+    EXPECT_TRUE(t.ok()) << (t ? "" : t.error().message);
+    if (t) add_kernel_launch(samples, launches, family_shares(classify_kernels(*t, fp::testing::llama_signatures())), "launch");
+  }
+  return samples;
+}
 
 std::vector<std::string> lines_with(const std::vector<std::string>& lines, const std::string& part) {
   std::vector<std::string> out;
@@ -217,6 +254,88 @@ TEST_F(GoldenStep, ChangedVerdictOrAnswerFails) {
   recount.verdict_backend = "CPU 28";
   compare_goldens(setup, recount);
   EXPECT_THAT(recount.failures, IsEmpty());
+}
+
+TEST_F(GoldenStep, KernelSwapAgainstTheGoldenIsNamedAndFailsUntilAccepted) {
+  GoldenStepOptions o{path("golden")};
+  o.record_missing = true;
+  RunResult rec = run({10, 11, 10.5});
+  rec.kernel_families = kernel_set({recorded_tally("fa_on.verbose"), recorded_tally("fa_on.quiet"), recorded_tally("fa_on.quiet")});
+  compare_goldens(o, rec);
+  ASSERT_THAT(rec.failures, IsEmpty());
+  auto g = load_golden(path("golden/m1/chat.json"));
+  ASSERT_TRUE(g.ok()) << g.error().message;
+  EXPECT_EQ(kernel_families_text(g->kernel_families), "fattn-mma 43%, fattn-vec 29%, fattn-helpers 27%");
+  EXPECT_EQ(g->kernel_families.at("fattn-mma").n, 3u);
+
+  RunResult same = run({10.5});
+  same.kernel_families = kernel_set({recorded_tally("fa_on.verbose"), recorded_tally("fa_on.quiet")});
+  compare_goldens({path("golden")}, same);
+  EXPECT_THAT(same.failures, IsEmpty());
+  EXPECT_EQ(lines_with(same.golden_lines, "kernels: fattn-mma: 43% -> 43% of the attention GPU time (same").size(), 1u)
+      << join(same.golden_lines, "\n");
+
+  RunResult swapped = run({10.5});
+  swapped.kernel_families = kernel_set({mma_swapped_for_vec(recorded_tally("fa_on.verbose")), mma_swapped_for_vec(recorded_tally("fa_on.quiet"))});
+  compare_goldens({path("golden")}, swapped);
+  ASSERT_EQ(swapped.failures.size(), 1u) << join(swapped.failures, "\n");
+  EXPECT_THAT(swapped.failures[0], HasSubstr("KERNEL SWAP: fattn-mma kernels replaced by fattn-vec kernels: share 43% -> 0% / 29% -> 73% "
+                                             "(attention kernel set of " + path("golden/m1/chat.json")));
+  EXPECT_THAT(swapped.failures[0], HasSubstr("keep it with `flashproof accept " + path("results/run") + "`"));
+
+  // Accepted (the golden re-recorded from a run of the new kernel set), the same swap passes.
+  RunResult accepted = run({10, 11, 10.5});
+  accepted.kernel_families = swapped.kernel_families;
+  auto previous = load_golden(path("golden/m1/chat.json"));
+  ASSERT_TRUE(previous.ok());
+  ASSERT_TRUE(record_golden(golden_paths(path("golden"), "m1", "chat"), accepted, &*previous).ok());
+  RunResult again = run({10.5});
+  again.kernel_families = swapped.kernel_families;
+  compare_goldens({path("golden")}, again);
+  EXPECT_THAT(again.failures, IsEmpty());
+}
+
+TEST_F(GoldenStep, GoldenWithoutKernelSetStillCompares) {
+  // A schema-2 golden (before kernel sets were kept): figures compare, the kernel set is only reported.
+  fs::create_directories(path("golden/m1"));
+  ASSERT_TRUE(write_file_atomic(path("golden/m1/chat.json"),
+                                R"({"schema_version": 2, "fingerprint": "m1", "spread_kind": "mad_of_launch_medians", "figures": {
+                                   "ttft_ms_p95": {"median": 10, "spread": 0.2, "n": 5, "direction": "lower_is_better", "gate": true}}})")
+                  .ok());
+  RunResult r = run({10.1});
+  r.kernel_families = kernel_set({recorded_tally("fa_on.quiet")});
+  GoldenStepOptions o{path("golden")};
+  o.record_missing = true;  // records the missing answers only: the thresholds exist
+  compare_goldens(o, r);
+  EXPECT_THAT(r.failures, IsEmpty());
+  EXPECT_EQ(lines_with(r.golden_lines, "kernels: the golden holds no attention kernel set").size(), 1u) << join(r.golden_lines, "\n");
+}
+
+TEST_F(GoldenStep, EvidenceLostAgainstTheGoldenNamesTheLevel) {
+  GoldenStepOptions setup{path("g")};
+  setup.record_missing_answers = true;
+  RunResult first = run({10});
+  first.levels_used = {"log", "placement", "kernels"};
+  compare_goldens(setup, first);
+  ASSERT_THAT(first.failures, IsEmpty());
+  auto recorded = load_recorded_verdict(path("g/m1/chat/verdict.json"));
+  ASSERT_TRUE(recorded.ok());
+  EXPECT_TRUE(recorded->levels_known);
+  EXPECT_THAT(recorded->levels_used, ::testing::ElementsAre("log", "placement", "kernels"));
+
+  RunResult silent = run({10});
+  silent.levels_used = {"log", "placement"};
+  silent.levels_unavailable = {"level 3 kernels: no tally given (no GPU: NVML lists none)"};
+  compare_goldens(setup, silent);
+  ASSERT_EQ(silent.failures.size(), 1u) << join(silent.failures, "\n");
+  EXPECT_EQ(silent.failures[0], "EVIDENCE LOST: level 3 (kernels) gave evidence when the golden was recorded (" +
+                                    path("g/m1/chat/verdict.json") + ") and none in this run: no tally given (no GPU: NVML lists none); "
+                                    "if that is intended, keep it with `flashproof accept " + path("results/run") + "`");
+  // A verdict file of an older version names no levels: nothing can be lost against it.
+  ASSERT_TRUE(write_file_atomic(path("g/m1/chat/verdict.json"), R"({"state": "active", "backend": "CPU 30"})").ok());
+  RunResult old = run({10});
+  compare_goldens(setup, old);
+  EXPECT_THAT(old.failures, IsEmpty());
 }
 
 TEST_F(GoldenStep, OldSchemaGoldenIsUnreadableWithAdviceAndUntouched) {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "measure/nvml.h"
+#include "util/text.h"
 
 namespace fp {
 
@@ -16,7 +17,8 @@ GpuProbePlan plan_gpu_probe(const std::string& tally_path) {
   // probe would. No NVML, no probe library; the variable is recorded in the run's evidence env.
   if (const char* fake = std::getenv(kTestDoubleGpuVar); fake && std::string(fake) == "1") {
     plan.attached = true;
-    plan.env = {{"FLASHPROOF_KERNEL_TALLY", tally_path}, {kTestDoubleGpuVar, "1 (test double: no GPU, no probe)"}};
+    plan.env = {{"FLASHPROOF_KERNEL_TALLY", per_process_tally_pattern(tally_path)},
+                {kTestDoubleGpuVar, "1 (test double: no GPU, no probe)"}};
     return plan;
   }
   auto nvml = Nvml::open();
@@ -41,8 +43,16 @@ GpuProbePlan plan_gpu_probe(const std::string& tally_path) {
     return plan;
   }
   plan.attached = true;
-  plan.env = {{"CUDA_INJECTION64_PATH", lib}, {"FLASHPROOF_KERNEL_TALLY", tally_path}};
+  plan.env = {{"CUDA_INJECTION64_PATH", lib}, {"FLASHPROOF_KERNEL_TALLY", per_process_tally_pattern(tally_path)}};
   return plan;
+}
+
+Result<KernelTally> read_probe_tallies(const GpuProbePlan& plan) {
+  FP_TRY(KernelTally t, read_process_tallies(plan.tally_path));
+  if (t.source != plan.tally_path) {  // per-process files: keep their merge where the run's tally belongs
+    if (auto st = write_file_atomic(plan.tally_path, kernel_tally_text(t)); !st) return st.error();
+  }
+  return t;
 }
 
 }  // namespace fp

@@ -224,7 +224,7 @@ PairedOutcome run_paired(const PairedArm& a, const PairedArm& b, const PairedPla
         l.errors = pass->errors;
         l.units = launch_units(*pass);
         if (probe) {
-          auto tally = read_kernel_tally(probe->tally_path);
+          auto tally = read_probe_tallies(*probe);
           if (!tally) l.errors.push_back("kernel tally " + probe->tally_path + ": " + tally.error().message);
           else add_kernel_units(l.units, classify_kernels(*tally, ctx.signatures));
         }

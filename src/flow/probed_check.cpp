@@ -37,20 +37,22 @@ Result<ProbedCheck> run_probed_check(const CaseContext& ctx, const EvidenceOutco
                   pc.log_path, port, ctx.c.plan.ready_timeout_s};
   FP_TRY(RunningServer server, start_server(spec, ctx.adapter));
   pc.argv = server.argv;
-  auto answer = stream_request(evidence_request(ctx, server.base_url));
+  pc.load = job_load_text(ctx);
+  auto answer = send_job_load(ctx, server.base_url);
   server.process.stop(5.0);  // the probe writes its tally at exit (and at intervals)
   if (!answer)
-    return make_error("the request failed: " + answer.error().message + "\nlog " + pc.log_path + " ends:\n" +
-                      log_tail(pc.log_path));
-  auto tally = read_kernel_tally(probe.tally_path);
+    return make_error("the request failed (" + pc.load + "): " + answer.error().message + "\nlog " + pc.log_path +
+                      " ends:\n" + log_tail(pc.log_path));
+  auto tally = read_probe_tallies(probe);
   if (tally) {
     const KernelSummary k = classify_kernels(*tally, ctx.signatures);
     pc.check = attention_kernel_set(k);
+    pc.families = family_shares(k);
     pc.mismatches = compare_kernel_sets(pc.evidence, pc.check);
-    const int tokens = std::max(0, answer->prompt_tokens) + std::max(0, answer->completion_tokens);
+    const long long tokens = answer->prompt_tokens + answer->completion_tokens;
     if (tokens > 0 && k.total_ns > 0) {
-      pc.gpu_ms_per_token = static_cast<double>(k.total_ns) * 1e-6 / tokens;
-      pc.attention_gpu_ms_per_token = static_cast<double>(k.fused_ns + k.unfused_ns) * 1e-6 / tokens;
+      pc.gpu_ms_per_token = static_cast<double>(k.total_ns) * 1e-6 / static_cast<double>(tokens);
+      pc.attention_gpu_ms_per_token = static_cast<double>(k.fused_ns + k.unfused_ns) * 1e-6 / static_cast<double>(tokens);
     }
   } else {
     pc.mismatches.push_back("attention kernels: the probed timed configuration left no kernel tally (" +
@@ -70,9 +72,19 @@ std::string probed_check_text(const ProbedCheck& pc) {
                   pc.attention_gpu_ms_per_token);
     gpu = buf;
   }
+  const std::string load = pc.load.empty() ? "" : "; load: " + pc.load;
   if (pc.mismatches.empty())
-    return "attention kernels identical to the evidence pass (" + kernel_set_text(pc.check) + ")" + gpu;
-  return "attention kernels DIFFER from the evidence pass: " + join(pc.mismatches, "; ") + gpu;
+    return "attention kernels identical to the evidence pass (" + kernel_set_text(pc.check) + ")" + load + gpu;
+  return "attention kernels DIFFER from the evidence pass: " + join(pc.mismatches, "; ") + load + gpu;
+}
+
+void add_kernel_launch(std::vector<FamilySamples>& samples, std::vector<std::string>& launches,
+                       const std::vector<FamilyShare>& families, const std::string& what) {
+  if (families.empty()) return;
+  std::vector<FamilyLaunchShare> launch;
+  for (const auto& f : families) launch.push_back({f.family, f.fused, f.share});
+  add_probed_launch(samples, launch);
+  launches.push_back(what);
 }
 
 }  // namespace fp

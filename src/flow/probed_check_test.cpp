@@ -37,5 +37,36 @@ TEST(ProbedCheck, TextSaysIdenticalOrDiffers) {
             "unfused attention kernels differ: b");
 }
 
+TEST(ProbedCheck, LoadIsTheJobsConcurrency) {
+  CaseContext ctx;
+  ctx.prompts = {Prompt{"a", {}}, Prompt{"b", {}}, Prompt{"c", {}}, Prompt{"d", {}}};
+  ctx.c.job = Job::Chat;
+  EXPECT_EQ(job_load_streams(ctx), 1);
+  EXPECT_EQ(job_load_text(ctx), "one request");
+  ctx.c.job = Job::Batch;  // every prompt of a round in flight at once, as the timed rounds
+  EXPECT_EQ(job_load_streams(ctx), 4);
+  EXPECT_EQ(job_load_text(ctx), "4 requests at once (the batch job's round)");
+  ctx.load_streams = 6;  // A/B's sustained phase
+  EXPECT_EQ(job_load_streams(ctx), 6);
+  EXPECT_EQ(job_load_text(ctx), "6 requests at once (the sustained phase's concurrency)");
+  ProbedCheck pc;
+  pc.ran = true;
+  pc.check.records = 5;
+  pc.load = job_load_text(ctx);
+  EXPECT_EQ(probed_check_text(pc), "attention kernels identical to the evidence pass (fused: none; unfused: none); load: 6 requests "
+                                   "at once (the sustained phase's concurrency)");
+}
+
+TEST(ProbedCheck, EachProbedLaunchJoinsTheKernelSet) {
+  std::vector<FamilySamples> samples;
+  std::vector<std::string> launches;
+  add_kernel_launch(samples, launches, {{"fattn-mma", true, 0.7, 10}, {"fattn-vec", true, 0.3, 20}}, "evidence pass");
+  add_kernel_launch(samples, launches, {}, "probed check (no attention kernel)");
+  add_kernel_launch(samples, launches, {{"fattn-mma", true, 0.72, 10}, {"fattn-vec", true, 0.28, 20}}, "probed check");
+  EXPECT_EQ(launches, (std::vector<std::string>{"evidence pass", "probed check"}));
+  ASSERT_EQ(samples.size(), 2u);
+  EXPECT_EQ(samples[0].shares, (std::vector<double>{0.7, 0.72}));
+}
+
 }  // namespace
 }  // namespace fp

@@ -80,6 +80,7 @@ void judge(const Case& c, const CaseRun& run, const GoldenPaths& paths, GateCase
       cr.problems.push_back("verdict changed: " + cr.verdict_before + " -> " + cr.verdict_after);
     else if (verdict_devices(before->backend) != verdict_devices(r.verdict_backend))
       cr.problems.push_back("fused attention moved: " + cr.verdict_before + " -> " + cr.verdict_after);
+    for (const auto& lost : evidence_lost_since_golden(*before, r, paths.verdict_file)) cr.problems.push_back(lost);
   }
   for (const auto& f : r.failures) cr.problems.push_back(f);
   if (!r.complete) cr.outcome = "incomplete";

@@ -11,8 +11,12 @@
 // 4. Every case runs (flow/case_runner) comparing with the baseline's goldens and answers.
 // 5. Fails a case when: the run is incomplete; fused attention is not active where the case
 //    expects it; the verdict or its devices differ from the one the golden was recorded with
-//    (a lost kernel); a gated figure regressed beyond the case's minimum effect and the golden's
-//    launch-to-launch noise (golden/threshold_policy.h); an answer changed.
+//    (a lost kernel); an evidence level the golden's verdict had is silent now (EVIDENCE LOST);
+//    the attention kernel set differs from the golden's: a family lost or new (KERNEL SWAP) or a
+//    share moved beyond the golden's noise (golden/kernel_families.h); a gated figure regressed
+//    beyond the case's minimum effect and the golden's launch-to-launch noise
+//    (golden/threshold_policy.h); an answer changed. Accepting the new run (`flashproof accept`)
+//    makes its verdict, levels and kernel set the golden's.
 #pragma once
 
 #include <ostream>

@@ -85,6 +85,23 @@ Result<GoldenFigure> parse_figure(const json& fig, const std::string& origin, co
   return f;
 }
 
+Result<GoldenKernelFamily> parse_family(const json& fam, const std::string& origin, const std::string& where) {
+  if (!fam.is_object()) return field_error(origin, where, shown(fam), "an object");
+  FP_TRY_STATUS(check_keys(fam, {"fused", "share_median", "share_spread", "n"}, origin, where));
+  GoldenKernelFamily f;
+  const json& fused = fam.at("fused");
+  if (!fused.is_boolean()) return field_error(origin, where + ".fused", shown(fused), "true or false");
+  f.fused = fused.get<bool>();
+  FP_TRY(f.share_median, number_field(fam, "share_median", origin, where, true));
+  if (f.share_median > 1) return field_error(origin, where + ".share_median", shown(fam.at("share_median")), "a share from 0 to 1");
+  FP_TRY(f.share_spread, number_field(fam, "share_spread", origin, where, true));
+  const json& n = fam.at("n");
+  if (!n.is_number_unsigned() || n.get<unsigned long long>() < 1)
+    return field_error(origin, where + ".n", shown(n), "an integer >= 1 (the probed launches the shares came from)");
+  f.n = static_cast<size_t>(n.get<unsigned long long>());
+  return f;
+}
+
 }  // namespace
 
 const char* to_string(Direction d) {
@@ -111,11 +128,16 @@ Result<Golden> parse_golden(std::string_view text, const std::string& origin) {
     return make_error(origin + ": schema_version: 1 is a golden of the old scheme (one launch's samples, fixed "
                       "tolerances) and is no longer read (schema " + std::to_string(kGoldenSchemaVersion) +
                       ": medians of several launches and their spread); " + rerecord_advice());
-  FP_TRY_STATUS(check_keys(doc, {"schema_version", "fingerprint", "spread_kind", "figures"}, origin, "(top level)"));
+  // Version 2 lacks kernel_families (it loads with no kernel set); version 3 requires it.
+  const bool v2 = doc.contains("schema_version") && doc["schema_version"] == 2;
+  std::set<std::string> keys = {"schema_version", "fingerprint", "spread_kind", "figures"};
+  if (!v2) keys.insert("kernel_families");
+  FP_TRY_STATUS(check_keys(doc, keys, origin, "(top level)"));
   Golden g;
   const json& ver = doc.at("schema_version");
-  if (!ver.is_number_integer() || ver.get<long long>() != kGoldenSchemaVersion)
-    return field_error(origin, "schema_version", shown(ver), std::to_string(kGoldenSchemaVersion));
+  if (!ver.is_number_integer() || (ver.get<long long>() != kGoldenSchemaVersion && !v2))
+    return field_error(origin, "schema_version", shown(ver), "2 or " + std::to_string(kGoldenSchemaVersion));
+  g.schema_version = static_cast<int>(ver.get<long long>());
   const json& fp_id = doc.at("fingerprint");
   if (!fp_id.is_string() || trim(fp_id.get<std::string>()).empty())
     return field_error(origin, "fingerprint", shown(fp_id), "a non-empty string (the machine fingerprint id)");
@@ -130,6 +152,16 @@ Result<Golden> parse_golden(std::string_view text, const std::string& origin) {
       return field_error(origin, "figures", quote(name), "figure names of letters, digits, '_', '.', '-'");
     FP_TRY(GoldenFigure f, parse_figure(fig, origin, "figures." + name));
     g.figures.emplace(name, f);
+  }
+  if (v2) return g;
+  const json& fams = doc.at("kernel_families");
+  if (!fams.is_object())
+    return field_error(origin, "kernel_families", shown(fams), "an object of attention kernel families by name ({} for none)");
+  for (const auto& [name, fam] : fams.items()) {
+    if (!valid_figure_name(name))
+      return field_error(origin, "kernel_families", quote(name), "family names of letters, digits, '_', '.', '-'");
+    FP_TRY(GoldenKernelFamily f, parse_family(fam, origin, "kernel_families." + name));
+    g.kernel_families.emplace(name, f);
   }
   return g;
 }
@@ -149,7 +181,7 @@ Status validate_golden(const Golden& g, const std::string& origin) {
 
 std::string golden_to_json(const Golden& g) {
   nlohmann::ordered_json doc;
-  doc["schema_version"] = g.schema_version;
+  doc["schema_version"] = kGoldenSchemaVersion;
   doc["fingerprint"] = g.fingerprint;
   doc["spread_kind"] = kSpreadKind;
   doc["figures"] = nlohmann::ordered_json::object();
@@ -161,6 +193,15 @@ std::string golden_to_json(const Golden& g) {
     o["direction"] = to_string(f.direction);
     o["gate"] = f.gate;
     doc["figures"][name] = std::move(o);
+  }
+  doc["kernel_families"] = nlohmann::ordered_json::object();
+  for (const auto& [name, f] : g.kernel_families) {
+    nlohmann::ordered_json o;
+    o["fused"] = f.fused;
+    o["share_median"] = f.share_median;
+    o["share_spread"] = f.share_spread;
+    o["n"] = f.n;
+    doc["kernel_families"][name] = std::move(o);
   }
   return doc.dump(2) + "\n";
 }

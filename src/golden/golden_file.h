@@ -3,9 +3,9 @@
 // --record-missing`) or accept, read strictly: a truncated, corrupt or schema-violating file is an
 // error, never a default. How a run is judged against it: golden/threshold_policy.h.
 //
-// Schema (version 2), keys always written in this order so the file diffs cleanly:
+// Schema (version 3), keys always written in this order so the file diffs cleanly:
 //   {
-//     "schema_version": 2,
+//     "schema_version": 3,
 //     "fingerprint": "<machine fingerprint id>",
 //     "spread_kind": "mad_of_launch_medians", // spread = raw MAD of the per-launch medians
 //     "figures": {                          // by figure name, sorted
@@ -16,10 +16,19 @@
 //         "direction": "lower_is_better",   // or "higher_is_better"
 //         "gate": true                      // whether the job fails on this figure
 //       }
+//     },
+//     "kernel_families": {                  // attention kernels by family (runtime data), sorted; {}: none
+//       "fattn-mma": {                      // recorded (no kernel probe where the golden was recorded)
+//         "fused": true,                    // a fused attention family (false: unfused, e.g. soft_max)
+//         "share_median": 0.43,             // median share of the attention GPU time over the probed launches
+//         "share_spread": 0.002,            // raw MAD of those shares, >= 0
+//         "n": 6                            // probed launches (evidence pass and probed checks), >= 1
+//       }
 //     }
 //   }
 // Every key is required; unknown keys are rejected (a misspelt key must not silently vanish).
-// Version 1 (one launch's samples, fixed tolerances) is rejected with how to re-record.
+// Version 2 (no kernel_families) still loads, with no kernel set. Version 1 (one launch's samples,
+// fixed tolerances) is rejected with how to re-record.
 #pragma once
 
 #include <cstddef>
@@ -32,7 +41,7 @@
 
 namespace fp {
 
-inline constexpr int kGoldenSchemaVersion = 2;
+inline constexpr int kGoldenSchemaVersion = 3;
 
 enum class Direction { lower_is_better, higher_is_better };
 const char* to_string(Direction d);
@@ -47,10 +56,19 @@ struct GoldenFigure {
   bool gate = false;
 };
 
+// One attention kernel family's share of the attention GPU time (golden/kernel_families.h).
+struct GoldenKernelFamily {
+  bool fused = true;
+  double share_median = 0;  // 0..1
+  double share_spread = 0;  // raw MAD of the per-launch shares
+  size_t n = 0;             // probed launches
+};
+
 struct Golden {
-  int schema_version = kGoldenSchemaVersion;
+  int schema_version = kGoldenSchemaVersion;  // as read (2 or 3); always written as kGoldenSchemaVersion
   std::string fingerprint;
   std::map<std::string, GoldenFigure> figures;  // by figure name
+  std::map<std::string, GoldenKernelFamily> kernel_families;  // by family; empty: no kernel set
 };
 
 // Reads and validates a golden file. Errors name the file, the field and the value.

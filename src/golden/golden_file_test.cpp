@@ -38,11 +38,13 @@ Golden sample_golden() {
   g.fingerprint = "h200-sm90-driver570-abc123";
   g.figures["ttft_ms_p95"] = {41.5, 1.25, 5, Direction::lower_is_better, true};
   g.figures["tokens_per_s_median"] = {812.375, 6.5, 5, Direction::higher_is_better, false};
+  g.kernel_families["fattn-mma"] = {true, 0.4375, 0.0025, 6};
+  g.kernel_families["fattn-vec"] = {true, 0.25, 0.0, 6};
   return g;
 }
 
 const char* const kSampleJson = R"({
-  "schema_version": 2,
+  "schema_version": 3,
   "fingerprint": "h200-sm90-driver570-abc123",
   "spread_kind": "mad_of_launch_medians",
   "figures": {
@@ -60,6 +62,31 @@ const char* const kSampleJson = R"({
       "direction": "lower_is_better",
       "gate": true
     }
+  },
+  "kernel_families": {
+    "fattn-mma": {
+      "fused": true,
+      "share_median": 0.4375,
+      "share_spread": 0.0025,
+      "n": 6
+    },
+    "fattn-vec": {
+      "fused": true,
+      "share_median": 0.25,
+      "share_spread": 0.0,
+      "n": 6
+    }
+  }
+}
+)";
+
+// A golden of schema 2 (before kernel sets were kept): it still loads, with no kernel set.
+const char* const kVersion2Json = R"({
+  "schema_version": 2,
+  "fingerprint": "h200-sm90-driver570-abc123",
+  "spread_kind": "mad_of_launch_medians",
+  "figures": {
+    "ttft_ms_p95": {"median": 41.5, "spread": 1.25, "n": 5, "direction": "lower_is_better", "gate": true}
   }
 }
 )";
@@ -97,6 +124,11 @@ TEST_F(GoldenFileTest, RoundTrip) {
     EXPECT_EQ(b.direction, f.direction);
     EXPECT_EQ(b.gate, f.gate);
   }
+  ASSERT_EQ(back->kernel_families.size(), 2u);
+  EXPECT_EQ(back->kernel_families.at("fattn-mma").share_median, 0.4375);
+  EXPECT_EQ(back->kernel_families.at("fattn-mma").share_spread, 0.0025);
+  EXPECT_EQ(back->kernel_families.at("fattn-mma").n, 6u);
+  EXPECT_TRUE(back->kernel_families.at("fattn-vec").fused);
   // Saving what was loaded gives the same bytes.
   ASSERT_TRUE(save_golden_atomic(path("g2.json"), *back).ok());
   EXPECT_EQ(*read_file(path("g.json")), *read_file(path("g2.json")));
@@ -134,7 +166,13 @@ void expect_schema_error(const std::string& from, const std::string& to, const s
 }
 
 TEST_F(GoldenFileTest, SchemaViolationsNameFieldAndValue) {
-  expect_schema_error("\"schema_version\": 2", "\"schema_version\": 3", "schema_version: 3 is invalid: expected 2");
+  expect_schema_error("\"schema_version\": 3", "\"schema_version\": 4", "schema_version: 4 is invalid: expected 2 or 3");
+  expect_schema_error(",\n  \"kernel_families\": {", ",\n  \"kernel_familes\": {", "missing required key \"kernel_families\"");
+  expect_schema_error("\"share_median\": 0.4375", "\"share_median\": 1.5", "kernel_families.fattn-mma.share_median: 1.5 is invalid");
+  expect_schema_error("\"share_spread\": 0.0025", "\"share_spread\": -1", "kernel_families.fattn-mma.share_spread: -1");
+  expect_schema_error("\"fused\": true", "\"fused\": 1", "kernel_families.fattn-mma.fused: 1 is invalid: expected true or false");
+  expect_schema_error("\"n\": 6", "\"n\": 0", "kernel_families.fattn-mma.n: 0");
+  expect_schema_error("\"fattn-mma\": {", "\"fattn mma\": {", "family names of letters");
   expect_schema_error("\"fingerprint\": \"h200-sm90-driver570-abc123\"", "\"fingerprint\": \"\"", "fingerprint");
   expect_schema_error("\"spread_kind\": \"mad_of_launch_medians\"", "\"spread_kind\": \"mad\"",
                       "spread_kind: \"mad\" is invalid: expected \"mad_of_launch_medians\"");
@@ -157,9 +195,26 @@ TEST_F(GoldenFileTest, SchemaViolationsNameFieldAndValue) {
 }
 
 TEST_F(GoldenFileTest, EmptyFiguresIsAnError) {
-  auto r = parse_golden(R"({"schema_version":2,"fingerprint":"x","spread_kind":"mad_of_launch_medians","figures":{}})", "f.json");
+  auto r = parse_golden(R"({"schema_version":3,"fingerprint":"x","spread_kind":"mad_of_launch_medians","figures":{},"kernel_families":{}})", "f.json");
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("f.json: figures"), std::string::npos) << r.error().message;
+}
+
+TEST_F(GoldenFileTest, Version2LoadsWithoutAKernelSetAndIsWrittenAsVersion3) {
+  auto g = parse_golden(kVersion2Json, "v2.json");
+  ASSERT_TRUE(g.ok()) << g.error().message;
+  EXPECT_EQ(g->schema_version, 2);
+  EXPECT_TRUE(g->kernel_families.empty());
+  EXPECT_EQ(g->figures.at("ttft_ms_p95").n, 5u);
+  const std::string v3 = golden_to_json(*g);
+  EXPECT_NE(v3.find("\"schema_version\": 3"), std::string::npos) << v3;
+  EXPECT_NE(v3.find("\"kernel_families\": {}"), std::string::npos) << v3;
+  // Version 2 never held kernel_families: the key there is unknown, not silently read.
+  std::string bad = kVersion2Json;
+  bad.insert(bad.rfind('}'), ", \"kernel_families\": {}");
+  auto r = parse_golden(bad, "v2.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("unknown key \"kernel_families\""), std::string::npos) << r.error().message;
 }
 
 TEST_F(GoldenFileTest, Version1IsRejectedSayingHowToRerecord) {

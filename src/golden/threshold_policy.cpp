@@ -121,6 +121,29 @@ ChangeJudgement judge_change(const FigurePolicy& policy, const LaunchSpread& g, 
   return j;
 }
 
+const char* to_string(ShareStatus s) {
+  switch (s) {
+    case ShareStatus::same: return "same";
+    case ShareStatus::moved: return "moved";
+    case ShareStatus::within_noise: return "within_noise";
+    case ShareStatus::lost: return "lost";
+    case ShareStatus::appeared: return "new";
+  }
+  return "?";
+}
+
+ShareJudgement judge_share(const LaunchSpread& g, const LaunchSpread& run, bool in_golden, bool in_run) {
+  ShareJudgement j;
+  j.change = (in_run ? run.median : 0.0) - (in_golden ? g.median : 0.0);
+  j.noise = noise_band(launch_sigma(g, run), g.n, run.n);
+  j.resolves = j.noise <= j.effect;
+  if (in_golden && !in_run) j.status = ShareStatus::lost;
+  else if (!in_golden && in_run) j.status = ShareStatus::appeared;
+  else if (std::fabs(j.change) <= j.effect) j.status = ShareStatus::same;
+  else j.status = std::fabs(j.change) > j.noise ? ShareStatus::moved : ShareStatus::within_noise;
+  return j;
+}
+
 double regression_limit(const FigurePolicy& policy, const LaunchSpread& g, size_t run_launches) {
   LaunchSpread run;
   run.n = run_launches;

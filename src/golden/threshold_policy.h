@@ -19,6 +19,11 @@
 //   pass         |d| <= effect
 // When noise > effect the golden cannot resolve a change of min_effect, and the comparison says so
 // plainly: record more launches, or use the side-by-side gate.
+//
+// Attention kernel families (golden/kernel_families.h) are judged by the same noise rule, on their
+// share of the attention GPU time in each probed launch (the evidence pass and each probed check),
+// in absolute points: effect = kMinShareEffect; a family the golden had and the run lacks is lost,
+// one the golden lacked is new (neither needs a noise band: a kernel that never ran is no jitter).
 #pragma once
 
 #include <cstddef>
@@ -81,5 +86,22 @@ ChangeJudgement judge_change(const FigurePolicy& policy, const LaunchSpread& gol
 // The value a run of `run_launches` launches must pass (above for lower_is_better, below for
 // higher_is_better) for the figure to count as regressed; NaN when the noise is unknown.
 double regression_limit(const FigurePolicy& policy, const LaunchSpread& golden, size_t run_launches);
+
+// The smallest move of a kernel family's share worth failing: 5 points of the attention GPU time.
+inline constexpr double kMinShareEffect = 0.05;
+
+enum class ShareStatus { same, moved, within_noise, lost, appeared };
+const char* to_string(ShareStatus s);
+
+struct ShareJudgement {
+  ShareStatus status = ShareStatus::same;
+  double change = kNoValue;  // run median - golden median, in share (0..1)
+  double effect = kMinShareEffect;
+  double noise = kNoValue;   // +inf when the golden has too few probed launches
+  bool resolves = false;     // noise <= effect
+};
+// `golden` and `run`: the family's share in each probed launch (0 in a launch without it);
+// in_golden / in_run: whether the family ran in any launch of that side.
+ShareJudgement judge_share(const LaunchSpread& golden, const LaunchSpread& run, bool in_golden, bool in_run);
 
 }  // namespace fp

@@ -134,3 +134,30 @@ TEST(ThresholdPolicy, StatusNames) {
 
 }  // namespace
 }  // namespace fp
+
+namespace fp {
+namespace {
+
+TEST(ThresholdPolicy, KernelSharesAreJudgedInPointsWithTheGoldensNoise) {
+  // Golden: 5 probed launches, share 0.60, MAD 0.005 -> sigma 0.0074, noise 3 * 0.0074 * sqrt(1/5 + 1/1) = 0.024.
+  const LaunchSpread g{0.60, 0.005, 5};
+  ShareJudgement same = judge_share(g, LaunchSpread{0.63, 0.0, 1}, true, true);
+  EXPECT_EQ(same.status, ShareStatus::same);
+  EXPECT_NEAR(same.change, 0.03, 1e-12);
+  EXPECT_TRUE(same.resolves);
+  EXPECT_EQ(judge_share(g, LaunchSpread{0.50, 0.0, 1}, true, true).status, ShareStatus::moved);
+  // Two golden launches: no spread, so a 10-point move is within noise, not a failure.
+  ShareJudgement unknown = judge_share(LaunchSpread{0.60, 0.0, 2}, LaunchSpread{0.50, 0.0, 1}, true, true);
+  EXPECT_EQ(unknown.status, ShareStatus::within_noise);
+  EXPECT_TRUE(std::isinf(unknown.noise));
+  EXPECT_FALSE(unknown.resolves);
+  // Lost and new need no noise band.
+  EXPECT_EQ(judge_share(LaunchSpread{0.02, 0.0, 2}, LaunchSpread{0.0, 0.0, 1}, true, false).status, ShareStatus::lost);
+  ShareJudgement fresh = judge_share(LaunchSpread{0.0, 0.0, 2}, LaunchSpread{0.88, 0.0, 1}, false, true);
+  EXPECT_EQ(fresh.status, ShareStatus::appeared);
+  EXPECT_NEAR(fresh.change, 0.88, 1e-12);
+  EXPECT_STREQ(to_string(ShareStatus::appeared), "new");
+}
+
+}  // namespace
+}  // namespace fp

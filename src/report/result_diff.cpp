@@ -61,6 +61,9 @@ ResultDiff diff_results(const RunResult& o, const RunResult& n, const std::map<s
   if (o.verdict_as_expected != n.verdict_as_expected)
     d.verdict_changes.push_back(std::string("verdict as expected: ") + (o.verdict_as_expected ? "yes" : "no") + " -> " +
                                 (n.verdict_as_expected ? "yes" : "no"));
+  if (join(o.levels_used, ", ") != join(n.levels_used, ", ") && !o.levels_used.empty())
+    d.verdict_changes.push_back("evidence levels: " + join(o.levels_used, ", ") + " -> " +
+                                (n.levels_used.empty() ? std::string("none") : join(n.levels_used, ", ")));
   if (o.evidence_signals != n.evidence_signals)
     d.verdict_changes.push_back("evidence signals: " + o.evidence_signals + " -> " + n.evidence_signals);
   if (o.probed_check != n.probed_check && o.probed_check != "not recorded" && n.probed_check != "not recorded")
@@ -108,6 +111,17 @@ ResultDiff diff_results(const RunResult& o, const RunResult& n, const std::map<s
     d.figures.push_back(fd);
   }
 
+  if (!o.kernel_families.empty() && !n.kernel_families.empty()) {
+    const KernelFamilyComparison kc = compare_kernel_families(golden_kernel_families(o.kernel_families), n.kernel_families);
+    d.kernel_lines = kc.lines();
+    d.kernel_changes = kc.failures();
+  } else if (!o.kernel_families.empty()) {
+    d.kernel_changes.push_back("attention kernel set: " + kernel_families_text(golden_kernel_families(o.kernel_families)) +
+                               " -> not recorded (no kernel tally in the new run)");
+  } else if (!n.kernel_families.empty()) {
+    d.kernel_lines.push_back("attention kernel set: not recorded -> " + kernel_families_text(golden_kernel_families(n.kernel_families)));
+  }
+
   std::map<std::string, const AnswerResult*> new_answers;
   for (const auto& a : n.answers) new_answers[a.prompt_id] = &a;
   std::set<std::string> old_ids;
@@ -132,9 +146,10 @@ std::string format_result_diffs(const std::vector<ResultDiff>& diffs) {
   std::stable_sort(order.begin(), order.end(),
                    [](const ResultDiff* a, const ResultDiff* b) { return a->verdict_changed() && !b->verdict_changed(); });
   std::string out;
-  size_t verdicts = 0, regressions = 0, answers = 0;
+  size_t verdicts = 0, regressions = 0, answers = 0, kernels = 0;
   for (const auto* d : order) {
     verdicts += d->verdict_changed();
+    kernels += d->kernels_changed();
     regressions += d->regressed();
     answers += d->answers_changed();
   }
@@ -146,12 +161,17 @@ std::string format_result_diffs(const std::vector<ResultDiff>& diffs) {
       for (const auto& v : d->verdict_changes) out += "  " + d->case_name + ": " + v + "\n";
   }
   out += "gated regressions: " + std::to_string(regressions) + " case(s); changed answers: " + std::to_string(answers) +
-         " case(s)\n";
+         " case(s); attention kernel set changed: " + std::to_string(kernels) + " case(s)\n";
+  for (const auto* d : order)
+    for (const auto& k : d->kernel_changes) out += "  " + d->case_name + ": " + k + "\n";
   for (const auto* d : order) {
     out += "\n== " + d->case_name + " (" + d->old_status + " -> " + d->new_status + ")\n";
     out += "old: " + d->old_path + "\nnew: " + d->new_path + "\n";
     for (const auto& v : d->verdict_changes) out += "CHANGED " + v + "\n";
     out += "fingerprint:\n" + describe_changes(d->fingerprint_changes);
+    for (const auto& k : d->kernel_changes) out += "CHANGED " + k + "\n";
+    if (!d->kernel_lines.empty()) out += "attention kernels (old -> new):\n";
+    for (const auto& k : d->kernel_lines) out += "  " + k + "\n";
     char buf[256];
     std::snprintf(buf, sizeof buf, "%-30s %12s %12s %12s %10s  %s\n", "figure", "old p50", "new p50", "change", "change%",
                   "status");

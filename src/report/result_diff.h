@@ -1,6 +1,7 @@
 // Compares two results of one case (`flashproof diff OLD NEW`, the nightly diff, the upgrade gate):
-// what changed in the verdict and status first, then the fingerprint field by field, the figures
-// side by side with their change, and the answers as unified diffs.
+// what changed in the verdict and status first, then the fingerprint field by field, the attention
+// kernel set by family (a swap named), the figures side by side with their change, and the answers
+// as unified diffs.
 //
 // A figure's change is judged with the golden rule (golden/threshold_policy.h): the OLD run's launch
 // medians stand in for the golden's (median, MAD, n launches), the caller's policies give direction,
@@ -40,7 +41,11 @@ struct ResultDiff {
   std::vector<FieldChange> fingerprint_changes;
   std::vector<FigureDiff> figures;           // old figures by name, then figures only the new run has
   std::vector<AnswerDiff> answers;
+  // The attention kernel set, old against new (golden/kernel_families.h, the old run standing in for
+  // the golden): every family's line, and what changed ("KERNEL SWAP: ...").
+  std::vector<std::string> kernel_lines, kernel_changes;
   bool verdict_changed() const { return !verdict_changes.empty(); }
+  bool kernels_changed() const { return !kernel_changes.empty(); }
   bool answers_changed() const { return !answers.empty(); }
   bool regressed() const;                    // a gated figure regressed or went missing
 };

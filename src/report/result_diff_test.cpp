@@ -84,6 +84,37 @@ TEST(ResultDiff, RegressionLostKernelAndChangedAnswerAreReportedVerdictFirst) {
   EXPECT_LT(text.find("== chat-tiny-short (pass -> fail)"), text.find("== chat-tiny-short (pass -> pass)")) << text;
 }
 
+TEST(ResultDiff, KernelSwapIsNamedAndCounts) {
+  RunResult before = run("old"), after = run("new");
+  before.kernel_families = {{"fattn-mma", true, {0.92}}, {"fattn-vec", true, {0.08}}};
+  after.kernel_families = {{"fattn-vec", true, {0.88}}, {"fattn-helpers", true, {0.12}}};
+  ResultDiff d = diff_results(before, after, policies());
+  EXPECT_TRUE(d.kernels_changed());
+  ASSERT_EQ(d.kernel_changes.size(), 1u);
+  EXPECT_EQ(d.kernel_changes[0],
+            "KERNEL SWAP: fattn-mma kernels replaced by fattn-vec, fattn-helpers kernels: share 92% -> 0% / 8.0% -> 88%, 0% -> 12%");
+  const std::string text = format_result_diffs({d});
+  EXPECT_NE(text.find("attention kernel set changed: 1 case(s)"), std::string::npos) << text;
+  EXPECT_NE(text.find("CHANGED KERNEL SWAP: fattn-mma kernels replaced by fattn-vec"), std::string::npos) << text;
+  EXPECT_NE(text.find("attention kernels (old -> new):\n  fattn-mma: 92% -> 0%"), std::string::npos) << text;
+  // The same set: nothing changed. A set gone from the new run is evidence lost.
+  after.kernel_families = before.kernel_families;
+  EXPECT_FALSE(diff_results(before, after, policies()).kernels_changed());
+  after.kernel_families.clear();
+  ResultDiff gone = diff_results(before, after, policies());
+  ASSERT_EQ(gone.kernel_changes.size(), 1u);
+  EXPECT_EQ(gone.kernel_changes[0], "attention kernel set: fattn-mma 92%, fattn-vec 8.0% -> not recorded (no kernel tally in the new run)");
+}
+
+TEST(ResultDiff, LostEvidenceLevelIsAVerdictChange) {
+  RunResult before = run("old"), after = run("new");
+  before.levels_used = {"log", "placement", "kernels"};
+  after.levels_used = {"log", "placement"};
+  ResultDiff d = diff_results(before, after, policies());
+  ASSERT_TRUE(d.verdict_changed());
+  EXPECT_EQ(d.verdict_changes[0], "evidence levels: log, placement, kernels -> log, placement");
+}
+
 TEST(ResultDiff, NoiseIsNotARegression) {
   RunResult before = run("old"), after = run("new");
   // Launch medians that scatter (MAD 7 around 12): a one-launch 16 is beyond 5% but within the noise.

@@ -64,9 +64,19 @@ std::string result_to_text(const RunResult& r) {
   for (size_t i = 0; i < r.verdict_quotes.size(); ++i) line(out, "verdict.quote." + std::to_string(i + 1), r.verdict_quotes[i]);
   for (size_t i = 0; i < r.verdict_causes.size(); ++i) line(out, "verdict.cause." + std::to_string(i + 1), r.verdict_causes[i]);
   line(out, "signals.evidence_pass", r.evidence_signals);
+  line(out, "signals.evidence_load", r.evidence_load);
   line(out, "signals.timed_runs", r.timed_signals);
   line(out, "signals.probed_check", r.probed_check);
   line(out, "signals.mismatches", r.signal_mismatches.empty() ? "none" : join(r.signal_mismatches, "; "));
+  line(out, "kernels.families", r.kernel_families.empty() ? "not recorded (no kernel probe)"
+                                                          : kernel_families_text(golden_kernel_families(r.kernel_families)) +
+                                                                " of the attention GPU time (median over " +
+                                                                join(r.kernel_launches, ", ") + ")");
+  for (const auto& f : r.kernel_families) {
+    std::vector<std::string> shares;
+    for (double v : f.shares) shares.push_back(num(v));
+    line(out, "kernels.family." + f.family + (f.fused ? "" : ".unfused"), join(shares, " "));
+  }
   line(out, "timed.launches", std::to_string(r.launches));
   line(out, "cold.ready_ms", num(r.cold_ready_ms));
   line(out, "cold.first_request_ttft_ms", num(r.cold_first_ttft_ms));
@@ -122,8 +132,11 @@ nlohmann::ordered_json result_to_json(const RunResult& r) {
   j["verdict"] = {{"state", r.verdict}, {"backend", r.verdict_backend}, {"as_expected", r.verdict_as_expected},
                   {"levels_used", r.levels_used}, {"levels_unavailable", r.levels_unavailable},
                   {"explanation", r.verdict_explanation}, {"quotes", r.verdict_quotes}, {"causes", r.verdict_causes}};
-  j["signals"] = {{"evidence_pass", r.evidence_signals}, {"timed_runs", r.timed_signals}, {"probed_check", r.probed_check},
+  j["signals"] = {{"evidence_pass", r.evidence_signals}, {"evidence_load", r.evidence_load}, {"timed_runs", r.timed_signals}, {"probed_check", r.probed_check},
                   {"mismatches", r.signal_mismatches}};
+  json families = json::array();
+  for (const auto& f : r.kernel_families) families.push_back({{"family", f.family}, {"fused", f.fused}, {"shares", f.shares}});
+  j["kernels"] = {{"launches", r.kernel_launches}, {"families", families}};
   j["cold"] = {{"ready_ms", r.cold_ready_ms}, {"first_request_ttft_ms", r.cold_first_ttft_ms}, {"first_request_e2e_ms", r.cold_first_e2e_ms}};
   json figs = json::object();
   for (const auto& f : r.figures)
@@ -188,8 +201,11 @@ Result<RunResult> load_result_json(const std::string& path) {
     r.verdict = j.at("verdict").at("state").get<std::string>();
     r.verdict_as_expected = j.at("verdict").at("as_expected").get<bool>();
     r.verdict_explanation = j.at("verdict").at("explanation").get<std::string>();
+    r.levels_used = j.at("verdict").value("levels_used", std::vector<std::string>{});
+    r.levels_unavailable = j.at("verdict").value("levels_unavailable", std::vector<std::string>{});
     r.evidence_signals = j.at("signals").at("evidence_pass").get<std::string>();
     r.timed_signals = j.at("signals").at("timed_runs").get<std::string>();
+    r.evidence_load = j["signals"].value("evidence_load", std::string());
     r.probed_check = j["signals"].value("probed_check", std::string("not recorded"));  // absent in older result files
     r.timed_argv = j.at("launch").at("timed_argv").get<std::vector<std::string>>();
     r.launches = j.value("launches", 1);
@@ -222,6 +238,12 @@ Result<RunResult> load_result_json(const std::string& path) {
     if (j.contains("cold")) {
       r.cold_ready_ms = j["cold"].value("ready_ms", -1.0);
       r.cold_first_ttft_ms = j["cold"].value("first_request_ttft_ms", -1.0);
+    }
+    if (j.contains("kernels") && j["kernels"].is_object()) {  // absent in older result files
+      r.kernel_launches = j["kernels"].value("launches", std::vector<std::string>{});
+      for (const auto& f : j["kernels"].value("families", nlohmann::json::array()))
+        r.kernel_families.push_back({f.at("family").get<std::string>(), f.at("fused").get<bool>(),
+                                     f.at("shares").get<std::vector<double>>()});
     }
     r.verdict_backend = j.at("verdict").value("backend", "");
     r.verdict_causes = j.at("verdict").value("causes", std::vector<std::string>{});

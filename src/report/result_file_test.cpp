@@ -81,6 +81,35 @@ TEST(ResultFile, JsonRoundTripKeepsWhatAcceptNeeds) {
   EXPECT_TRUE(r->complete);
 }
 
+TEST(ResultFile, KernelSetLevelsAndLoadRoundTrip) {
+  RunResult r = sample();
+  r.levels_used = {"log", "placement", "kernels"};
+  r.levels_unavailable = {};
+  r.evidence_load = "4 requests at once (the batch job's round)";
+  r.kernel_launches = {"evidence pass", "probed check"};
+  r.kernel_families = {{"fattn-mma", true, {0.435, 0.434}}, {"soft_max", false, {0.0, 0.01}}};
+  const std::string text = result_to_text(r);
+  EXPECT_THAT(text, HasSubstr("kernels.families = fattn-mma 43%, soft_max 0.5% of the attention GPU time (median over evidence "
+                              "pass, probed check)\n"));
+  EXPECT_THAT(text, HasSubstr("kernels.family.fattn-mma = 0.435 0.434\n"));
+  EXPECT_THAT(text, HasSubstr("kernels.family.soft_max.unfused = 0.000 0.010\n"));
+  EXPECT_THAT(text, HasSubstr("signals.evidence_load = 4 requests at once (the batch job's round)\n"));
+  const std::string dir = ::testing::TempDir() + "/fp-result-kernels";
+  std::filesystem::create_directories(dir);
+  ASSERT_TRUE(write_result_files(dir, r).ok());
+  auto back = load_result_json(dir + "/result.json");
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->levels_used, r.levels_used);  // accept writes them into the golden's verdict
+  EXPECT_EQ(back->evidence_load, r.evidence_load);
+  EXPECT_EQ(back->kernel_launches, r.kernel_launches);
+  ASSERT_EQ(back->kernel_families.size(), 2u);
+  EXPECT_EQ(back->kernel_families[1].family, "soft_max");
+  EXPECT_FALSE(back->kernel_families[1].fused);
+  EXPECT_EQ(back->kernel_families[0].shares, (std::vector<double>{0.435, 0.434}));
+  // A run without the probe says so.
+  EXPECT_THAT(result_to_text(sample()), HasSubstr("kernels.families = not recorded (no kernel probe)\n"));
+}
+
 TEST(ResultFile, IncompleteRunSaysSo) {
   RunResult r = sample();
   r.complete = false;

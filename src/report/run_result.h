@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "golden/kernel_families.h"
 #include "measure/stats.h"
 
 namespace fp {
@@ -53,7 +54,12 @@ struct RunResult {
   std::vector<std::string> verdict_causes;      // when not as expected: known causes with remedies (evidence/causes.h)
   std::vector<std::string> signal_mismatches;   // timed run vs evidence pass
   std::string evidence_signals, timed_signals;  // e.g. "flash attention enabled; splits 1"
+  std::string evidence_load;                    // the requests the evidence pass sent: "4 requests at once (...)"
   std::string probed_check = "not run";         // flow/probed_check.h: the kernel set of the timed configuration
+  // Attention kernels by family, one share per probed launch (golden/kernel_families.h); empty where
+  // no kernel probe ran. kernel_launches names each launch ("evidence pass", "probed check 1", ...).
+  std::vector<FamilySamples> kernel_families;
+  std::vector<std::string> kernel_launches;
 
   // Timing
   int launches = 1;                             // fresh launches of the timed runs (each a cold start)
