@@ -12,7 +12,7 @@ PREFIX=${FLASHPROOF_PREFIX:-$CACHE/sid-prefix}
 LOG() { printf 'setup: %s\n' "$*" >&2; }
 
 build_packages=(cmake g++ make pkg-config libgtest-dev libgmock-dev libcurl4-openssl-dev
-                nlohmann-json3-dev libdtl-dev python3 python3-numpy python3-yaml xz-utils)
+                nlohmann-json3-dev libdtl-dev libssl-dev python3 python3-numpy python3-yaml xz-utils)
 
 # Debian's chromium renders the HTML report in the report:render_chromium test (that test skips,
 # exit 125, without it). Measured here: 41 s (apt-get update included), 290 MB installed;
