@@ -2,17 +2,36 @@
 # Installs what flashproof needs on Debian bookworm, idempotently:
 #   1. the Debian build packages (system-wide, bookworm only);
 #   2. Debian sid's llama.cpp, unpacked into a private prefix (never installed system-wide),
-#      started through sid's own loader (see ../shared/RUNTIMES.md section 1).
-# Downloads are cached outside the checkout, in $FLASHPROOF_CACHE (default /var/cache/flashproof).
-# Prints and records the llama.cpp version it got in $PREFIX/VERSION.
+#      started through sid's own loader (see ../shared/RUNTIMES.md section 1), at exactly the
+#      versions ci/sid.lock names: the runtime changes only when the lock does.
+# Downloads are cached outside the checkout, in $FLASHPROOF_CACHE (default /var/cache/flashproof),
+# one .deb per version in $FLASHPROOF_CACHE/debs: a locked version found there installs without the
+# mirror, even after sid has moved on. Prints and records the llama.cpp version in $PREFIX/VERSION.
+#
+# usage: ci/setup.sh [--update-lock]
+#   --update-lock   move to what Debian sid has now, on purpose: rewrites ci/sid.lock, prints what
+#                   changed (old -> new per package), installs it. Gate the new build before you
+#                   commit the lock: docs/upgrade-gate.md ("A new Debian build").
+# env: FLASHPROOF_CACHE, FLASHPROOF_PREFIX (default $FLASHPROOF_CACHE/sid-prefix),
+#      FLASHPROOF_SID_LOCK (default ci/sid.lock), FLASHPROOF_REFRESH=1 (unpack the prefix again),
+#      FLASHPROOF_NO_CHROMIUM=1 (no chromium, below)
 set -euo pipefail
 
 CACHE=${FLASHPROOF_CACHE:-/var/cache/flashproof}
 PREFIX=${FLASHPROOF_PREFIX:-$CACHE/sid-prefix}
 LOG() { printf 'setup: %s\n' "$*" >&2; }
+LOCK=${FLASHPROOF_SID_LOCK:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/sid.lock}
+update_lock=0
+for arg in "$@"; do
+  case $arg in
+    --update-lock) update_lock=1 ;;
+    -h | --help) sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *) LOG "unknown argument '$arg' (expected --update-lock or --help)"; exit 64 ;;
+  esac
+done
 
 build_packages=(cmake g++ make pkg-config libgtest-dev libgmock-dev libcurl4-openssl-dev
-                nlohmann-json3-dev libdtl-dev python3 python3-numpy python3-yaml xz-utils)
+                nlohmann-json3-dev libdtl-dev libssl-dev python3 python3-numpy python3-yaml xz-utils)
 
 # Debian's chromium renders the HTML report in the report:render_chromium test (that test skips,
 # exit 125, without it). Measured here: 41 s (apt-get update included), 290 MB installed;
@@ -36,37 +55,11 @@ sid_packages=(llama.cpp-tools libllama0 libggml0 python3-gguf
 
 # shellcheck source=ci/debian_mirror.sh
 . "$(dirname "${BASH_SOURCE[0]}")/debian_mirror.sh"
-mirror_uri() { debian_mirror_uri || exit 1; }
+# shellcheck source=ci/sid_lock.sh
+. "$(dirname "${BASH_SOURCE[0]}")/sid_lock.sh"
 
-llama_ready() { [ -x "$PREFIX/usr/bin/llama-server" ] && [ -f "$PREFIX/VERSION" ]; }
-
-if ! llama_ready || [ "${FLASHPROOF_REFRESH:-0}" = 1 ]; then
-  apt_dir="$CACHE/apt"
-  mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" "$CACHE/debs"
-  uri=$(mirror_uri)
-  keyring=/usr/share/keyrings/debian-archive-keyring.gpg
-  printf 'deb [signed-by=%s] %s sid main\n' "$keyring" "$uri" >"$apt_dir/sources.list"
-  apt_opts=(-o "Dir::Etc::SourceList=$apt_dir/sources.list" -o Dir::Etc::SourceParts=/dev/null
-            -o "Dir::State::Lists=$apt_dir/lists" -o "Dir::Cache=$apt_dir/cache"
-            -o APT::Architecture=amd64 -o APT::Architectures=amd64 -o APT::Sandbox::User=root)
-  LOG "fetching the sid package index"
-  apt-get "${apt_opts[@]}" update -qq
-  (cd "$CACHE/debs" && rm -f ./*.deb && apt-get "${apt_opts[@]}" download "${sid_packages[@]}" >/dev/null)
-  LOG "unpacking ${#sid_packages[@]} sid packages into $PREFIX"
-  rm -rf "$PREFIX.tmp" && mkdir -p "$PREFIX.tmp"
-  for deb in "$CACHE"/debs/*.deb; do dpkg -x "$deb" "$PREFIX.tmp"; done
-  libdir="$PREFIX.tmp/usr/lib/x86_64-linux-gnu"
-  # ggml looks for its backends beside the executable, which is the loader when started through it.
-  for b in "$libdir"/ggml/backends0/*.so; do ln -sf "ggml/backends0/$(basename "$b")" "$libdir/$(basename "$b")"; done
-  ls "$PREFIX.tmp"/var/cache 2>/dev/null >/dev/null || true
-  ( cd "$CACHE/debs" && for deb in *.deb; do dpkg-deb -f "$deb" Package Version | paste -sd' '; done ) >"$PREFIX.tmp/PACKAGES"
-  rm -rf "$PREFIX" && mv "$PREFIX.tmp" "$PREFIX"
-  libdir="$PREFIX/usr/lib/x86_64-linux-gnu"
-  "$libdir/ld-linux-x86-64.so.2" --library-path "$libdir:$libdir/llama" "$PREFIX/usr/bin/llama-server" --version \
-    >"$PREFIX/VERSION" 2>&1 || { LOG "llama-server --version failed:"; cat "$PREFIX/VERSION" >&2; exit 1; }
-fi
-
-cat >"$CACHE/env.sh" <<ENV
+sid_lock_install "${sid_packages[@]}"
+cat >"$CACHE/env.sh.tmp.$$" <<ENV
 # Written by ci/setup.sh: where the private sid llama.cpp lives.
 FLASHPROOF_PREFIX=$PREFIX
 FLASHPROOF_LLAMA_SERVER=$PREFIX/usr/bin/llama-server
@@ -74,4 +67,5 @@ FLASHPROOF_LOADER=$PREFIX/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2
 FLASHPROOF_LIBRARY_PATH=$PREFIX/usr/lib/x86_64-linux-gnu:$PREFIX/usr/lib/x86_64-linux-gnu/llama
 FLASHPROOF_GGUF_PYTHONPATH=$PREFIX/usr/lib/python3/dist-packages
 ENV
+mv "$CACHE/env.sh.tmp.$$" "$CACHE/env.sh"
 LOG "llama.cpp from Debian sid: $(grep -m1 '^version' "$PREFIX/VERSION" || head -1 "$PREFIX/VERSION")"

@@ -4,8 +4,8 @@
 #    run alternately on this machine, paired launch by launch; each gated figure ends as regression,
 #    no regression or unresolved; fused attention must not be lost, answers must not change:
 #      ci/upgrade-gate.sh --baseline-runtime OLD [--candidate-runtime NEW] [--budget S] [--min-effect FIG=X]
-#    A new Debian build, gated before it replaces the old one:
-#      FLASHPROOF_PREFIX=/var/cache/flashproof/sid-new FLASHPROOF_REFRESH=1 bash ci/setup.sh
+#    A new Debian build, gated before it replaces the old one (docs/upgrade-gate.md):
+#      FLASHPROOF_PREFIX=/var/cache/flashproof/sid-new bash ci/setup.sh --update-lock
 #      ci/upgrade-gate.sh --baseline-runtime /var/cache/flashproof/sid-prefix --candidate-runtime /var/cache/flashproof/sid-new
 #  - against the goldens of the previous fingerprint, when the old build is gone:
 #      ci/upgrade-gate.sh [--baseline FINGERPRINT_ID] [--repetitions N] [--warmup N]

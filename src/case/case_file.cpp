@@ -5,6 +5,7 @@
 #include <regex>
 
 #include "case/json_fields.h"
+#include "util/model_files.h"
 #include "util/text.h"
 
 namespace fp {
@@ -95,12 +96,35 @@ Result<Job> parse_job(const JsonFields& f) {
   return Job::Batch;
 }
 
+// "sha256": one string for one file; for a split GGUF an array with one per shard, in shard order.
+Status load_model_sha256(const JsonFields& m, ModelRef& model) {
+  const int shards = split_name(model.path).count;
+  const std::string how = shards ? "model.path names a split GGUF of " + std::to_string(shards) +
+                                       " shards: expected an array of " + std::to_string(shards) +
+                                       " sha256 values, one per shard in order (sha256sum of each shard)"
+                                 : "expected 64 lowercase hex digits (sha256sum of the model file)";
+  if (!m.has("sha256")) return m.error("sha256", "missing; " + how);
+  if (shards) {
+    if (!m.raw()["sha256"].is_array()) return m.error("sha256", how);
+    FP_TRY(model.shard_sha256, m.string_list("sha256"));
+  } else {
+    if (m.raw()["sha256"].is_array()) return m.error("sha256", "model.path names one file (not NAME-00001-of-0000N.gguf): " + how);
+    FP_TRY(std::string one, m.string("sha256"));
+    model.shard_sha256 = {one};
+  }
+  if (model.shard_sha256.size() != static_cast<size_t>(std::max(shards, 1)))
+    return m.error("sha256", std::to_string(model.shard_sha256.size()) + " values; " + how);
+  for (const auto& sha : model.shard_sha256)
+    if (!std::regex_match(sha, kSha)) return m.error("sha256", quote(sha) + " is not a sha256; " + how);
+  model.sha256 = join(model.shard_sha256, ",");
+  return ok_status();
+}
+
 Status load_model(const JsonFields& top, const std::string& root, Case& c) {
   FP_TRY(JsonFields m, top.object("model"));
   FP_TRY_STATUS(m.only_keys({"path", "sha256", "recipe"}));
   FP_TRY(c.model.path, repo_path(m, "path", root, /*allow_absolute=*/true));
-  FP_TRY(c.model.sha256, m.string("sha256"));
-  if (!std::regex_match(c.model.sha256, kSha)) return m.error("sha256", "expected 64 lowercase hex digits (sha256sum of the model file)");
+  FP_TRY_STATUS(load_model_sha256(m, c.model));
   if (m.has("recipe")) {
     FP_TRY(c.model.recipe, repo_path(m, "recipe", root, false));
     if (!fs::exists(fs::path(root) / c.model.recipe)) return m.error("recipe", "no such file under " + root);

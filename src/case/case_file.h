@@ -17,7 +17,11 @@ const char* job_name(Job job);
 
 struct ModelRef {
   std::string path;    // as written, relative to the repository root
-  std::string sha256;  // 64 lowercase hex digits
+  // One file: its sha256 (64 lowercase hex digits). A split GGUF (path names its first shard,
+  // util/model_files.h): every shard's sha256 in shard order, joined by ",", so that each shard's
+  // hash travels with the model's one identity (fingerprint, result, golden).
+  std::string sha256;
+  std::vector<std::string> shard_sha256;  // one per file, in shard order (one entry for one file)
   std::string recipe;  // optional: fixtures/models/<name>.json that generates it
 };
 

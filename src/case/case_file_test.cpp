@@ -365,5 +365,33 @@ TEST(CaseFileFuzzRegression, NumberTooLargeForADoubleIsAnErrorNotACrash) {
   EXPECT_THAT(c.error().message, ::testing::HasSubstr("not valid JSON"));
 }
 
+// A split GGUF (path names its first shard): one sha256 per shard, in order, joined into the
+// model's one identity; a single string, or the wrong count, is an error saying what to give.
+TEST_F(CaseFileTest, SplitModelNeedsOneSha256PerShard) {
+  for (int i = 1; i <= 3; ++i) std::ofstream(root_ / ("models/big-0000" + std::to_string(i) + "-of-00003.gguf")) << "GGUF";
+  const std::string a(64, 'a'), b(64, 'b'), c3(64, 'c');
+  good_["model"] = {{"path", "models/big-00001-of-00003.gguf"}, {"sha256", json::array({a, b, c3})}};
+  auto c = load(good_);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c->model.shard_sha256, (std::vector<std::string>{a, b, c3}));
+  EXPECT_EQ(c->model.sha256, a + "," + b + "," + c3);
+
+  good_["model"]["sha256"] = a;
+  EXPECT_THAT(error_of(good_), AllOf(HasSubstr("field \"model.sha256\""), HasSubstr("split GGUF of 3 shards: expected an array of 3")));
+  good_["model"]["sha256"] = json::array({a, b});
+  EXPECT_THAT(error_of(good_), HasSubstr("2 values; model.path names a split GGUF of 3 shards"));
+  good_["model"]["sha256"] = json::array({a, b, "nope"});
+  EXPECT_THAT(error_of(good_), HasSubstr("\"nope\" is not a sha256"));
+}
+
+TEST_F(CaseFileTest, OneFileTakesOneSha256) {
+  auto c = load(good_);
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->model.shard_sha256.size(), 1u);
+  EXPECT_EQ(c->model.sha256, c->model.shard_sha256[0]);
+  good_["model"]["sha256"] = json::array({std::string(64, 'a')});
+  EXPECT_THAT(error_of(good_), HasSubstr("model.path names one file"));
+}
+
 }  // namespace
 }  // namespace fp

@@ -33,6 +33,7 @@ const char* kUsage =
     "  --concurrency N      concurrent streams in the sustained phase (default ab.sustained.concurrency, else 2)\n"
     "  --out DIR            the A/B folder; default results/<fingerprint>/<case>/ab-<stamp>\n"
     "  --results DIR        root of the results history (default: <repo>/results)\n"
+    "  --rehash             read the model files again for their sha256 (not from the hash cache)\n"
     "  --quiet              no progress lines\n"
     "exit: 0 the job's gates are not worse with the flag on and the answers satisfy the job,\n"
     "      1 otherwise (or the evidence shows the arms did not differ as asked),\n"
@@ -65,6 +66,8 @@ int ab_command(int argc, char** argv) {
       o.results_root = args.value();
     } else if (a == "--quiet") {
       o.quiet = true;
+    } else if (a == "--rehash") {
+      o.rehash = true;
     } else if (args.is_option()) {
       args.usage_error("unknown option " + quote(a));
     } else if (!case_path.empty()) {

@@ -54,6 +54,8 @@ const char* kUsage =
     "  --repetitions N      override the cases' plan.repetitions\n"
     "  --warmup N           override the cases' plan.warmup\n"
     "  --quiet              no per-case progress lines\n"
+    "Both modes:\n"
+    "  --rehash             read the model files again for their sha256 (not from the hash cache)\n"
     "Self-test cases (with a \"ctest\" block) are skipped. The report is printed and written to\n"
     "<results>/<fingerprint id>/gate-<stamp>-<pid>.txt.\n"
     "exit: 0 pass, 1 fail, 2 incomplete or bad input, 64 usage, 125 every case skipped\n";
@@ -113,6 +115,9 @@ int gate_command(int argc, char** argv) {
     } else if (a == "--quiet") {
       g.run.quiet = true;
       b.quiet = true;
+    } else if (a == "--rehash") {
+      g.run.rehash = true;
+      b.rehash = true;
     } else if (args.is_option()) {
       args.usage_error("unknown option " + quote(a));
     } else {

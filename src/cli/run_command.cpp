@@ -40,6 +40,8 @@ const char* kUsage =
     "  --repetitions N      override the case's plan.repetitions\n"
     "  --warmup N           override the case's plan.warmup\n"
     "  --flag on|off        launch with the flag's on or off value instead of the case's flag.use\n"
+    "  --rehash             read the model files again for their sha256 instead of taking it from the hash\n"
+    "                       cache (~/.cache/flashproof/sha256.json; README \"Model files\")\n"
     "  --quiet              no progress lines (progress: a status line on a terminal, plain lines in CI\n"
     "                       or when stderr is not a terminal; FLASHPROOF_PROGRESS=terminal|lines|quiet)\n"
     "  --ctest              print key figures as <CTestMeasurement> tags and the failure as <CTestDetails>\n"
@@ -143,6 +145,8 @@ int run_command(int argc, char** argv) {
       o.flag_on = v == "on";
     } else if (a == "--quiet") {
       o.quiet = true;
+    } else if (a == "--rehash") {
+      o.rehash = true;
     } else if (a == "--ctest") {
       ctest = true;
     } else if (args.is_option()) {

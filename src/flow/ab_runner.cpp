@@ -264,7 +264,7 @@ AbOutcome run_ab(const std::string& case_path, const AbRunOptions& opts_in) {
     return out;
   };
   int code = kAbIncomplete;
-  auto resolved = resolve_case_context(case_path, o.repo_root, &code);
+  auto resolved = resolve_case_context(case_path, o.repo_root, &code, "", o.rehash);
   if (!resolved) return fail_early(code, resolved.error().message);
   CaseContext ctx = *resolved;
   const Case& c = ctx.c;

@@ -27,6 +27,7 @@ struct AbRunOptions {
   double sustained_s = -1;    // default ab.sustained.duration_s; 0 skips the phase
   int concurrency = -1;       // default ab.sustained.concurrency
   bool quiet = false;
+  bool rehash = false;        // read the model files again instead of trusting the hash cache
 };
 
 // Exit codes of `flashproof ab`: 0 the job's gates are not worse with the flag on and the answers

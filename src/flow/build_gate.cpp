@@ -79,7 +79,7 @@ BuildGateCase gate_case(const std::string& path, const BuildGateOptions& o, TeeT
   BuildGateCase bc;
   bc.case_path = path;
   int code = kResolveIncomplete;
-  auto resolved = resolve_case_context(path, o.repo_root, &code, o.candidate_runtime);
+  auto resolved = resolve_case_context(path, o.repo_root, &code, o.candidate_runtime, o.rehash);
   if (!resolved) {
     bc.outcome = code == kResolveSkip ? "skipped" : "incomplete";
     bc.problems.push_back(resolved.error().message);

@@ -39,6 +39,7 @@ struct BuildGateOptions {
   int warmup = -1;
   std::map<std::string, double> min_effect;  // figure -> relative, over the cases' own
   bool quiet = false;
+  bool rehash = false;             // read the model files again instead of trusting the hash cache
 };
 
 // Exit codes of `flashproof gate --baseline-runtime`.

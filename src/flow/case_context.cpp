@@ -13,7 +13,8 @@
 #include "measure/nvml.h"
 #include "runtime/ctest_gpus.h"
 #include "runtime/runtime_data.h"
-#include "util/sha256.h"
+#include "util/file_hash_cache.h"
+#include "util/model_files.h"
 #include "util/text.h"
 
 namespace fp {
@@ -68,10 +69,35 @@ int visible_gpus() {
   return n ? static_cast<int>(*n) : 0;
 }
 
+// Every file of the model (each shard of a split GGUF) against the case's sha256, through the hash
+// cache (util/file_hash_cache.h). This is the only read of the model file flashproof makes, and it
+// happens here, before anything is launched: a cache hit reads nothing; a miss reads the file once
+// and leaves the page cache as it found it (util/sha256.h), so the runtime's loads that follow
+// (evidence pass, timed launches) meet the model in the same cache state as without the hash.
+Status check_model_files(const Case& c, const std::string& model_path, bool rehash) {
+  auto files = model_files(model_path);
+  if (!files) return make_error(c.file + ": field \"model.path\": " + files.error().message);
+  if (files->size() != c.model.shard_sha256.size())
+    return make_error(c.file + ": field \"model.sha256\": " + std::to_string(c.model.shard_sha256.size()) + " value(s) for " +
+                      std::to_string(files->size()) + " model file(s)");
+  for (size_t i = 0; i < files->size(); ++i) {
+    const std::string& file = (*files)[i];
+    auto hash = cached_sha256_file(file, rehash);
+    if (!hash) return make_error(c.file + ": field \"model.path\": " + hash.error().message);
+    if (hash->sha256 == c.model.shard_sha256[i]) continue;
+    const std::string which = files->size() == 1 ? "" : " (shard " + std::to_string(i + 1) + " of " + std::to_string(files->size()) + ")";
+    return make_error(c.file + ": field \"model.sha256" + (files->size() == 1 ? "" : "[" + std::to_string(i) + "]") + "\" = " +
+                      c.model.shard_sha256[i] + " but " + file + which + " has sha256 " + hash->sha256 +
+                      (hash->from_cache ? " (cached; --rehash reads it again)" : "") +
+                      " (a different model file: regenerate it or update the case)");
+  }
+  return ok_status();
+}
+
 }  // namespace
 
 Result<CaseContext> resolve_case_context(const std::string& case_path, const std::string& repo_root, int* exit_code,
-                                         const std::string& runtime_path) {
+                                         const std::string& runtime_path, bool rehash) {
   *exit_code = kResolveIncomplete;
   auto loaded = load_case(case_path, repo_root);
   if (!loaded && model_missing(case_path, repo_root)) {
@@ -104,11 +130,7 @@ Result<CaseContext> resolve_case_context(const std::string& case_path, const std
     *exit_code = kResolveSkip;
     return make_error("SKIP: " + why);
   }
-  auto sha = sha256_file(ctx.model_path);
-  if (!sha) return make_error(c.file + ": field \"model.path\": " + sha.error().message);
-  if (*sha != c.model.sha256)
-    return make_error(c.file + ": field \"model.sha256\" = " + c.model.sha256 + " but " + ctx.model_path + " has sha256 " + *sha +
-                      " (a different model file: regenerate it or update the case)");
+  FP_TRY_STATUS(check_model_files(c, ctx.model_path, rehash));
   if (c.shape.synthetic_prompts > 0) {
     ctx.prompts = synthetic_prompts(c.shape.synthetic_prompts);  // filled by flow/prompt_tokens.h
   } else {

@@ -44,14 +44,16 @@ struct CaseContext {
 enum ResolveExit { kResolveIncomplete = 2, kResolveSkip = 125 };
 
 // Loads a case and resolves what its passes share: adapter, signatures, the runtime executable, the
-// model (checked against its sha256) and the prompts; flag_value is the case's "use" value, out_dir
+// model (checked against its sha256, each shard of a split GGUF) and the prompts; flag_value is the case's "use" value, out_dir
 // is left empty. On failure *exit_code is kResolveSkip when this machine cannot run the case (no
 // runtime installed, model not here, a CUDA case without a GPU; the message starts "SKIP: ") and
 // kResolveIncomplete for bad input. Used by `run`, `ab` and the benchmarks in bench/.
 // `runtime_path`, when set, names the runtime instead (an executable or a prefix folder: the
-// side-by-side gate's --candidate-runtime; runtime/launcher.h runtime_from_path).
+// side-by-side gate's --candidate-runtime; runtime/launcher.h runtime_from_path). The model's
+// files are hashed here, before any launch, and only when the hash cache has no entry for them or
+// `rehash` is set (util/file_hash_cache.h; --rehash of run, ab and gate).
 Result<CaseContext> resolve_case_context(const std::string& case_path, const std::string& repo_root, int* exit_code,
-                                         const std::string& runtime_path = "");
+                                         const std::string& runtime_path = "", bool rehash = false);
 
 // The fingerprint a case runs under: this machine, the runtime (asked for its version and build),
 // the model's sha256 and the launch line. An error when the runtime cannot say its version.

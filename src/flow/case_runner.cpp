@@ -79,7 +79,7 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
   };
 
   int resolve_exit = kResolveIncomplete;
-  auto resolved = resolve_case_context(case_path, o.repo_root, &resolve_exit);
+  auto resolved = resolve_case_context(case_path, o.repo_root, &resolve_exit, "", o.rehash);
   if (!resolved) return fail_early(resolve_exit, resolved.error().message);
   CaseContext ctx = *resolved;
   const Case& c = ctx.c;

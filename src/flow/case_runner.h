@@ -26,6 +26,7 @@ struct RunOptions {
   std::optional<bool> flag_on;      // override the case's flag.use (A/B mode)
   TimedOptions timed;
   bool quiet = false;               // no progress lines on stderr
+  bool rehash = false;              // read the model files again instead of trusting the hash cache
 };
 
 // Exit codes of `flashproof run`, as CTest sees them.

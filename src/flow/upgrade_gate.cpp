@@ -15,7 +15,8 @@
 #include "runtime/adapter.h"
 #include "runtime/launcher.h"
 #include "runtime/process.h"
-#include "util/sha256.h"
+#include "util/file_hash_cache.h"
+#include "util/model_files.h"
 #include "util/text.h"
 
 namespace fp {
@@ -26,12 +27,19 @@ namespace fs = std::filesystem;
 
 // The fingerprint a case will run with, known before it runs (the build its log states is
 // known only after the evidence pass; the comparison with the golden checks it then).
-Result<Fingerprint> probe_fingerprint(const Case& c, const std::string& repo_root) {
+// The model is hashed here, for every case before any runs (through the hash cache; `rehash` reads
+// it again); the case runs then find the hash in the cache.
+Result<Fingerprint> probe_fingerprint(const Case& c, const std::string& repo_root, bool rehash) {
   FP_TRY(Adapter adapter, load_adapter(c.runtime));
   FP_TRY(RuntimeCommand runtime, locate_runtime(adapter));
   const std::string model = fs::path(c.model.path).is_absolute() ? c.model.path : (fs::path(repo_root) / c.model.path).string();
-  FP_TRY(std::string sha, sha256_file(model));
-  return case_fingerprint(c, adapter, runtime, sha);
+  FP_TRY(std::vector<std::string> files, model_files(model));
+  std::vector<std::string> shas;
+  for (const auto& file : files) {
+    FP_TRY(FileHash h, cached_sha256_file(file, rehash));
+    shas.push_back(h.sha256);
+  }
+  return case_fingerprint(c, adapter, runtime, join(shas, ","));
 }
 
 
@@ -165,7 +173,7 @@ GateReport run_upgrade_gate(const std::vector<std::string>& case_paths, const Ga
       report.cases.push_back(cr);
       continue;
     }
-    auto now = probe_fingerprint(*c, base.repo_root);
+    auto now = probe_fingerprint(*c, base.repo_root, base.rehash);
     if (!now) {
       cr.problems.push_back("fingerprint: " + now.error().message);
       report.cases.push_back(cr);
@@ -226,6 +234,7 @@ GateReport run_upgrade_gate(const std::vector<std::string>& case_paths, const Ga
       RunOptions o = base;
       o.record_missing = false;
       o.golden_fingerprint = baseline->id;
+      o.rehash = false;  // probe_fingerprint hashed it (again, with --rehash) moments ago
       CaseRun run = run_case_file(p.c.file, o);
       judge(p.c, run, paths, cr);
       say("verdict: " + cr.verdict_before + " -> " + cr.verdict_after + "\n");

@@ -1,4 +1,5 @@
-// SHA-256 of bytes or of a file, as lowercase hex (model files are identified by it).
+// SHA-256 of bytes or of a file, as lowercase hex (model files are identified by it). OpenSSL's
+// EVP implementation (libcrypto): it uses the CPU's SHA extensions where there are any.
 #pragma once
 
 #include <string>
@@ -9,6 +10,10 @@
 namespace fp {
 
 std::string sha256_hex(std::string_view bytes);
+
+// Reads the file once, start to end. Leaves the page cache as it found it (util/page_cache.h): the
+// pages of the file that were not resident before are dropped again as the hash passes them, so that
+// hashing a model neither warms nor evicts it before the runtime loads it.
 Result<std::string> sha256_file(const std::string& path);
 
 }  // namespace fp

@@ -43,7 +43,7 @@ cudart_deb=$(ls "$work"/debs/libcudart12_*.deb)
 cuda_ver=$(dpkg-deb -f "$cuda_deb" Version)
 ggml_ver=$(awk '$2=="libggml0" {print $4}' "$PREFIX/PACKAGES")
 # libggml0-backend-cuda must match the prefix's libggml0 exactly (its Depends says so).
-[ "$cuda_ver" = "$ggml_ver" ] || { LOG "libggml0-backend-cuda $cuda_ver does not match the prefix's libggml0 $ggml_ver: refresh the prefix (FLASHPROOF_REFRESH=1 bash ci/setup.sh)"; exit 1; }
+[ "$cuda_ver" = "$ggml_ver" ] || { LOG "libggml0-backend-cuda $cuda_ver does not match the prefix's libggml0 $ggml_ver: move the lock to what sid has now (bash ci/setup.sh --update-lock)"; exit 1; }
 
 x=$work/x
 rm -rf "$x" && mkdir -p "$x"
