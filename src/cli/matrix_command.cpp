@@ -49,7 +49,8 @@ const char* kUsage =
     "matrix reports a fallback, it does not fail on it) or the runtime refused the combination with a\n"
     "line its data marks fatal (e.g. a quantized V cache with the flag off).\n"
     "exit: 0 every row as expected, 1 a row failed (launch or request failed, no evidence, levels disagree),\n"
-    "      2 the matrix could not run or finish, 64 usage, 125 skipped (no runtime, model, or GPU here)\n";
+    "      2 the matrix could not run or finish, 64 usage, 125 skipped (no runtime, model, or GPU here),\n"
+    "      128+N interrupted by signal N (what ran is written; the other rows say \"not run\")\n";
 
 std::vector<int> numbers(Args& args, long lo, long hi) {
   const std::string option = args.arg();
@@ -139,6 +140,10 @@ int matrix_command(int argc, char** argv) {
   else if (auto st = write_file_atomic(html, render_html_report(*data)); !st)
     std::cerr << "flashproof matrix: " << st.error().message << "\n";
   std::cout << "\nmatrix: " << m.output_dir << "/matrix.txt (matrix.json, report.html)\n";
+  if (interrupted()) {
+    std::cerr << "flashproof matrix: interrupted by signal " << interrupt_signal() << "; the rows not run say so\n";
+    return 128 + interrupt_signal();
+  }
   return out.exit_code;
 }
 

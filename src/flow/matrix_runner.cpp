@@ -148,7 +148,8 @@ void run_row(MatrixRow& row, CaseContext& ctx, int rounds) {
       row.detail = log->scan.fatal.front().text;
     } else {
       row.outcome = RowOutcome::Failed;
-      row.detail = "evidence pass: " + first_line(ev.error().message);
+      const std::string why = first_line(ev.error().message);
+      row.detail = starts_with(why, "evidence pass") ? why : "evidence pass: " + why;
     }
     return;
   }
