@@ -96,7 +96,9 @@ int matrix_command(int argc, char** argv) {
     } else if (a == "--context") {
       o.contexts = numbers(args, 16, 1 << 24);
     } else if (a == "--head-sizes") {
-      o.head_sizes = numbers(args, 1, 4096);
+      o.head_sizes = numbers(args, 8, 4096);
+      for (int h : o.head_sizes)
+        if (h % 2) args.usage_error("--head-sizes: " + std::to_string(h) + " is odd; the generator takes even head sizes (RoPE rotates pairs)");
     } else if (a == "--prompt-chars") {
       o.prompt_chars = args.whole(0, 1 << 24);
     } else if (a == "--document") {
