@@ -28,19 +28,15 @@ int make_one(const std::string& recipe_path, const fs::path& root, bool record) 
     std::cerr << "flashproof make-model: " << recipe.error().message << "\n";
     return 1;
   }
-  const std::string bytes = build_llama_gguf(*recipe);
-  const std::string sha = sha256_hex(bytes);
   const fs::path out = root / recipe->output;
-  std::error_code ec;
-  fs::create_directories(out.parent_path(), ec);
-  auto existing = fs::exists(out) ? sha256_file(out.string()) : Result<std::string>(Error{""});
-  if (!(existing && *existing == sha)) {
-    if (auto st = write_file_atomic(out.string(), bytes); !st) {
-      std::cerr << "flashproof make-model: " << st.error().message << "\n";
-      return 1;
-    }
+  auto sha_written = write_recipe_model(*recipe, out.string());
+  if (!sha_written) {
+    std::cerr << "flashproof make-model: " << sha_written.error().message << "\n";
+    return 1;
   }
-  std::cout << recipe->name << ": " << out.string() << " " << bytes.size() << " bytes sha256 " << sha << "\n";
+  const std::string& sha = *sha_written;
+  std::error_code size_ec;
+  std::cout << recipe->name << ": " << out.string() << " " << fs::file_size(out, size_ec) << " bytes sha256 " << sha << "\n";
   if (record) {
     if (auto st = record_sha(recipe_path, sha); !st) {
       std::cerr << "flashproof make-model: " << st.error().message << "\n";

@@ -19,10 +19,10 @@ const char* kUsage =
     "       flashproof report --ctest RESULT.json\n"
     "Writes one self-contained HTML file (no network, no server; open it in any browser): per case the\n"
     "verdict with its evidence, every figure's samples against the golden, memory, answers; per A/B run\n"
-    "(ab.json) both arms' distributions and memory; per case the trend over the runs kept in\n"
-    "history.tsv, with the change at each runtime build marked.\n\n"
+    "(ab.json) both arms' distributions and memory; per support matrix (matrix.json) its table; per\n"
+    "case the trend over the runs kept in history.tsv, with the change at each runtime build marked.\n\n"
     "PATH: a run folder, a case folder (its latest run), a fingerprint folder or a results folder (the\n"
-    "latest run of every case), or an ab-<stamp> folder.\n\n"
+    "latest run of every case), or an ab-<stamp> or matrix-<stamp> folder.\n\n"
     "options:\n"
     "  -o, --output FILE  where to write (default: PATH/report.html, or beside PATH when it is a file)\n"
     "  --results DIR      the results root holding history.tsv (default: PATH or the folders above it)\n"
@@ -114,7 +114,7 @@ int report_command(int argc, char** argv) {
   size_t points = 0;
   for (const auto& [c, t] : data->trends) points += t.size();
   std::cout << output << "\n";
-  std::cerr << "flashproof report: " << data->cases.size() << " case(s), " << data->ab_runs.size() << " A/B run(s), " << points
+  std::cerr << "flashproof report: " << data->cases.size() << " case(s), " << data->ab_runs.size() << " A/B run(s), " << data->matrix_runs.size() << " matrix run(s), " << points
             << " past run(s) in the trends" << (data->results_root.empty() ? " (no history.tsv found)" : "")
             << (data->notes.empty() ? "" : "; " + std::to_string(data->notes.size()) + " note(s) in the report") << "\n";
   return 0;

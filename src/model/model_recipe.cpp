@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <set>
 
 #include "model/gguf_writer.h"
+#include "util/sha256.h"
 #include "util/text.h"
 
 namespace fp {
@@ -213,6 +215,31 @@ std::string build_llama_gguf(const ModelRecipe& r) {
     if (!vocab.emittable[t]) std::fill(out.begin() + static_cast<long>(t * r.n_embd * 2), out.begin() + static_cast<long>((t + 1) * r.n_embd * 2), '\0');
   w.add_tensor("output.weight", {r.n_embd, n_vocab}, GgufType::F16, std::move(out));
   return w.serialize();
+}
+
+Result<ModelRecipe> recipe_with_head_size(const ModelRecipe& r, uint32_t head) {
+  const std::string what = r.file + ": head size " + std::to_string(head);
+  if (head < 8 || head % 2) return make_error(what + ": expected an even number from 8 (RoPE rotates pairs of dimensions)");
+  if (static_cast<uint64_t>(head) * r.n_head > 16384)
+    return make_error(what + " x " + std::to_string(r.n_head) + " heads = n_embd " + std::to_string(static_cast<uint64_t>(head) * r.n_head) +
+                      ": above the generator's limit of 16384");
+  ModelRecipe v = r;
+  v.n_embd = head * r.n_head;
+  v.name = r.name + "-hd" + std::to_string(head);
+  v.output = (std::filesystem::path(r.output).parent_path() / "matrix" / (v.name + ".gguf")).string();
+  v.sha256.clear();
+  return v;
+}
+
+Result<std::string> write_recipe_model(const ModelRecipe& r, const std::string& path) {
+  const std::string bytes = build_llama_gguf(r);
+  const std::string sha = sha256_hex(bytes);
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
+  if (std::filesystem::exists(path, ec))
+    if (auto existing = sha256_file(path); existing && *existing == sha) return sha;
+  FP_TRY_STATUS(write_file_atomic(path, bytes));
+  return sha;
 }
 
 }  // namespace fp

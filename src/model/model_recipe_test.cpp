@@ -6,6 +6,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "model/gguf_reader.h"
 #include "model/gguf_writer.h"
 #include "util/sha256.h"
 
@@ -75,6 +76,37 @@ TEST(ModelRecipe, ValidationNamesTheField) {
   auto r = load_model_recipe(path);
   ASSERT_FALSE(r.ok());
   EXPECT_THAT(r.error().message, ::testing::HasSubstr("not a multiple of n_head"));
+}
+
+TEST(ModelRecipe, HeadSizeVariantKeepsSeedAndShape) {
+  auto r = load_model_recipe(FLASHPROOF_SOURCE_DIR "/fixtures/models/realistic.json");
+  ASSERT_TRUE(r.ok());
+  auto v = recipe_with_head_size(*r, 48);
+  ASSERT_TRUE(v.ok()) << v.error().message;
+  EXPECT_EQ(v->head_size(), 48u);
+  EXPECT_EQ(v->n_embd, 48u * r->n_head);
+  EXPECT_EQ(v->seed, r->seed);
+  EXPECT_EQ(v->n_head, r->n_head);
+  EXPECT_EQ(v->n_head_kv, r->n_head_kv);
+  EXPECT_EQ(v->n_layer, r->n_layer);
+  EXPECT_EQ(v->n_ff, r->n_ff);
+  EXPECT_EQ(v->name, "realistic-hd48");
+  EXPECT_EQ(v->output, "fixtures/models/generated/matrix/realistic-hd48.gguf");
+  // The GGUF says head size 48 and the same attention layers.
+  auto facts = model_facts(*parse_gguf_metadata(build_llama_gguf(*v), "hd48"));
+  ASSERT_TRUE(facts.ok()) << facts.error().message;
+  EXPECT_EQ(facts->head_size_k, 48);
+  EXPECT_EQ(facts->layers, static_cast<int>(r->n_layer));
+}
+
+TEST(ModelRecipe, HeadSizesTheGeneratorCannotBuildAreNamed) {
+  auto r = load_model_recipe(FLASHPROOF_SOURCE_DIR "/fixtures/models/tiny.json");
+  ASSERT_TRUE(r.ok());
+  for (uint32_t bad : {0u, 6u, 33u, 8192u}) {
+    auto v = recipe_with_head_size(*r, bad);
+    ASSERT_FALSE(v.ok()) << bad;
+    EXPECT_THAT(v.error().message, ::testing::HasSubstr("tiny.json: head size " + std::to_string(bad)));
+  }
 }
 
 }  // namespace

@@ -267,7 +267,7 @@ const char* kStyle = R"(
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color:#1d2330;background:#f6f7f9}
 header{background:#1d2330;color:#fff;padding:14px 24px}header h1{margin:0;font-size:20px}header p{margin:4px 0 0;color:#c5cad3}
 main{padding:12px 24px 40px;max-width:1200px}
-section.case,section.ab{background:#fff;border:1px solid #dde1e7;border-radius:6px;padding:10px 18px;margin:14px 0}
+section.case,section.ab,section.matrix{background:#fff;border:1px solid #dde1e7;border-radius:6px;padding:10px 18px;margin:14px 0}
 h2{font-size:17px;margin:6px 0}h3{font-size:14px;margin:14px 0 6px;color:#3b4354}
 table{border-collapse:collapse;margin:4px 0}td,th{padding:3px 8px;border-bottom:1px solid #eceef2;text-align:left;vertical-align:top}
 th{font-weight:600;color:#50586a}td.n{text-align:right;font-variant-numeric:tabular-nums}
@@ -480,6 +480,35 @@ std::string ab_section(const json& ab, const std::string& path, size_t index) {
   return out;
 }
 
+// A support matrix (report/matrix_report.h): the table as matrix.txt shows it, a row's colour by
+// whether the verdict is what its flag asked for.
+std::string matrix_section(const json& m, const std::string& path, size_t index) {
+  const int code = m.value("exit_code", 2);
+  const std::string outcome = code == 0 ? "as expected" : code == 1 ? "a row failed" : "incomplete";
+  std::string out = "<section class=\"matrix\" id=\"matrix-" + std::to_string(index) + "\"><h2>Support matrix: " + esc(str(m, {"case"}, "?")) +
+                    " " + badge(outcome, code == 0 ? "ok" : code == 1 ? "bad" : "warn") + "</h2><p>" + esc(str(m, {"runtime", "name"})) + " " +
+                    esc(str(m, {"runtime", "version"})) + " &middot; fingerprint <code>" + esc(str(m, {"fingerprint_id"})) +
+                    "</code> &middot; fused attention expected with the flag on: <code>" + esc(str(m, {"expect_backend"})) + "</code> &middot; " +
+                    esc(join(strings(m, "axes"), "; ")) + " &middot; <code>" + esc(path) + "</code></p>";
+  for (const auto& e : strings(m, "errors")) out += "<p class=\"notes\">" + esc(e) + "</p>";
+  out += "<table><tr><th>KV (K/V)</th><th>flag</th><th>context</th><th>head</th><th>verdict</th><th>attention nodes</th>"
+         "<th>attention kernels</th><th>prompt t/s (runtime)</th><th>(flashproof)</th><th>vs off</th><th>cause / note</th></tr>";
+  for (const auto& r : m.value("rows", json::array())) {
+    const json shown = r.value("shown", json::object()), speed = r.value("prompt_speed", json::object());
+    const std::string row_outcome = str(r, {"outcome"});
+    const std::string cls = row_outcome == "ran" ? (r.value("verdict_as_flag", false) ? "ok" : "bad") : row_outcome == "refused" ? "warn" : "bad";
+    const double vs_off = dbl(speed, "runtime_vs_flag_off");
+    out += "<tr><td><code>" + esc(str(r, {"kv"})) + "</code></td><td>" + esc(str(r, {"flag_value"})) + "</td><td class=\"n\">" +
+           esc(str(r, {"context"})) + "</td><td class=\"n\">" + esc(str(r, {"head_size"})) + "</td><td>" + badge(str(shown, {"verdict"}), cls) +
+           "</td><td>" + esc(str(shown, {"attention_nodes"})) + "</td><td><code>" + esc(str(shown, {"attention_kernels"})) +
+           "</code></td><td class=\"n\">" + num(dbl(speed, "runtime_tokens_per_s")) + "</td><td class=\"n\">" +
+           num(dbl(speed, "flashproof_tokens_per_s")) + "</td><td class=\"n\">" + (std::isfinite(vs_off) ? num(vs_off) + "x" : "") +
+           "</td><td>" + esc(str(shown, {"note"})) + "</td></tr>";
+  }
+  out += "</table></section>";
+  return out;
+}
+
 // The page checks itself (tests/report/render_check.sh reads these attributes in headless
 // Chromium): how many plots there are, how many have a drawn area and marks, and any script error.
 const char* kSelfCheck = R"(<script>
@@ -502,10 +531,11 @@ fs::path find_results_root(const fs::path& start) {
   return {};
 }
 
-// ab.json files under `root` (depth <= 4), the latest (by folder name: ab-<UTC stamp>) per case.
-std::vector<fs::path> latest_ab_files(const fs::path& root) {
+// `file` (ab.json, matrix.json) under `root` (depth <= 4) in folders named `prefix`<UTC stamp>, the
+// latest (by folder name) per case; `root` itself when it holds the file.
+std::vector<fs::path> latest_files(const fs::path& root, const std::string& file, const std::string& prefix) {
   std::error_code ec;
-  if (fs::is_regular_file(root / "ab.json", ec)) return {root / "ab.json"};
+  if (fs::is_regular_file(root / file, ec)) return {root / file};
   std::map<std::string, fs::path> by_case;
   if (!fs::is_directory(root, ec)) return {};
   for (auto it = fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied, ec);
@@ -519,9 +549,9 @@ std::vector<fs::path> latest_ab_files(const fs::path& root) {
       it.disable_recursion_pending();
       continue;
     }
-    if (it->path().filename() != "ab.json") continue;
+    if (it->path().filename() != file) continue;
     const fs::path folder = it->path().parent_path();
-    if (folder.filename().string().rfind("ab-", 0) != 0) continue;
+    if (folder.filename().string().rfind(prefix, 0) != 0) continue;
     const std::string case_dir = folder.parent_path().string();
     auto cur = by_case.find(case_dir);
     if (cur == by_case.end() || cur->second.parent_path().filename() < folder.filename()) by_case[case_dir] = it->path();
@@ -639,17 +669,21 @@ Result<ReportData> load_report_data(const std::string& path, const std::string& 
       d.cases.push_back(std::move(rc));
     }
   }
-  for (const auto& ap : latest_ab_files(path)) {
-    auto j = read_json(ap.string());
-    if (!j) {
-      d.notes.push_back(j.error().message);
-      continue;
+  auto load_all = [&](const std::string& file, const std::string& prefix, std::vector<json>& into, std::vector<std::string>& paths) {
+    for (const auto& p : latest_files(path, file, prefix)) {
+      auto j = read_json(p.string());
+      if (!j) {
+        d.notes.push_back(j.error().message);
+        continue;
+      }
+      into.push_back(*j);
+      paths.push_back(p.string());
     }
-    d.ab_runs.push_back(*j);
-    d.ab_paths.push_back(ap.string());
-  }
-  if (d.cases.empty() && d.ab_runs.empty())
-    return make_error(path + ": holds no result.json and no ab.json" + (results ? "" : " (" + results.error().message + ")"));
+  };
+  load_all("ab.json", "ab-", d.ab_runs, d.ab_paths);
+  load_all("matrix.json", "matrix-", d.matrix_runs, d.matrix_paths);
+  if (d.cases.empty() && d.ab_runs.empty() && d.matrix_runs.empty())
+    return make_error(path + ": holds no result.json, no ab.json and no matrix.json" + (results ? "" : " (" + results.error().message + ")"));
 
   const fs::path root = results_root.empty() ? find_results_root(path) : fs::path(results_root);
   if (!root.empty()) {
@@ -700,7 +734,7 @@ std::string render_html_report(const ReportData& d) {
   }
   out += "<header><h1>flashproof report</h1><p>" + esc(d.source) + " &middot; " + std::to_string(d.cases.size()) + " case(s): " +
          std::to_string(pass) + " pass, " + std::to_string(fail) + " fail, " + std::to_string(other) + " incomplete &middot; " +
-         std::to_string(d.ab_runs.size()) + " A/B run(s) &middot; generated " + esc(d.generated_utc) + "</p></header><main>";
+         std::to_string(d.ab_runs.size()) + " A/B run(s) &middot; " + std::to_string(d.matrix_runs.size()) + " matrix run(s) &middot; generated " + esc(d.generated_utc) + "</p></header><main>";
   if (!d.notes.empty()) {
     out += "<div class=\"notes\"><b>Not everything could be read:</b><ul>";
     for (const auto& n : d.notes) out += "<li>" + esc(n) + "</li>";
@@ -719,12 +753,17 @@ std::string render_html_report(const ReportData& d) {
   for (size_t i = 0; i < d.ab_runs.size(); ++i)
     out += "<tr><td><a href=\"#ab-" + std::to_string(i) + "\">A/B " + esc(str(d.ab_runs[i], {"case"})) + "</a></td><td colspan=\"5\">" +
            esc(str(d.ab_runs[i], {"decision", "text"})) + "</td></tr>";
+  for (size_t i = 0; i < d.matrix_runs.size(); ++i)
+    out += "<tr><td><a href=\"#matrix-" + std::to_string(i) + "\">matrix " + esc(str(d.matrix_runs[i], {"case"})) + "</a></td><td colspan=\"5\">" +
+           esc(std::to_string(d.matrix_runs[i].value("rows", json::array()).size())) + " combinations: " +
+           esc(join(strings(d.matrix_runs[i], "axes"), "; ")) + "</td></tr>";
   out += "</table>";
   for (size_t i = 0; i < d.cases.size(); ++i) {
     auto t = d.trends.find(str(d.cases[i].result, {"case"}));
     out += case_section(d.cases[i], t == d.trends.end() ? nullptr : &t->second, i);
   }
   for (size_t i = 0; i < d.ab_runs.size(); ++i) out += ab_section(d.ab_runs[i], d.ab_paths[i], i);
+  for (size_t i = 0; i < d.matrix_runs.size(); ++i) out += matrix_section(d.matrix_runs[i], d.matrix_paths[i], i);
   out += "</main>";
   out += kSelfCheck;
   out += "</body></html>\n";

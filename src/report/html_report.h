@@ -3,7 +3,8 @@
 // tree. Per case: the verdict with its evidence, every figure's samples against the golden's
 // median and tolerance, memory, answers; per A/B run (ab.json): both arms' distributions side by
 // side and memory per arm; per case with a history (results/history.tsv): the trend of its gated
-// figures over the runs on this machine, with the change at each runtime build marked.
+// figures over the runs on this machine, with the change at each runtime build marked; per support
+// matrix (matrix.json, `flashproof matrix`): its table, one row per combination.
 //
 // Reads result.json and ab.json as JSON and tolerates missing keys (older results), so a report of
 // an old tree still renders; what could not be read is listed in the report, never dropped.
@@ -49,14 +50,16 @@ struct ReportData {
   std::vector<ReportCase> cases;
   std::vector<nlohmann::json> ab_runs;          // ab.json contents
   std::vector<std::string> ab_paths;
+  std::vector<nlohmann::json> matrix_runs;      // matrix.json contents (report/matrix_report.h)
+  std::vector<std::string> matrix_paths;
   std::map<std::string, std::vector<TrendPoint>> trends;  // case -> runs, oldest first
   std::vector<std::string> notes;               // files that could not be read, and why
 };
 
 // Gathers everything under `path`: result.json files (history/history.h resolve_results), the latest
-// ab.json per case, goldens named by each result, and the history of each case. `results_root`:
+// ab.json and matrix.json per case, goldens named by each result, and the history of each case. `results_root`:
 // where history.tsv lives; "" = look in `path` and the folders above it. Error when `path` holds
-// neither a result nor an A/B run.
+// neither a result, an A/B run nor a matrix.
 Result<ReportData> load_report_data(const std::string& path, const std::string& results_root = "");
 
 // The HTML page. Deterministic for the same data.

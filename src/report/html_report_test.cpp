@@ -8,6 +8,7 @@
 #include <regex>
 
 #include "history/history.h"
+#include "report/matrix_report.h"
 #include "report/result_file.h"
 #include "util/text.h"
 
@@ -174,7 +175,7 @@ TEST_F(ReportTree, ErrorsAndNotesNameTheFile) {
   fs::create_directories(root_ / "empty");
   auto empty = load_report_data((root_ / "empty").string());
   ASSERT_FALSE(empty);
-  EXPECT_THAT(empty.error().message, HasSubstr("no result.json and no ab.json"));
+  EXPECT_THAT(empty.error().message, HasSubstr("no result.json, no ab.json and no matrix.json"));
 
   const std::string dir = add_run("20261130T000001Z-1", sample_run("b1", 1));
   add_run("20261130T000002Z-1", sample_run("b1", 1));
@@ -185,6 +186,60 @@ TEST_F(ReportTree, ErrorsAndNotesNameTheFile) {
   ASSERT_EQ(data->notes.size(), 1u);
   EXPECT_THAT(data->notes[0], HasSubstr("no readable result.json"));
   EXPECT_THAT(render_html_report(*data), HasSubstr("no readable result.json"));
+}
+
+TEST_F(ReportTree, RendersASupportMatrix) {
+  MatrixRun m;
+  m.case_name = "chat-tiny";
+  m.runtime = "llama-server";
+  m.runtime_version = "0.7.0 (build 11669, commit Debian)";
+  m.fingerprint_id = "fp1";
+  m.expect_backend = "CUDA0";
+  m.axes = {"kv: f16, q8_0/f16", "flag: on, off"};
+  m.exit_code = 0;
+  MatrixRow on;
+  on.kv_k = "q8_0";
+  on.kv_v = "f16";
+  on.flag_value = "on";
+  on.context = 2048;
+  on.head_size = 48;
+  on.outcome = RowOutcome::Ran;
+  on.verdict = "not active";
+  on.silent_fallback = true;
+  on.fused_op = "FLASH_ATTN";
+  on.fused_nodes = {{"CPU", 38}};
+  on.cause = "head size 48: <no kernel>";
+  on.server_prompt_tps = 700;
+  on.server_vs_off = 0.35;
+  MatrixRow refused = on;
+  refused.flag_on = false;
+  refused.flag_value = "off";
+  refused.outcome = RowOutcome::Refused;
+  refused.verdict.clear();
+  refused.fused_nodes.clear();
+  refused.detail = "quantized V cache requires flash_attn to be enabled";
+  m.rows = {on, refused};
+  const fs::path dir = root_ / "fp1" / "chat-tiny" / "matrix-20261130T000009Z-3";
+  fs::create_directories(dir);
+  ASSERT_TRUE(write_matrix_files(dir.string(), m));
+
+  auto data = load_report_data((root_ / "fp1").string());
+  ASSERT_TRUE(data) << data.error().message;
+  ASSERT_EQ(data->matrix_runs.size(), 1u);
+  const std::string html = render_html_report(*data);
+  EXPECT_THAT(html, HasSubstr("Support matrix: chat-tiny"));
+  EXPECT_THAT(html, HasSubstr("<code>q8_0/f16</code>"));
+  EXPECT_THAT(html, HasSubstr("<span class=\"badge bad\">not active (silent fallback)</span>"));
+  EXPECT_THAT(html, HasSubstr("FLASH_ATTN CPU 38"));
+  EXPECT_THAT(html, HasSubstr(">0.35x<"));
+  EXPECT_THAT(html, HasSubstr("<span class=\"badge warn\">refused by the runtime</span>"));
+  EXPECT_THAT(html, HasSubstr("quantized V cache requires flash_attn to be enabled"));
+  EXPECT_THAT(html, HasSubstr("head size 48: &lt;no kernel&gt;"));  // escaped
+  EXPECT_THAT(html, HasSubstr("1 matrix run(s)"));
+  // The matrix folder alone is a report too (what `flashproof matrix` writes beside matrix.json).
+  auto alone = load_report_data(dir.string());
+  ASSERT_TRUE(alone) << alone.error().message;
+  EXPECT_EQ(alone->matrix_runs.size(), 1u);
 }
 
 }  // namespace

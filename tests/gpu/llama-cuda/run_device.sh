@@ -9,9 +9,10 @@
 # usage (repository root, on the device): bash tests/gpu/llama-cuda/run_device.sh BUNDLE OUTDIR [CONFIG...]
 #   BUNDLE  what make_bundle.sh wrote (carried as .gpu-bundle)
 #   OUTDIR  gets device.txt, summary.txt and live.tar.gz (runs/NAME.{log.gz,kernels.tsv,answers.json})
-#   CONFIG  any of fa_on fa_off fa_on_q5_1 (default: these three), fa_on_q4_1, fa_on_q8_0_q4_0, and on two
-#           GPUs fa_on_sm_row, fa_on_sm_none_mg1 (realistic
-#           model, K/V cache types), hd48_fa_on, hd48_fa_auto (head size 48 model, if the bundle has it)
+#   CONFIG  any of fa_on fa_off fa_on_q5_1 (default: these three), fa_on_q4_1, fa_on_q8_0_q4_0 (realistic
+#           model, K/V cache types), hd48_fa_on, hd48_fa_auto (head size 48 model, if the bundle has it),
+#           on two GPUs fa_on_sm_row, fa_on_sm_none_mg1, and setup (nothing run: unpack, build the shim
+#           and the probe only)
 # Environment: FP_WORK (default /tmp/fp-llama-cuda), FP_DEADLINE_S (default 540: no new run starts
 # after that many seconds), FP_READY_TIMEOUT_S (default 300: the first start JIT-compiles PTX),
 # FP_LIBCUDA (the driver library to use; default: found through ldconfig).
@@ -126,6 +127,7 @@ for c in "${configs[@]}"; do
     # layer split there; row split; everything on the second GPU.
     fa_on_sm_row) flags=(-fa on -sm row) ;;
     fa_on_sm_none_mg1) flags=(-fa on -sm none -mg 1) ;;
+    setup) continue ;;  # unpack and build only (matrix_device.sh)
     hd48_fa_on | hd48_fa_auto)
       [ -f "$B/hd48.gguf.xz" ] || { log "$c: no hd48.gguf.xz in the bundle"; continue; }
       [ -f "$W/hd48.gguf" ] || xz -dc "$B/hd48.gguf.xz" >"$W/hd48.gguf"

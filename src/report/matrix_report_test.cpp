@@ -1,0 +1,94 @@
+#include "report/matrix_report.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "util/text.h"
+
+namespace fp {
+namespace {
+
+using ::testing::HasSubstr;
+
+MatrixRow row(const std::string& k, const std::string& v, bool on) {
+  MatrixRow r;
+  r.kv_k = k;
+  r.kv_v = v;
+  r.kv = k == v ? k : k + "/" + v;
+  r.flag_on = on;
+  r.flag_value = on ? "on" : "off";
+  r.context = 2048;
+  r.head_size = 32;
+  r.outcome = RowOutcome::Ran;
+  r.verdict = on ? "active" : "not active";
+  r.verdict_as_flag = true;
+  r.fused_op = "FLASH_ATTN";
+  r.unfused_op = "SOFT_MAX";
+  (on ? r.fused_nodes : r.unfused_nodes) = {{"CPU", 8}};
+  r.kernels_note = "not probed: no NVIDIA GPU";
+  r.server_prompt_tps = on ? 1500 : 1000;
+  r.client_prompt_tps = on ? 1400 : 950;
+  r.server_vs_off = on ? 1.5 : NAN;
+  r.speed_rounds = 2;
+  r.prompt_tokens = 900;
+  return r;
+}
+
+TEST(MatrixReport, TheTableHasEveryRowAndItsColumns) {
+  MatrixRun m;
+  m.case_name = "chat-tiny-short";
+  m.rows = {row("f16", "f16", true), row("f16", "f16", false), row("q8_0", "f16", true)};
+  m.rows[2].outcome = RowOutcome::Failed;
+  m.rows[2].detail = "evidence pass: the request failed";
+  const auto lines = split_lines(matrix_table(m));
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_THAT(lines[0], HasSubstr("kv (K/V)"));
+  EXPECT_THAT(lines[0], HasSubstr("attention kernels"));
+  EXPECT_THAT(lines[1], HasSubstr("FLASH_ATTN CPU 8"));
+  EXPECT_THAT(lines[1], HasSubstr("1500"));
+  EXPECT_THAT(lines[1], HasSubstr("1.50x"));
+  EXPECT_THAT(lines[2], HasSubstr("SOFT_MAX CPU 8"));
+  EXPECT_THAT(lines[3], HasSubstr("q8_0/f16"));
+  EXPECT_THAT(lines[3], HasSubstr("FAILED: active"));
+  EXPECT_THAT(lines[3], HasSubstr("evidence pass: the request failed"));
+  // Columns line up: "flag" starts at the same place on every line.
+  const size_t at = lines[0].find("flag");
+  for (size_t i = 1; i < lines.size(); ++i) EXPECT_EQ(lines[i].substr(at, 2), i == 2 ? "of" : "on") << lines[i];
+}
+
+TEST(MatrixReport, JsonCarriesTheRowsAndWhetherEachIsAsExpected) {
+  MatrixRun m;
+  m.rows = {row("f16", "f16", true), row("q8_0", "q8_0", false)};
+  m.rows[1].outcome = RowOutcome::Refused;
+  m.rows[1].detail = "llama_init_from_model: quantized V cache requires flash_attn to be enabled";
+  m.rows[1].server_prompt_tps = NAN;
+  const auto j = matrix_to_json(m);
+  ASSERT_EQ(j["rows"].size(), 2u);
+  EXPECT_EQ(j["rows"][0]["outcome"], "ran");
+  EXPECT_EQ(j["rows"][0]["fused_nodes"]["CPU"], 8);
+  EXPECT_EQ(j["rows"][0]["prompt_speed"]["runtime_tokens_per_s"], 1500.0);
+  EXPECT_EQ(j["rows"][1]["outcome"], "refused");
+  EXPECT_TRUE(j["rows"][1]["as_expected"].get<bool>());
+  EXPECT_TRUE(j["rows"][1]["prompt_speed"]["runtime_tokens_per_s"].is_null());
+  EXPECT_EQ(j["rows"][1]["shown"]["verdict"], "refused by the runtime");
+  EXPECT_THAT(matrix_to_text(m), HasSubstr("quantized V cache requires flash_attn to be enabled"));
+}
+
+TEST(MatrixReport, KernelsColumnSaysWhatTheProbeSaw) {
+  MatrixRow r = row("f16", "f16", true);
+  EXPECT_EQ(attention_kernels_text(r), "not probed");
+  r.kernels_probed = true;
+  r.fused_kernels = {"flash_attn_ext_f16<128, 128, 32, 2, false, false, false>", "flash_attn_ext_vec<128, 1>"};
+  r.fused_kernel_names = 6;
+  EXPECT_EQ(attention_kernels_text(r), "flash_attn_ext_f16<128, 128, 32, 2, false, false, false> +5 more");
+  r.fused_kernels.clear();
+  r.unfused_kernels = {"soft_max_f32<true, 0, 0>"};
+  r.unfused_kernel_names = 1;
+  EXPECT_EQ(attention_kernels_text(r), "unfused: soft_max_f32<true, 0, 0>");
+  r.unfused_kernels.clear();
+  r.kernels_note = "no attention kernel among 17";
+  EXPECT_EQ(attention_kernels_text(r), "no attention kernel among 17");
+}
+
+}  // namespace
+}  // namespace fp
