@@ -33,6 +33,8 @@ enum class RuleKind {
   FusedNode,      // capture "backend"; optional "index", "op", "name"
   UnfusedNode,    // capture "backend"; optional "index", "op", "name"
   Split,          // capture "index"; optional "backend"
+  Device,         // a backend of the run by its whole name (the device list a runtime prints at start):
+                  // capture "name"; optional "description"
   // section "kernels" (level 3), matched against a demangled kernel name
   FusedKernel,
   UnfusedKernel,
@@ -53,6 +55,8 @@ struct Rule {
   std::map<std::string, std::optional<bool>> states;  // captured "state" -> fused (null: undecided)
   double scale_to_mib = 1.0;              // multiplies captured sizes ("mib", "k_mib", "v_mib")
   std::string backend;                    // kernel rules: the attention backend the kernel belongs to ("" any)
+  int name_width = 0;                     // node rules: the backend name is printed cut to this many
+                                          // characters (ggml's "%5.5s"); 0: printed whole
   std::string comment;
   std::vector<std::string> examples;
   std::vector<std::string> counter_examples;
