@@ -16,12 +16,10 @@ W=${FP_WORK:-/tmp/fp-llama-cuda}
 L=$W/prefix/usr/lib/x86_64-linux-gnu
 DEADLINE=${FP_GATE_DEADLINE_S:-420}
 t0=$(date +%s)
-mkdir -p "$W/fpbin" "$O/gate"
-tar -C "$W/fpbin" -xJf "$B/flashproof.tar.xz" || { echo "gate: no flashproof in the bundle" >&2; exit 1; }
+mkdir -p "$O/gate"
+. "$here/device_flashproof.sh"
+fp_unpack "$B" || { echo "gate: no flashproof in the bundle" >&2; exit 1; }
 LIBS=$(cat "$W/library-path")
-src=$(strings -n 8 "$W/fpbin/flashproof" 2>/dev/null | grep -m1 -E '^/.+/src/runtime/data$' | sed 's#/src/runtime/data$##')
-src=${src:-/work/main}
-[ -e "$src" ] || { mkdir -p "$(dirname "$src")" && ln -s "$root" "$src"; }
 mkdir -p "$root/fixtures/models/generated" && cp -f "$W/realistic.gguf" "$root/fixtures/models/generated/realistic.gguf"
 # The runtime as one executable, for --baseline-runtime and --candidate-runtime: sid's loader with
 # the CUDA libraries on its path (an operator's wrapper script looks the same).
@@ -32,7 +30,6 @@ SH
 chmod +x "$W/llama-server-cuda"
 export FLASHPROOF_PROBE_LIB=$(cat "$W/probe-path") FLASHPROOF_PROGRESS=lines
 export CUDA_CACHE_PATH=$W/jit-cache CUDA_CACHE_MAXSIZE=4294967296 CUDA_MODULE_LOADING=LAZY
-fp() { "$L/ld-linux-x86-64.so.2" --library-path "$L:$W/fpbin/lib:$W/drv" "$W/fpbin/flashproof" "$@"; }
 case_file=$here/gate/gate-cuda-realistic-prefill.json
 table=$O/gate/table.txt
 echo "side-by-side gate on $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1), $(nproc) CPUs" >"$table"
