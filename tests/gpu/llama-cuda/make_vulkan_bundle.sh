@@ -35,9 +35,9 @@ t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
 mkdir -p "$t/vk/lib" "$t/vk/models" "$t/debs"
 cp "$vk" "$t/vk/libggml-vulkan.so"
-(cd "$t/debs" && apt-get download libvulkan1 libglvnd0 >/dev/null)
+(cd "$t/debs" && apt-get -o APT::Sandbox::User=root download libvulkan1 libglvnd0 >/dev/null)
 for deb in "$t"/debs/*.deb; do dpkg -x "$deb" "$t/x"; done
-cp -a "$t"/x/$lib/libvulkan.so.1* "$t"/x/$lib/libGLdispatch.so.0* "$t"/x/$lib/libGLX.so.0* "$t/vk/lib/"
+cp -a "$t"/x/$lib/libvulkan.so.1* "$t"/x/$lib/libGLdispatch.so.0* "$t/vk/lib/"
 # The small models: the tiny model (head size 32) and models/*.json (head sizes 36, 48, 64, 80),
 # generated here when missing.
 "$FP" make-model "$root/fixtures/models/tiny.json" "$here"/models/*.json >/dev/null

@@ -16,7 +16,8 @@
 #             perf/*.txt, harness.txt, and vulkan-runs.tar.gz (every log, answers, results)
 #   CONFIG    any of the names in the matrix below (default: all, in that order)
 # Environment: FP_WORK (default /tmp/fp-llama-vulkan), FP_DEADLINE_S (default 480: no new run starts
-# after that many seconds), FP_VK_ICD (an ICD json to use instead of NVIDIA's; for a dry run elsewhere).
+# after that many seconds), FP_VK_ICD (an ICD json to use instead of NVIDIA's; for a dry run elsewhere,
+# e.g. Mesa's lvp_icd.x86_64.json), FP_VK_CASES=0 (leave out step 4).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
@@ -104,7 +105,7 @@ fp_unpack "$B" || die "no flashproof.tar.xz in $B"
 prompt=$root/fixtures/prompts/documents/operations_manual.txt
 port=18580
 run_one() {  # NAME MODEL MODE(verbose|perf) FLAGS...
-  local name=$1 model=$W/models/$2.gguf mode=$3; shift 3
+  local name=$1 mname=$2 model=$W/models/$2.gguf mode=$3; shift 3
   local base=$W/runs/$name.$mode extra=(-v) envs=(GGML_SCHED_DEBUG=2 LLAMA_ARG_LOG_VERBOSITY=5)
   [ "$mode" = perf ] && { extra=(-lv 4); envs=(GGML_VK_PERF_LOGGER=1); }
   local ngl=(-ngl 99); [[ " $* " == *" -ngl "* ]] && ngl=()
@@ -121,13 +122,13 @@ run_one() {  # NAME MODEL MODE(verbose|perf) FLAGS...
   kill -0 "$pid" 2>/dev/null && { log "$name.$mode: still running 30 s after SIGTERM: SIGKILL"; kill -KILL "$pid"; }
   wait "$pid"; local src=$?
   if [ "$mode" = perf ]; then
-    sed -n '/Vulkan Timings:/,/^$/p' "$base.log" >"$O/perf/$name.txt"
+    sed -n '/^Vulkan Timings:/,/^Total time:/p' "$base.log" >"$O/perf/$name.txt"
     log "$name.perf: ask.py rc=$rc, server exit $src, $(grep -c '^FLASH_ATTN_EXT' "$O/perf/$name.txt") FLASH_ATTN_EXT timing lines"
   else
     fp explain --runtime llama-server --log "$base.log" --expect-backend Vulkan0 --model "$model" >"$O/explain/$name.txt" 2>&1
     local erc=$?
     log "$name: ask.py rc=$rc, server exit $src, explain exit $erc: $(grep -m1 '^verdict:' "$O/explain/$name.txt"); $(grep -m1 '^fused op placed on:' "$O/explain/$name.txt")"
-    printf '%-13s %-10s %-34s %-12s %s\n' "$name" "$2" "$*" "$(sed -n 's/^verdict: //p' "$O/explain/$name.txt" | head -1)" \
+    printf '%-13s %-10s %-34s %-12s %s\n' "$name" "$mname" "$*" "$(sed -n 's/^verdict: //p' "$O/explain/$name.txt" | head -1)" \
       "$(sed -n 's/^fused op placed on: //p' "$O/explain/$name.txt" | head -1)$(grep -q 'SOFT_MAX nodes' "$O/explain/$name.txt" && echo ' (SOFT_MAX path)')" >>"$O/summary.txt"
   fi
   gzip -f "$base.log"
@@ -149,6 +150,7 @@ cp -f "$W/models/realistic.gguf" "$root/fixtures/models/generated/realistic.gguf
 export FLASHPROOF_LLAMA_SERVER=$W/prefix/usr/bin/llama-server FLASHPROOF_LOADER=$L/ld-linux-x86-64.so.2
 export FLASHPROOF_LIBRARY_PATH=$LIBS FLASHPROOF_PROGRESS=lines
 for c in "$here"/cases-vulkan/*.json; do
+  [ "${FP_VK_CASES:-1}" = 0 ] && break
   n=$(basename "$c" .json)
   if (($(date +%s) - t0 > DEADLINE + 60)); then log "deadline: case $n not run"; continue; fi
   echo "== flashproof run $n" >>"$O/harness.txt"
