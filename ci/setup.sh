@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Installs what flashproof needs on Debian bookworm, idempotently:
-#   1. the Debian build packages (system-wide, bookworm only);
+#   1. the Debian build packages (system-wide, bookworm only), with the Vulkan loader and Mesa's
+#      software Vulkan driver, lavapipe (libvulkan1, mesa-vulkan-drivers) for the vulkan tests;
 #   2. Debian sid's llama.cpp, unpacked into a private prefix (never installed system-wide),
-#      started through sid's own loader (see ../shared/RUNTIMES.md section 1), at exactly the
+#      started through sid's own loader (see ../shared/RUNTIMES.md section 1), with sid's Vulkan
+#      backend (libggml0-backend-vulkan; Mesa's lavapipe from bookworm runs it on the CPU), at exactly the
 #      versions ci/sid.lock names: the runtime changes only when the lock does.
 # Downloads are cached outside the checkout, in $FLASHPROOF_CACHE (default /var/cache/flashproof),
 # one .deb per version in $FLASHPROOF_CACHE/debs: a locked version found there installs without the
@@ -31,7 +33,8 @@ for arg in "$@"; do
 done
 
 build_packages=(cmake g++ make pkg-config libgtest-dev libgmock-dev libcurl4-openssl-dev
-                nlohmann-json3-dev libdtl-dev libssl-dev python3 python3-numpy python3-yaml xz-utils)
+                nlohmann-json3-dev libdtl-dev libssl-dev python3 python3-numpy python3-yaml xz-utils
+                libvulkan1 mesa-vulkan-drivers)
 
 # Debian's chromium renders the HTML report in the report:render_chromium test (that test skips,
 # exit 125, without it). Measured here: 41 s (apt-get update included), 290 MB installed;
@@ -50,7 +53,7 @@ if ((${#missing[@]})); then
 fi
 
 # --- Debian sid's llama.cpp into a private prefix -------------------------------------------
-sid_packages=(llama.cpp-tools libllama0 libggml0 python3-gguf
+sid_packages=(llama.cpp-tools libllama0 libggml0 libggml0-backend-vulkan python3-gguf
               libc6 libstdc++6 libgcc-s1 libgomp1 libssl3t64 zlib1g)
 
 # shellcheck source=ci/debian_mirror.sh

@@ -150,8 +150,15 @@ sid_lock_install() {
     rm -rf "$PREFIX.tmp" && mkdir -p "$PREFIX.tmp"
     for v in "${debs[@]}"; do dpkg -x "$v" "$PREFIX.tmp"; done
     local libdir="$PREFIX.tmp/usr/lib/x86_64-linux-gnu" b
-    # ggml looks for its backends beside the executable, which is the loader when started through it.
-    for b in "$libdir"/ggml/backends0/*.so; do ln -sf "ggml/backends0/$(basename "$b")" "$libdir/$(basename "$b")"; done
+    # ggml loads every backend it finds beside the executable (the loader, when started through it):
+    # the CPU variants go there. The Vulkan backend goes into llama/, on the library path but not where
+    # ggml looks, so only a launch that names it (GGML_BACKEND_PATH=libggml-vulkan.so, the vulkan
+    # cases' launch.env) pays for a Vulkan instance (about 0.4 s per start here).
+    for b in "$libdir"/ggml/backends0/*.so; do
+      n=$(basename "$b")
+      if [ "$n" = libggml-vulkan.so ]; then ln -sf "../ggml/backends0/$n" "$libdir/llama/$n"
+      else ln -sf "ggml/backends0/$n" "$libdir/$n"; fi
+    done
     echo "$want_list" >"$PREFIX.tmp/PACKAGES"
     libdir="$PREFIX.tmp/usr/lib/x86_64-linux-gnu"
     "$libdir/ld-linux-x86-64.so.2" --library-path "$libdir:$libdir/llama" "$PREFIX.tmp/usr/bin/llama-server" --version \

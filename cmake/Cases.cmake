@@ -47,7 +47,12 @@ function(fp_add_case case_file)
   # a comma list or an array) plus one, so "CUDA1" and ["CUDA0","CUDA1"] both need gpus:2; "all-gpus"
   # needs the GPUs the machine declares ($FLASHPROOF_EXPECT_GPUS at configure time), else 1. N GPUs
   # are N resource groups of one slot each ("2,gpus:1"): two distinct GPUs, never two slots of one.
-  if(backend MATCHES "(CUDA|ROCm|Vulkan|Metal|all-gpus)")
+  # Vulkan cases carry the label "vulkan". On a machine without a GPU they run on Mesa's lavapipe, on
+  # the CPU cores: they take the CPU lock (NVML's resource spec counts NVIDIA GPUs only).
+  if(backend MATCHES "Vulkan")
+    list(APPEND labels vulkan)
+  endif()
+  if(backend MATCHES "(CUDA|ROCm|Metal|all-gpus)")
     list(APPEND labels gpu)
     set(gpus 1)
     string(REGEX MATCHALL "CUDA[0-9]+" cuda_names "${backend}")
@@ -67,7 +72,9 @@ function(fp_add_case case_file)
       set(share RESOURCE_GROUPS "gpus:1")
     endif()
   else()
-    list(APPEND labels cpu)
+    if(NOT backend MATCHES "Vulkan")
+      list(APPEND labels cpu)
+    endif()
     # Timings on a 2-core box mean nothing while another test (a fuzz build, a browser) runs: alone.
     set(share RESOURCE_LOCK runtime-cpu RUN_SERIAL TRUE)
   endif()
@@ -78,6 +85,7 @@ function(fp_add_case case_file)
       string(JSON l GET "${json}" labels ${i})
       list(APPEND labels ${l})
     endforeach()
+    list(REMOVE_DUPLICATES labels)
   endif()
 
   set(run $<TARGET_FILE:flashproof> run ${case_file} --quiet --results ${FP_CASE_RESULTS_DIR})

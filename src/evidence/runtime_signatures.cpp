@@ -38,6 +38,7 @@ const std::vector<KindInfo>& kinds() {
       {RuleKind::FusedNode, "fused_node", "placement", {"backend"}, {"index", "op", "name"}},
       {RuleKind::UnfusedNode, "unfused_node", "placement", {"backend"}, {"index", "op", "name"}},
       {RuleKind::Split, "split", "placement", {"index"}, {"backend"}},
+      {RuleKind::Device, "device", "placement", {"name"}, {"description"}},
       {RuleKind::FusedKernel, "fused_kernel", "kernels", {}, {}},
       {RuleKind::UnfusedKernel, "unfused_kernel", "kernels", {}, {}},
   };
@@ -162,7 +163,7 @@ Result<Rule> parse_rule(const json& obj, const std::string& section, const Where
   if (!obj.is_object()) return where.error("value " + quote(obj.dump()) + " is not an object");
   FP_TRY_STATUS(check_keys(obj, where,
                            {"name", "kind", "pattern", "captures", "fused", "states", "scale_to_mib", "comment",
-                            "examples", "counter_examples", "backend", "family"}));
+                            "examples", "counter_examples", "backend", "family", "name_width"}));
   Rule rule;
   FP_TRY(rule.name, get_string(obj, "name", where, true));
   FP_TRY(std::string kind, get_string(obj, "kind", where, true));
@@ -190,6 +191,15 @@ Result<Rule> parse_rule(const json& obj, const std::string& section, const Where
   FP_TRY(rule.family, get_string(obj, "family", where, false));
   if (!rule.family.empty() && section != "kernels")
     return where.at("family").error("belongs to kernel rules only (the kernel family a kernel belongs to, e.g. fattn-mma)");
+  if (obj.contains("name_width")) {
+    const json& w = obj.at("name_width");
+    if (rule.kind != RuleKind::FusedNode && rule.kind != RuleKind::UnfusedNode)
+      return where.at("name_width").error("belongs to node rules only (fused_node, unfused_node)");
+    if (!w.is_number_integer() || w.get<long long>() < 1 || w.get<long long>() > 64)
+      return where.at("name_width").error("value " + quote(w.dump()) +
+                                          " is not the width the backend name is cut to, a whole number 1..64");
+    rule.name_width = w.get<int>();
+  }
   FP_TRY(rule.examples, get_strings(obj, "examples", where));
   FP_TRY(rule.counter_examples, get_strings(obj, "counter_examples", where));
   if (rule.examples.empty())

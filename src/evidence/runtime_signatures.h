@@ -33,6 +33,8 @@ enum class RuleKind {
   FusedNode,      // capture "backend"; optional "index", "op", "name"
   UnfusedNode,    // capture "backend"; optional "index", "op", "name"
   Split,          // capture "index"; optional "backend"
+  Device,         // a backend of the run by its whole name (the device list a runtime prints at start):
+                  // capture "name"; optional "description"
   // section "kernels" (level 3), matched against a demangled kernel name
   FusedKernel,
   UnfusedKernel,
@@ -54,6 +56,8 @@ struct Rule {
   double scale_to_mib = 1.0;              // multiplies captured sizes ("mib", "k_mib", "v_mib")
   std::string backend;                    // kernel rules: the attention backend the kernel belongs to ("" any)
   std::string family;                     // kernel rules: the kernel family (fattn-mma, FA3, ...); "" none
+  int name_width = 0;                     // node rules: the backend name is printed cut to this many
+                                          // characters (ggml's "%5.5s"); 0: printed whole
   std::string comment;
   std::vector<std::string> examples;
   std::vector<std::string> counter_examples;

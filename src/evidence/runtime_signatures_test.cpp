@@ -25,7 +25,7 @@ TEST(RuntimeSignatures, LlamaServerFileLoads) {
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ(r->runtime, "llama-server");
   EXPECT_GE(r->log.size(), 14u);
-  EXPECT_EQ(r->placement.size(), 3u);
+  EXPECT_EQ(r->placement.size(), 6u);  // nodes, split headers and three device listings
   EXPECT_EQ(r->kernels.size(), 7u);  // five families, the catch-all, soft_max
   ASSERT_TRUE(r->record_prefix.has_value());
   EXPECT_EQ(r->hints.count("placement"), 1u);

@@ -207,6 +207,23 @@ std::string fused_share(int on, int total, const std::string& op, const std::str
   return std::to_string(on) + " of " + std::to_string(total) + " " + op + " nodes on " + backend;
 }
 
+// Fused nodes printed under a cut name that may be an expected backend or another (CUDA1 and
+// CUDA10..CUDA15 print alike; evidence/backend_names.h): this level cannot tell them apart and says
+// so, and the verdict rests on the other levels. "" when no such name.
+std::string ambiguity(const Placement& p, const std::vector<std::string>& expected) {
+  for (const auto& [key, candidates] : p.ambiguous) {
+    auto it = p.fused_nodes.find(key);
+    if (it == p.fused_nodes.end() || expected.empty()) continue;
+    bool overlap = std::any_of(candidates.begin(), candidates.end(), [&](const std::string& c) { return contains(expected, c); });
+    if (!overlap) continue;  // none of them is expected: those nodes are not on an expected backend
+    return "cannot tell the backends apart: " + std::to_string(it->second) + " " + p.fused_op + " nodes on " +
+           quote(key.substr(0, key.size() - 1)) + ", which may be any of " + candidates_text(candidates) +
+           " (the scheduler prints names cut to " + std::to_string(p.backends.width()) +
+           " characters and no split header says which)";
+  }
+  return "";
+}
+
 LevelFinding placement_level(const VerdictInput& in, Verdict& v) {
   LevelFinding f{2, "placement"};
   const Placement* p = in.placement;
@@ -231,6 +248,10 @@ LevelFinding placement_level(const VerdictInput& in, Verdict& v) {
                                (in.layers_from.empty() ? "" : ", layers from " + in.layers_from);
   } else {
     v.placement_completeness = "not checked: the model's attention layer count is not known (explain: --model FILE.gguf or --layers N)";
+  }
+  if (std::string why = ambiguity(*p, expected); !why.empty()) {
+    f.unavailable_why = why;
+    return f;
   }
   f.used = true;
   for (const auto& [backend, q] : p->fused_example) f.quotes.push_back(q.text);
@@ -320,10 +341,26 @@ std::vector<std::string> known_backends(const VerdictInput& in, const Verdict& v
   return out;
 }
 
+// Expected backends that are devices the kernel probe cannot see: neither the host nor a GPU of the
+// runtime's gpu_backend pattern (a Vulkan device: CUPTI records CUDA kernels only).
+std::vector<std::string> unprobed_devices(const VerdictInput& in, const Verdict& v) {
+  const GpuDevices gpus(in.gpu_backend_pattern);
+  std::vector<std::string> out;
+  if (!gpus.valid() || !in.attention_backends.empty()) return out;
+  for (const auto& e : v.expected_backends)
+    if (e != kCpuBackend && !gpus.is_gpu(e)) out.push_back(e);
+  return out;
+}
+
 LevelFinding kernel_level(const VerdictInput& in, Verdict& v) {
   LevelFinding f{3, "kernels"};
   const KernelSummary* k = in.kernels;
   const std::string& expected = v.expected_backend;
+  if (auto unseen = unprobed_devices(in, v); !unseen.empty()) {
+    f.unavailable_why = "not applicable: the kernel probe (CUPTI) does not see what " + join(unseen, ",") +
+                        " dispatches; levels 1 and 2 decide";
+    return f;
+  }
   if (!k) {
     f.unavailable_why = "no tally given" + hint(in, "kernels");
     return f;
@@ -546,6 +583,7 @@ std::vector<std::string> all_gpus(const VerdictInput& in) {
   if (in.placement) {
     for (const auto& [b, n] : in.placement->fused_nodes) seen.insert(b);
     for (const auto& [b, n] : in.placement->unfused_nodes) seen.insert(b);
+    for (const auto& [key, candidates] : in.placement->ambiguous) seen.insert(candidates.begin(), candidates.end());
   }
   if (in.log)
     for (const auto& [b, mib] : in.log->kv_mib_by_device()) seen.insert(b);
@@ -588,7 +626,10 @@ Verdict decide(const VerdictInput& in_given) {
   Verdict v;
   v.names_attention_backend = !in.attention_backends.empty();
   resolve_expected(in, v);
-  if (in.placement) v.fused_backends = in.placement->fused_nodes;
+  if (in.placement) {
+    v.fused_backends = in.placement->fused_nodes;
+    v.backend_names = in.placement->names_text();
+  }
   v.levels = {v.names_attention_backend ? log_level_backend(in, v) : log_level(in), placement_level(in, v),
               kernel_level(in, v)};
   const bool process_disagreement = v.disagreement;
@@ -647,6 +688,7 @@ std::string format_verdict(const Verdict& v) {
     out << "fused kernels ran on: " << join(parts, ", ") << "\n";
   }
   if (!v.placement_completeness.empty()) out << "placement completeness: " << v.placement_completeness << "\n";
+  if (!v.backend_names.empty()) out << "backend names: " << v.backend_names << "\n";
   for (const auto& f : v.levels) {
     out << "level " << f.level << " " << f.name << ": ";
     out << (f.used ? f.summary : "unavailable: " + f.unavailable_why) << "\n";

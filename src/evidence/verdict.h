@@ -82,6 +82,7 @@ struct Verdict {
   std::map<std::string, long long> fused_kernels_by_backend;  // level 3 per GPU ("device ?" when the tally has no device)
   std::vector<std::string> missing_required;  // "level 2 placement (required): no node records; ..."
   std::string placement_completeness;         // checked against the model's layers, or why not
+  std::string backend_names;                  // how cut backend names were read (Placement::names_text)
   std::vector<LevelFinding> levels;   // always levels 1, 2, 3 in order
   std::vector<int> levels_used;
   std::vector<std::string> levels_unavailable;  // "level 3 kernels: no tally given (...)"

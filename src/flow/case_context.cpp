@@ -4,10 +4,14 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 
 #include <nlohmann/json.hpp>
 
 #include "case/prompt_fit.h"
+#include "evidence/log_records.h"
+#include "evidence/placement.h"
+#include "evidence/verdict.h"
 #include "flow/gpu_machine.h"
 #include "flow/gpu_probe.h"
 #include "measure/nvml.h"
@@ -53,6 +57,34 @@ std::string missing_gpu(const Case& c, const RuntimeSignatures& sigs, const std:
   if (box && static_cast<int>(*n) < box->gpus)
     return "this machine declares " + std::to_string(box->gpus) + " GPUs (" + box->source + ") but NVML lists " + std::to_string(*n);
   return "";
+}
+
+// Why a case cannot run here for want of a device, or "": every expected backend that is neither the
+// host (CPU) nor a GPU NVML counts (CUDA<n>, checked above) — a Vulkan device, an RPC server — must
+// be among the devices the runtime lists when started with the case's own launch environment
+// (adapter list_devices_args; a runtime that cannot list its devices is not asked).
+Result<std::string> missing_device(const CaseContext& ctx) {
+  const Case& c = ctx.c;
+  std::vector<std::string> wanted;
+  for (const auto& b : c.expect.backends) {
+    if (b == "CPU" || b == kAllGpus) continue;
+    if (ctx.signatures.gpu_backend && std::regex_match(b, ctx.signatures.gpu_backend->regex)) continue;
+    wanted.push_back(b);
+  }
+  if (wanted.empty() || ctx.adapter.list_devices_args.empty()) return std::string();
+  const std::string scratch = fs::temp_directory_path().string();
+  auto listing = runtime_output(ctx.runtime, ctx.adapter.list_devices_args, c.launch.env, scratch.empty() ? "/tmp" : scratch);
+  if (!listing) return make_error("asking the runtime for its devices: " + listing.error().message);
+  const RunBackends listed = run_backends(split_records(listing->text, ctx.signatures), ctx.signatures);
+  std::vector<std::string> missing;
+  for (const auto& w : wanted)
+    if (std::find(listed.names().begin(), listed.names().end(), w) == listed.names().end()) missing.push_back(w);
+  if (missing.empty()) return std::string();
+  std::vector<std::string> env;
+  for (const auto& [k, v] : c.launch.env) env.push_back(k + "=" + v);
+  return "case expects backend " + join(missing, ",") + " but `" + ctx.adapter.executable_name + " " +
+         join(ctx.adapter.list_devices_args, " ") + "`" + (env.empty() ? "" : " (with the case's launch.env " + join(env, " ") + ")") +
+         " lists " + (listed.names().empty() ? std::string("no device") : join(listed.names(), ", "));
 }
 
 // How many GPUs the runtime will see ("all-gpus"): those CTest allotted (runtime/ctest_gpus.h), else
@@ -129,6 +161,13 @@ Result<CaseContext> resolve_case_context(const std::string& case_path, const std
       return make_error("GPU box (" + ctx.gpu_box->source + ") cannot run this GPU case: " + why);
     *exit_code = kResolveSkip;
     return make_error("SKIP: " + why);
+  }
+  FP_TRY(std::string no_device, missing_device(ctx));
+  if (!no_device.empty()) {
+    if (ctx.gpu_box)  // a machine that declares its GPUs may not skip
+      return make_error("GPU box (" + ctx.gpu_box->source + ") cannot run this case: " + no_device);
+    *exit_code = kResolveSkip;
+    return make_error("SKIP: " + no_device);
   }
   FP_TRY_STATUS(check_model_files(c, ctx.model_path, rehash));
   if (c.shape.synthetic_prompts > 0) {

@@ -58,7 +58,7 @@ Result<Adapter> load_adapter_file(const std::string& path, const std::string& ru
   FP_TRY(JsonFields a, top.object("adapter"));
   FP_TRY_STATUS(a.only_keys({"executable_var", "executable_name", "health_path", "ready_paths", "chat_path", "completion_path",
                              "version_args", "version_regex", "build_regex", "timed_args", "evidence_args",
-                             "evidence_env", "port_in_use_regex", "request_extras", "tokenizer", "exact_output", "comment"}));
+                             "evidence_env", "port_in_use_regex", "request_extras", "tokenizer", "exact_output", "list_devices_args", "comment"}));
   Adapter ad;
   ad.name = runtime;
   ad.data_file = path;
@@ -83,6 +83,9 @@ Result<Adapter> load_adapter_file(const std::string& path, const std::string& ru
   FP_TRY(ad.timed_args, a.string_list("timed_args"));
   FP_TRY(ad.evidence_args, a.string_list("evidence_args"));
   FP_TRY(ad.port_in_use_regex, a.string("port_in_use_regex"));
+  if (a.has("list_devices_args")) {
+    FP_TRY(ad.list_devices_args, a.string_list("list_devices_args"));
+  }
   for (const char* key : {"version_regex", "build_regex", "port_in_use_regex"}) {
     try {
       std::regex re(a.raw()[key].get<std::string>());

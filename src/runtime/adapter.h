@@ -45,6 +45,8 @@ struct Adapter {
   std::vector<std::string> evidence_args;   // verbose logging for the evidence pass
   std::map<std::string, std::string> evidence_env;
   std::string port_in_use_regex;            // log wording when the port was taken
+  std::vector<std::string> list_devices_args;  // prints the devices the runtime sees, e.g. --list-devices;
+                                               // empty: it cannot say (key "list_devices_args")
   nlohmann::json request_extras;            // merged into every request body
   std::optional<TokenizerEndpoint> tokenizer;  // none: prompt tokens are estimated, and the result says so
   // Merged into a request when the case asks for exact output lengths (shape.output_tokens), e.g.

@@ -135,30 +135,38 @@ Result<RuntimeCommand> runtime_from_path(const std::string& path, const Adapter&
   return with_loader(exe.string(), "", "", "the runtime named " + path);
 }
 
-Result<RuntimeVersion> runtime_version(const RuntimeCommand& cmd, const Adapter& adapter, const std::string& scratch_dir) {
-  std::vector<std::string> argv = cmd.prefix;
-  argv.insert(argv.end(), adapter.version_args.begin(), adapter.version_args.end());
+Result<RuntimeOutput> runtime_output(const RuntimeCommand& cmd, const std::vector<std::string>& args,
+                                     const std::map<std::string, std::string>& env, const std::string& scratch_dir) {
+  RuntimeOutput out;
+  out.argv = cmd.prefix;
+  out.argv.insert(out.argv.end(), args.begin(), args.end());
   // One file per call: concurrent flashproof processes (and threads) share the scratch folder, and a
   // shared name let one run delete or read another's output ("its output has no version").
   static std::atomic<unsigned> calls{0};
-  const std::string log = scratch_dir + "/runtime-version." + std::to_string(::getpid()) + "." +
+  const std::string log = scratch_dir + "/runtime-output." + std::to_string(::getpid()) + "." +
                           std::to_string(calls++) + ".txt";
   std::error_code ec;
   fs::remove(log, ec);
-  FP_TRY(Process p, Process::spawn(argv, {}, log));
+  FP_TRY(Process p, Process::spawn(out.argv, env, log));
   auto t0 = Clock::now();
   while (p.running() && seconds_since(t0) < 20) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  ExitInfo e = p.stop(1.0);
+  out.exit = p.stop(1.0).describe();
   auto text = read_file(log);
-  const std::string tail = text ? log_tail(log, 8) : std::string();
+  out.tail = text ? log_tail(log, 8) : std::string();
   fs::remove(log, ec);
   if (!text) return text.error();
-  const std::string& out = *text;
+  out.text = *text;
+  return out;
+}
+
+Result<RuntimeVersion> runtime_version(const RuntimeCommand& cmd, const Adapter& adapter, const std::string& scratch_dir) {
+  FP_TRY(RuntimeOutput run, runtime_output(cmd, adapter.version_args, {}, scratch_dir));
+  const std::string& out = run.text;
   std::smatch m;
   RuntimeVersion v;
   if (!std::regex_search(out, m, std::regex(adapter.version_regex)))
-    return make_error(join(argv, " ") + " " + e.describe() + "; its output has no version matching " +
-                      quote(adapter.version_regex) + ":\n" + tail);
+    return make_error(join(run.argv, " ") + " " + run.exit + "; its output has no version matching " +
+                      quote(adapter.version_regex) + ":\n" + run.tail);
   v.text = m[1];
   if (std::regex_search(out, m, std::regex(adapter.build_regex))) v.build = m[1];
   return v;

@@ -39,6 +39,17 @@ struct RuntimeVersion {
 };
 Result<RuntimeVersion> runtime_version(const RuntimeCommand& cmd, const Adapter& adapter, const std::string& scratch_dir);
 
+// What the runtime prints for `args` (stdout and stderr) with `env` added, for a short command such as
+// --version or --list-devices (stopped after 20 s); its output goes through a file in scratch_dir.
+struct RuntimeOutput {
+  std::vector<std::string> argv;
+  std::string exit;   // "exited with status 0", ...
+  std::string text;
+  std::string tail;   // the last lines, quoted for an error message
+};
+Result<RuntimeOutput> runtime_output(const RuntimeCommand& cmd, const std::vector<std::string>& args,
+                                     const std::map<std::string, std::string>& env, const std::string& scratch_dir);
+
 // A free TCP port on 127.0.0.1 (bound and released; the launch retries if it was taken meanwhile).
 Result<int> free_loopback_port();
 

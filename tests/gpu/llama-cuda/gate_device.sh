@@ -18,12 +18,10 @@ W=${FP_WORK:-/tmp/fp-llama-cuda}
 L=$W/prefix/usr/lib/x86_64-linux-gnu
 DEADLINE=${FP_GATE_DEADLINE_S:-420}
 t0=$(date +%s)
-mkdir -p "$W/fpbin" "$O/gate"
-tar -C "$W/fpbin" -xJf "$B/flashproof.tar.xz" || { echo "gate: no flashproof in the bundle" >&2; exit 1; }
+mkdir -p "$O/gate"
+. "$here/device_flashproof.sh"
+fp_unpack "$B" || { echo "gate: no flashproof in the bundle" >&2; exit 1; }
 LIBS=$(cat "$W/library-path")
-src=$(strings -n 8 "$W/fpbin/flashproof" 2>/dev/null | grep -m1 -E '^/.+/src/runtime/data$' | sed 's#/src/runtime/data$##')
-src=${src:-/work/main}
-[ -e "$src" ] || { mkdir -p "$(dirname "$src")" && ln -s "$root" "$src"; }
 mkdir -p "$root/fixtures/models/generated" && cp -f "$W/realistic.gguf" "$root/fixtures/models/generated/realistic.gguf"
 # The runtime as one executable, for --baseline-runtime and --candidate-runtime: sid's loader with
 # the CUDA libraries on its path (an operator's wrapper script looks the same).

@@ -55,7 +55,9 @@ python3 "$here/fatbin_keep_arch.py" "$x/usr/lib/x86_64-linux-gnu/ggml/backends0/
 LOG "compressing (xz -9; a minute or two on 2 cores)"
 xz -T0 -9 -c "$work/libggml-cuda.sm90.so" >"$BUNDLE/libggml-cuda.sm90.so.xz"
 xz -9 -c "$(readlink -f "$x/usr/lib/x86_64-linux-gnu/libcudart.so.12")" >"$BUNDLE/libcudart.so.12.xz"
-tar -C "$PREFIX" -cf - . | xz -T0 -9 >"$BUNDLE/prefix.tar.xz"
+# Without the Vulkan backend (41 MB; make_vulkan_bundle.sh carries it when wanted).
+tar -C "$PREFIX" --exclude=./usr/lib/x86_64-linux-gnu/ggml/backends0/libggml-vulkan.so \
+  --exclude=./usr/lib/x86_64-linux-gnu/llama/libggml-vulkan.so -cf - . | xz -T0 -9 >"$BUNDLE/prefix.tar.xz"
 xz -T0 -6 -c "$root/fixtures/models/generated/realistic.gguf" >"$BUNDLE/realistic.gguf.xz"
 # Optional: the head-size-48 model (build/flashproof make-model tests/gpu/llama-cuda/models/hd48.json).
 hd48=$root/fixtures/models/generated/hd48.gguf

@@ -1,0 +1,68 @@
+// `flashproof explain` on the recorded Vulkan runs (fixtures/logs/vulkan: Debian's build 11669 on
+// Mesa's lavapipe): the scheduler prints Vulkan0 as "Vulka", and the verdicts must still name it.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "cli/testing.h"
+#include "evidence/testing.h"
+
+namespace fp {
+namespace {
+
+using fp::testing::Ran;
+
+Ran explain_vulkan(const std::string& name, std::vector<std::string> extra = {}) {
+  std::vector<std::string> args = {"--runtime", "llama-server", "--log",
+                                   fp::testing::fixture("logs/vulkan/b11669_tiny_lavapipe_" + name + ".log.gz"),
+                                   "--expect-backend", "Vulkan0", "--layers", "2"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return fp::testing::run_explain(args);
+}
+
+bool has(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
+
+TEST(ExplainVulkan, HealthyRunIsActiveOnVulkan0) {
+  Ran r = explain_vulkan("fa_on", {"--require", "log,placement"});
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_TRUE(has(r.out, "verdict: active")) << r.out;
+  EXPECT_TRUE(has(r.out, "level 2 placement: 30 of 30 FLASH_ATTN nodes on Vulkan0")) << r.out;
+  EXPECT_TRUE(has(r.out, "backend names: the scheduler prints backend names cut to 5 characters: \"Vulka\" is Vulkan0")) << r.out;
+  EXPECT_TRUE(has(r.out, "level 3 kernels: unavailable: not applicable: the kernel probe (CUPTI) does not see what Vulkan0 dispatches"))
+      << r.out;
+}
+
+TEST(ExplainVulkan, PartialOffloadFailsWithCountsAndCause) {
+  Ran r = explain_vulkan("ngl2");
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_TRUE(has(r.out, "fused op placed on: Vulkan0 19, CPU 11")) << r.out;
+  EXPECT_TRUE(has(r.out, "partial offload")) << r.out;
+  EXPECT_TRUE(has(r.out, "layers offloaded 2; of 3: not every layer is offloaded to the GPU")) << r.out;
+}
+
+TEST(ExplainVulkan, FlagOffIsTheSoftMaxPathOnVulkan0) {
+  Ran r = explain_vulkan("fa_off");
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_TRUE(has(r.out, "SOFT_MAX nodes: Vulkan0 30")) << r.out;
+}
+
+// lavapipe without GGML_VK_VISIBLE_DEVICES: ggml-vulkan takes no device, everything runs on the CPU.
+TEST(ExplainVulkan, NoDeviceNamesTheSkippedCpuTypeDevice) {
+  Ran r = explain_vulkan("no_device");
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_TRUE(has(r.out, "(none on Vulkan0)")) << r.out;
+  EXPECT_TRUE(has(r.out, "ggml-vulkan skips CPU-type devices such as Mesa's lavapipe (llvmpipe) unless GGML_VK_VISIBLE_DEVICES"))
+      << r.out;
+}
+
+// The device line (printed while the backends load) carries the facts of the Vulkan cause rules.
+TEST(ExplainVulkan, LavapipeFactsReachTheCauses) {
+  Ran r = explain_vulkan("ngl2");
+  // FLASH_ATTN ran on Vulkan0 for layer 1: the scalar path is no cause of this fallback.
+  EXPECT_FALSE(has(r.out, "matrix cores none")) << r.out;
+  EXPECT_TRUE(has(r.out, "the Vulkan device is CPU-type")) << r.out;
+}
+
+}  // namespace
+}  // namespace fp

@@ -1,0 +1,163 @@
+#!/usr/bin/env bash
+# Runs Debian sid's llama-server with its Vulkan backend on the H200 device machine, on NVIDIA's
+# Vulkan driver, with CUDA hidden (docs/gpu-checks.md, "Vulkan on the H200"), in one call:
+#   1. `llama-server --list-devices` (with the backends' debug lines: ggml_vulkan's device line says
+#      the device type and its matrix cores);
+#   2. the support matrix: one verbose run (-v, GGML_SCHED_DEBUG=2) per configuration, K/V cache types
+#      on the realistic model (head size 128) and head sizes on the small models, each judged by
+#      `flashproof explain --expect-backend Vulkan0` (where FLASH_ATTN ran, as counts per backend);
+#   3. the same -fa on / off runs once more with GGML_VK_PERF_LOGGER=1: ggml-vulkan's own per-op GPU
+#      timestamps ("Vulkan Timings: FLASH_ATTN_EXT ...: N x T us"), what the Vulkan device executed;
+#   4. flashproof itself on cases-vulkan/*.json (expect.backend Vulkan0; no kernel probe: CUPTI sees
+#      CUDA kernels only, so levels 1 and 2 decide).
+# usage (repository root, on the device): bash tests/gpu/llama-cuda/vulkan_device.sh VKBUNDLE OUTDIR [CONFIG...]
+#   VKBUNDLE  what make_vulkan_bundle.sh wrote (carried as .gpu-bundle-vulkan)
+#   OUTDIR    gets vulkan/: device.txt, list-devices.txt, summary.txt (the matrix), explain/*.txt,
+#             perf/*.txt, harness.txt, and vulkan-runs.tar.gz (every log, answers, results)
+#   CONFIG    any of the names in the matrix below (default: all, in that order)
+# Environment: FP_WORK (default /tmp/fp-llama-vulkan), FP_DEADLINE_S (default 480: no new run starts
+# after that many seconds), FP_VK_ICD (an ICD json to use instead of NVIDIA's; for a dry run elsewhere,
+# e.g. Mesa's lvp_icd.x86_64.json), FP_VK_CASES=0 (leave out step 4).
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../../.." && pwd)
+B=$(cd "$1" && pwd); O=$2/vulkan; shift 2
+W=${FP_WORK:-/tmp/fp-llama-vulkan}
+DEADLINE=${FP_DEADLINE_S:-480}
+mkdir -p "$O/explain" "$O/perf" "$W/runs"
+t0=$(date +%s)
+log() { printf '[%4ds] %s\n' "$(($(date +%s) - t0))" "$*" | tee -a "$O/device.txt" >&2; }
+pack() { tar -C "$W" -czf "$O/vulkan-runs.tar.gz" runs harness 2>/dev/null || true; }
+die() { log "FAILED: $*"; pack; exit 1; }
+
+# The matrix: NAME MODEL FLAGS... (models: realistic = head size 128; tiny = 32; hd36, hd48, hd64, hd80).
+matrix=(
+  "fa_on realistic -fa on"
+  "fa_off realistic -fa off"
+  "fa_auto realistic -fa auto"
+  "q8_0 realistic -fa on -ctk q8_0 -ctv q8_0"
+  "q4_0 realistic -fa on -ctk q4_0 -ctv q4_0"
+  "q5_1 realistic -fa on -ctk q5_1 -ctv q5_1"
+  "q4_1 realistic -fa on -ctk q4_1 -ctv q4_1"
+  "q8_0_q4_0 realistic -fa on -ctk q8_0 -ctv q4_0"
+  "iq4_nl realistic -fa on -ctk iq4_nl -ctv iq4_nl"
+  "partial_ngl2 realistic -fa on -ngl 2"
+  "hd32 tiny -fa on"
+  "hd36 hd36 -fa on"
+  "hd36_auto hd36 -fa auto"
+  "hd48 hd48 -fa on"
+  "hd64 hd64 -fa on"
+  "hd80 hd80 -fa on"
+)
+wanted=("$@")
+
+# --- unpack: sid's prefix (its own copy: no CUDA backend beside its loader), the Vulkan part -------
+[ -f "$B/vulkan.tar.xz" ] || die "no vulkan.tar.xz in $B (make_vulkan_bundle.sh)"
+rm -rf "$W/prefix" "$W/vk" "$W/drv" && mkdir -p "$W/prefix" "$W/vk" "$W/drv" "$W/models"
+tar -C "$W/prefix" -xJf "$B/prefix.tar.xz" || die "unpacking the sid prefix"
+tar -C "$W/vk" -xJf "$B/vulkan.tar.xz" || die "unpacking vulkan.tar.xz"
+L=$W/prefix/usr/lib/x86_64-linux-gnu
+# As ci/setup.sh lays it out: on the library path, loaded where GGML_BACKEND_PATH names it.
+ln -sf "$W/vk/libggml-vulkan.so" "$L/llama/libggml-vulkan.so"
+[ -f "$W/models/realistic.gguf" ] || xz -dc "$B/realistic.gguf.xz" >"$W/models/realistic.gguf" || die "unpacking the model"
+cp -f "$W"/vk/models/*.gguf "$W/models/"
+{
+  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "uname: $(uname -srm)"
+  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | sed 's/^/gpu: /'
+  sed 's/^/bundle: /' "$B/MANIFEST"
+} >>"$O/device.txt" 2>&1
+ggml_prefix=$(awk '$2=="libggml0" {print $4}' "$W/prefix/PACKAGES")
+grep -q "libggml0-backend-vulkan Version: $ggml_prefix\$" "$W/vk/VERSIONS" ||
+  die "the Vulkan backend is not of the prefix's libggml0 $ggml_prefix: $(grep 'vulkan backend' "$W/vk/VERSIONS")"
+
+# --- NVIDIA's Vulkan driver: its ICD json, its libraries (not the system's libc) in a folder of ours --
+icd=${FP_VK_ICD:-}
+if [ -z "$icd" ]; then
+  icd=$(find /usr/share/vulkan/icd.d /etc/vulkan/icd.d /usr/local/share/vulkan/icd.d -name 'nvidia_icd*.json' 2>/dev/null | head -1)
+fi
+glx=$(ldconfig -p 2>/dev/null | awk '$1=="libGLX_nvidia.so.0" {print $NF; exit}')
+[ -n "$glx" ] || glx=$(find /usr/lib /usr/local /usr/lib64 -name 'libGLX_nvidia.so.0' 2>/dev/null | head -1)
+if [ -z "$icd" ] && [ -n "$glx" ]; then  # no json where the loader looks: one naming the driver's library
+  icd=$W/nvidia_icd.json
+  printf '{"file_format_version": "1.0.1", "ICD": {"library_path": "%s", "api_version": "1.3"}}\n' "$glx" >"$icd"
+fi
+[ -n "$icd" ] || die "no NVIDIA Vulkan ICD json (nvidia_icd.json) and no libGLX_nvidia.so.0"
+if [ -n "$glx" ]; then
+  drvdir=$(dirname "$(readlink -f "$glx")")
+  for f in "$drvdir"/libGLX_nvidia.so* "$drvdir"/libnvidia-*.so* "$drvdir"/libcuda.so*; do [ -e "$f" ] && ln -sf "$f" "$W/drv/"; done
+fi
+log "ICD: $icd ($(tr -d '\n' <"$icd" | cut -c1-200)); libGLX_nvidia.so.0: ${glx:-not found}"
+LIBS=$L:$L/llama:$W/vk/lib:$W/drv
+export VK_DRIVER_FILES=$icd VK_ICD_FILENAMES=$icd CUDA_VISIBLE_DEVICES=-1
+export GGML_BACKEND_PATH=libggml-vulkan.so GGML_VK_VISIBLE_DEVICES=0
+server() { "$L/ld-linux-x86-64.so.2" --library-path "$LIBS" "$W/prefix/usr/bin/llama-server" "$@"; }
+echo "library path: $LIBS" >>"$O/device.txt"
+server --version >>"$O/device.txt" 2>&1
+LLAMA_ARG_LOG_VERBOSITY=5 server --list-devices >"$O/list-devices.txt" 2>&1
+grep -v 'failed to enumerate' "$O/list-devices.txt" | tee -a "$O/device.txt" >&2
+grep -q '^ *Vulkan0: ' "$O/list-devices.txt" || die "llama-server lists no Vulkan0 (list-devices.txt)"
+
+. "$here/device_flashproof.sh"
+fp_unpack "$B" || die "no flashproof.tar.xz in $B"
+
+# --- the matrix ----------------------------------------------------------------------------------
+prompt=$root/fixtures/prompts/documents/operations_manual.txt
+port=18580
+run_one() {  # NAME MODEL MODE(verbose|perf) FLAGS...
+  local name=$1 mname=$2 model=$W/models/$2.gguf mode=$3; shift 3
+  local base=$W/runs/$name.$mode extra=(-v) envs=(GGML_SCHED_DEBUG=2 LLAMA_ARG_LOG_VERBOSITY=5)
+  [ "$mode" = perf ] && { extra=(-lv 4); envs=(GGML_VK_PERF_LOGGER=1); }
+  local ngl=(-ngl 99); [[ " $* " == *" -ngl "* ]] && ngl=()
+  port=$((port + 1))
+  local argv=(-m "$model" --host 127.0.0.1 --port "$port" "${ngl[@]}" -c 4096 -np 1 --seed 42 "$@" "${extra[@]}")
+  echo "$name.$mode: ${envs[*]} llama-server ${argv[*]}" >>"$O/device.txt"
+  env "${envs[@]}" "$L/ld-linux-x86-64.so.2" --library-path "$LIBS" "$W/prefix/usr/bin/llama-server" "${argv[@]}" >"$base.log" 2>&1 &
+  local pid=$!
+  python3 "$here/ask.py" --port "$port" --pid "$pid" --prompt-file "$prompt" --chars 1000 --n-predict 8 \
+    --requests 2 --ready-timeout 240 --out "$base.answers.json" 2>>"$O/device.txt"
+  local rc=$?
+  kill -TERM "$pid" 2>/dev/null
+  for _ in $(seq 60); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+  kill -0 "$pid" 2>/dev/null && { log "$name.$mode: still running 30 s after SIGTERM: SIGKILL"; kill -KILL "$pid"; }
+  wait "$pid"; local src=$?
+  if [ "$mode" = perf ]; then
+    sed -n '/^Vulkan Timings:/,/^Total time:/p' "$base.log" >"$O/perf/$name.txt"
+    log "$name.perf: ask.py rc=$rc, server exit $src, $(grep -c '^FLASH_ATTN_EXT' "$O/perf/$name.txt") FLASH_ATTN_EXT timing lines"
+  else
+    fp explain --runtime llama-server --log "$base.log" --expect-backend Vulkan0 --model "$model" >"$O/explain/$name.txt" 2>&1
+    local erc=$?
+    log "$name: ask.py rc=$rc, server exit $src, explain exit $erc: $(grep -m1 '^verdict:' "$O/explain/$name.txt"); $(grep -m1 '^fused op placed on:' "$O/explain/$name.txt")"
+    printf '%-13s %-10s %-34s %-12s %s\n' "$name" "$mname" "$*" "$(sed -n 's/^verdict: //p' "$O/explain/$name.txt" | head -1)" \
+      "$(sed -n 's/^fused op placed on: //p' "$O/explain/$name.txt" | head -1)$(grep -q 'SOFT_MAX nodes' "$O/explain/$name.txt" && echo ' (SOFT_MAX path)')" >>"$O/summary.txt"
+  fi
+  gzip -f "$base.log"
+  pack
+}
+printf '%-13s %-10s %-34s %-12s %s\n' config model flags verdict "FLASH_ATTN placed on (explain --expect-backend Vulkan0)" >"$O/summary.txt"
+for entry in "${matrix[@]}"; do
+  read -r name model flags <<<"$entry"
+  if ((${#wanted[@]})) && [[ " ${wanted[*]} " != *" $name "* ]]; then continue; fi
+  if (($(date +%s) - t0 > DEADLINE)); then log "deadline: $name not run"; continue; fi
+  # shellcheck disable=SC2086
+  run_one "$name" "$model" verbose $flags
+  case $name in fa_on | fa_off) run_one "$name" "$model" perf $flags ;; esac
+done
+
+# --- flashproof on the Vulkan cases --------------------------------------------------------------
+mkdir -p "$root/fixtures/models/generated" "$W/harness"
+cp -f "$W/models/realistic.gguf" "$root/fixtures/models/generated/realistic.gguf"
+export FLASHPROOF_LLAMA_SERVER=$W/prefix/usr/bin/llama-server FLASHPROOF_LOADER=$L/ld-linux-x86-64.so.2
+export FLASHPROOF_LIBRARY_PATH=$LIBS FLASHPROOF_PROGRESS=lines
+for c in "$here"/cases-vulkan/*.json; do
+  [ "${FP_VK_CASES:-1}" = 0 ] && break
+  n=$(basename "$c" .json)
+  if (($(date +%s) - t0 > DEADLINE + 60)); then log "deadline: case $n not run"; continue; fi
+  echo "== flashproof run $n" >>"$O/harness.txt"
+  (cd "$root" && fp run "$c" --out "$W/harness/$n" --results "$W/harness-results" --golden "$W/harness-golden" \
+     --record-missing-answers) >>"$O/harness.txt" 2>&1
+  log "case $n: flashproof exit $?"
+  pack
+done
+cat "$O/summary.txt" >&2
+log "done"
