@@ -64,6 +64,26 @@ TEST(GpuMachine, GpusNeededByACase) {
   EXPECT_EQ(needs({"CUDA0", "CUDA1"}), 2);
   EXPECT_EQ(needs({"all-gpus"}, 4), 4);
   EXPECT_EQ(needs({"all-gpus"}, 0), 1);
+  EXPECT_EQ(needs({"Vulkan0"}), 0);  // not a GPU of NVML or the kernel probe: levels 1 and 2 by default
+}
+
+// A case whose expected device (Vulkan0) the runtime does not list skips (125) with the reason, on a
+// machine that declares GPUs too: that declaration counts NVIDIA GPUs. /bin/true lists nothing.
+TEST(GpuMachine, UnlistedDeviceSkips) {
+  const std::string repo = FLASHPROOF_SOURCE_DIR;
+  setenv("FLASHPROOF_LLAMA_SERVER", "/bin/true", 1);
+  setenv("FLASHPROOF_EXPECT_GPUS", "1", 1);
+  int code = 0;
+  auto r = resolve_case_context(repo + "/cases/vulkan-tiny-fa-on.json", repo, &code);
+  unsetenv("FLASHPROOF_EXPECT_GPUS");
+  unsetenv("FLASHPROOF_LLAMA_SERVER");
+  ASSERT_FALSE(r.ok());
+  if (has(r.error().message, "model not on this machine")) GTEST_SKIP() << r.error().message;
+  EXPECT_EQ(code, kResolveSkip) << r.error().message;
+  EXPECT_TRUE(has(r.error().message,
+                  "SKIP: case expects backend Vulkan0 but `llama-server --list-devices` (with the case's launch.env "
+                  "GGML_BACKEND_PATH=libggml-vulkan.so GGML_VK_VISIBLE_DEVICES=0) lists no device"))
+      << r.error().message;
 }
 
 // On this CPU machine a CUDA case skips (125) unless the machine declares GPUs: then it fails (2).
