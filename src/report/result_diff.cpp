@@ -40,7 +40,7 @@ std::string judge(const FigureResult& old_f, const FigureResult& new_f, const Fi
 // What a probed check's text says, without its GPU times per token and load (which differ run to run):
 // identical, differs, not run, or the text when it failed.
 std::string probed_check_state(const std::string& text) {
-  if (starts_with(text, "attention kernels identical")) return "identical";
+  if (starts_with(text, "attention kernels identical") || starts_with(text, "attention path identical")) return "identical";
   if (starts_with(text, "attention kernels DIFFER")) return "differs";
   if (starts_with(text, "not run")) return "not run";
   return text;

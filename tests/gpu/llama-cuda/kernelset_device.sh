@@ -96,7 +96,7 @@ PY
 step "$K/5.txt" run "$K/cases/live-cuda-realistic-batch.json" --golden "$G" --results "$R" --record-missing-answers --out "$K/run-batch"
 check "batch case at its load" 0 "$K/5.txt"
 grep -E "^signals.evidence_load = 4 requests at once" "$K/run-batch/result.txt" >/dev/null &&
-  grep -E "^signals.probed_check = attention kernels identical .*load: 4 requests at once" "$K/run-batch/result.txt" >/dev/null &&
+  grep -E "^signals.probed_check = attention (kernels|path) identical .*load: 4 requests at once" "$K/run-batch/result.txt" >/dev/null &&
   say "PASS evidence and probed check at 4 requests at once" || { say "FAIL load not in result.txt"; fails=$((fails + 1)); }
 grep -E "^(kernels|signals|verdict)\." "$K/run-batch/result.txt" >>"$T"
 
