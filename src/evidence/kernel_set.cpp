@@ -103,4 +103,19 @@ std::vector<std::string> compare_kernel_sets(const AttentionKernelSet& evidence,
   return out;
 }
 
+std::vector<std::string> compare_kernel_paths(const AttentionKernelSet& evidence, const AttentionKernelSet& check) {
+  std::vector<std::string> out;
+  if (check.records == 0) return compare_kernel_sets(evidence, check);
+  auto side = [&](const char* what, const std::vector<std::string>& e, const std::vector<std::string>& c) {
+    if (e.empty() == c.empty()) return;
+    out.push_back(std::string(what) + " attention kernels ran in " +
+                  (e.empty() ? "the probed timed configuration only: " + names_text(c)
+                             : "the evidence pass only: " + names_text(e)) +
+                  " (under several requests at once the path must be the same; variants may differ)");
+  };
+  side("fused", evidence.fused, check.fused);
+  side("unfused", evidence.unfused, check.unfused);
+  return out;
+}
+
 }  // namespace fp

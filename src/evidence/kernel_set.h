@@ -43,4 +43,11 @@ std::string family_shares_text(const std::vector<FamilyShare>& shares);
 // A check whose tally has no records cannot be tied and is a mismatch.
 std::vector<std::string> compare_kernel_sets(const AttentionKernelSet& evidence, const AttentionKernelSet& check);
 
+// The tie under several requests at once (flow/evidence_pass.h job_load_streams > 1): how requests
+// share batches differs from launch to launch, and ggml-cuda picks kernel variants by batch size, so
+// the names may differ while the path is the same. The tie is then the path: fused attention kernels
+// on both sides or on neither, and unfused attention kernels on both sides or on neither. Differences
+// as human text; empty when the paths tie. A check without records cannot be tied.
+std::vector<std::string> compare_kernel_paths(const AttentionKernelSet& evidence, const AttentionKernelSet& check);
+
 }  // namespace fp

@@ -69,6 +69,24 @@ TEST(KernelSet, EmptyCheckCannotTie) {
   EXPECT_EQ(kernel_set_text(AttentionKernelSet{}), "no kernel records");
 }
 
+TEST(KernelSet, UnderSeveralRequestsThePathMustTieNotTheVariants) {
+  // Batched decode runs other variants (flash_attn_ext_vec<128, 2, ...> beside <128, 1, ...>: both
+  // recorded on the H200): the same fused path, no mismatch.
+  AttentionKernelSet evidence = attention_kernel_set(h200_run("mid_fa_on").kernels);
+  AttentionKernelSet batched = evidence;
+  batched.fused.push_back("void flash_attn_ext_vec<128, 2, (ggml_type)1, (ggml_type)1, false>(char const*)");
+  std::sort(batched.fused.begin(), batched.fused.end());
+  EXPECT_TRUE(compare_kernel_paths(evidence, batched).empty());
+  EXPECT_FALSE(compare_kernel_sets(evidence, batched).empty());
+  // A fallback only batching brings: soft_max instead of the fused kernels.
+  auto diff = compare_kernel_paths(evidence, attention_kernel_set(h200_run("mid_fa_off").kernels));
+  ASSERT_EQ(diff.size(), 2u);
+  EXPECT_NE(diff[0].find("fused attention kernels ran in the evidence pass only: "), std::string::npos) << diff[0];
+  EXPECT_NE(diff[1].find("unfused attention kernels ran in the probed timed configuration only: soft_max_f32<"), std::string::npos)
+      << diff[1];
+  EXPECT_EQ(compare_kernel_paths(evidence, AttentionKernelSet{}).size(), 1u);  // no records: cannot tie
+}
+
 TEST(KernelSet, FamilySharesOfTheRecordedH200Run) {
   // fixtures/logs/h200/mid_fa_on: mma 13201492 + 56381 ns, vec 3767802, helpers 517978 + 141377 + 11167.
   const auto shares = family_shares(h200_run("mid_fa_on").kernels);

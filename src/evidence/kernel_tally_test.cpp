@@ -179,6 +179,12 @@ TEST(KernelTally, TalliesOfTwoProcessesMerge) {
   EXPECT_EQ(t->status, "ok");
   EXPECT_EQ(t->kernels.size(), 3u);
   EXPECT_EQ(t->source, dir + "/kernels.4100.tsv + " + dir + "/kernels.4187.tsv");
+  auto sigs = load_runtime_signatures("vllm");
+  ASSERT_TRUE(sigs.ok()) << sigs.error().message;
+  KernelSummary k = classify_kernels(*t, *sigs);
+  EXPECT_EQ(k.processes, 2u);
+  EXPECT_EQ(k.fused_launches, 26);  // the engine core's FA2 and KV-write kernels count
+  EXPECT_EQ(k.families.at("FA2").launches, 20);
   // The merged text reads back as the same tally (what the run keeps as kernels.tsv).
   auto again = parse_kernel_tally(kernel_tally_text(*t), "merged.tsv");
   ASSERT_TRUE(again.ok()) << again.error().message;

@@ -317,6 +317,7 @@ LevelFinding kernel_level_backend(const KernelSummary& k, const std::string& exp
     }
   if (!others.empty()) s << "; other backends' kernel launches: " << join(others, ", ");
   if (!f.quotes.empty()) s << " (" << quote(f.quotes.front()) << ")";
+  if (k.processes > 1) s << "; tally of " << k.processes << " processes";
   f.summary = s.str();
   return f;
 }
@@ -425,6 +426,7 @@ LevelFinding kernel_level(const VerdictInput& in, Verdict& v) {
     s << " (the tally has no device column: which GPU ran them is not known)";
   }
   if (!f.quotes.empty()) s << " (" << quote(f.quotes.front()) << ")";
+  if (k->processes > 1) s << "; tally of " << k->processes << " processes";
   f.summary = s.str();
   return f;
 }

@@ -48,7 +48,10 @@ Result<ProbedCheck> run_probed_check(const CaseContext& ctx, const EvidenceOutco
     const KernelSummary k = classify_kernels(*tally, ctx.signatures);
     pc.check = attention_kernel_set(k);
     pc.families = family_shares(k);
-    pc.mismatches = compare_kernel_sets(pc.evidence, pc.check);
+    // One stream: the same names; several at once: the same path (evidence/kernel_set.h).
+    pc.mismatches = job_load_streams(ctx) > 1 ? compare_kernel_paths(pc.evidence, pc.check) : compare_kernel_sets(pc.evidence, pc.check);
+    if (job_load_streams(ctx) > 1 && pc.mismatches.empty())
+      pc.variants = compare_kernel_sets(pc.evidence, pc.check);
     const long long tokens = answer->prompt_tokens + answer->completion_tokens;
     if (tokens > 0 && k.total_ns > 0) {
       pc.gpu_ms_per_token = static_cast<double>(k.total_ns) * 1e-6 / static_cast<double>(tokens);
@@ -73,6 +76,8 @@ std::string probed_check_text(const ProbedCheck& pc) {
     gpu = buf;
   }
   const std::string load = pc.load.empty() ? "" : "; load: " + pc.load;
+  if (pc.mismatches.empty() && !pc.variants.empty())
+    return "attention path identical to the evidence pass, kernel variants differ (" + join(pc.variants, "; ") + ")" + load + gpu;
   if (pc.mismatches.empty())
     return "attention kernels identical to the evidence pass (" + kernel_set_text(pc.check) + ")" + load + gpu;
   return "attention kernels DIFFER from the evidence pass: " + join(pc.mismatches, "; ") + load + gpu;

@@ -3,7 +3,8 @@
 // timed configuration (the timed argv and env, no verbose logging) with the kernel probe attached,
 // sent the evidence pass's load (the job's: several requests at once for a batch job, see
 // flow/evidence_pass.h job_load_streams), and the attention kernels it ran must be the set the
-// evidence pass saw. Its kernel families' shares join the run's kernel set (golden/kernel_families.h).
+// evidence pass saw: the same names for one stream; the same path (fused or unfused attention
+// kernels on both sides) for several at once, where batches and so kernel variants vary by launch. Its kernel families' shares join the run's kernel set (golden/kernel_families.h).
 // It runs only where the probe runs (a GPU with the probe library, or the replay test double);
 // elsewhere it is "not run", with the reason.
 #pragma once
@@ -27,7 +28,8 @@ struct ProbedCheck {
   std::string load;                     // the requests it sent (flow/evidence_pass.h job_load_text)
   AttentionKernelSet evidence, check;   // attention kernels: evidence pass, probed timed configuration
   std::vector<FamilyShare> families;    // the check's attention kernels by family (empty: no tally)
-  std::vector<std::string> mismatches;  // empty when the kernel sets tie
+  std::vector<std::string> mismatches;  // empty when the kernel sets tie (the paths, under several requests at once)
+  std::vector<std::string> variants;    // several requests at once: names that differ on the same path (not a failure)
   double wall_s = 0;
   // Low-noise GPU figures of the check's one request (GPU time of every kernel the run executed,
   // model load included, over the request's prompt + generated tokens); NaN when not measured.

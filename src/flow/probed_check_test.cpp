@@ -57,6 +57,17 @@ TEST(ProbedCheck, LoadIsTheJobsConcurrency) {
                                    "at once (the sustained phase's concurrency)");
 }
 
+TEST(ProbedCheck, VariantsUnderLoadAreSaidNotFailed) {
+  ProbedCheck pc;
+  pc.ran = true;
+  pc.check.records = 5;
+  pc.load = "4 requests at once (the batch job's round)";
+  pc.variants = {"fused attention kernels differ: only in the probed timed configuration: flash_attn_ext_vec<128, 2>"};
+  EXPECT_EQ(probed_check_text(pc), "attention path identical to the evidence pass, kernel variants differ (fused attention kernels "
+                                   "differ: only in the probed timed configuration: flash_attn_ext_vec<128, 2>); load: 4 requests at "
+                                   "once (the batch job's round)");
+}
+
 TEST(ProbedCheck, EachProbedLaunchJoinsTheKernelSet) {
   std::vector<FamilySamples> samples;
   std::vector<std::string> launches;

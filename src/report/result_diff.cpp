@@ -37,6 +37,15 @@ std::string judge(const FigureResult& old_f, const FigureResult& new_f, const Fi
   return to_string(judge_change(*policy, launch_spread(old_f.launch_medians), launch_spread(new_f.launch_medians)).status);
 }
 
+// What a probed check's text says, without its GPU times per token and load (which differ run to run):
+// identical, differs, not run, or the text when it failed.
+std::string probed_check_state(const std::string& text) {
+  if (starts_with(text, "attention kernels identical") || starts_with(text, "attention path identical")) return "identical";
+  if (starts_with(text, "attention kernels DIFFER")) return "differs";
+  if (starts_with(text, "not run")) return "not run";
+  return text;
+}
+
 std::string verdict_text(const RunResult& r) {
   return r.verdict + (r.verdict_backend.empty() ? "" : " (" + r.verdict_backend + ")");
 }
@@ -66,7 +75,8 @@ ResultDiff diff_results(const RunResult& o, const RunResult& n, const std::map<s
                                 (n.levels_used.empty() ? std::string("none") : join(n.levels_used, ", ")));
   if (o.evidence_signals != n.evidence_signals)
     d.verdict_changes.push_back("evidence signals: " + o.evidence_signals + " -> " + n.evidence_signals);
-  if (o.probed_check != n.probed_check && o.probed_check != "not recorded" && n.probed_check != "not recorded")
+  if (probed_check_state(o.probed_check) != probed_check_state(n.probed_check) && o.probed_check != "not recorded" &&
+      n.probed_check != "not recorded")
     d.verdict_changes.push_back("probed check: " + o.probed_check + " -> " + n.probed_check);
   if (d.old_status != d.new_status) d.verdict_changes.push_back("status: " + d.old_status + " -> " + d.new_status);
 

@@ -106,6 +106,17 @@ TEST(ResultDiff, KernelSwapIsNamedAndCounts) {
   EXPECT_EQ(gone.kernel_changes[0], "attention kernel set: fattn-mma 92%, fattn-vec 8.0% -> not recorded (no kernel tally in the new run)");
 }
 
+TEST(ResultDiff, ProbedCheckChangesOnlyWhenItsOutcomeDoes) {
+  RunResult before = run("old"), after = run("new");
+  before.probed_check = "attention kernels identical to the evidence pass (fused: a; unfused: none); GPU 0.0123 ms/token, attention 0.004 ms/token";
+  after.probed_check = "attention kernels identical to the evidence pass (fused: a; unfused: none); GPU 0.0131 ms/token, attention 0.005 ms/token";
+  EXPECT_FALSE(diff_results(before, after, policies()).verdict_changed());
+  after.probed_check = "attention kernels DIFFER from the evidence pass: fused attention kernels differ: only in the evidence pass: a";
+  ResultDiff d = diff_results(before, after, policies());
+  ASSERT_TRUE(d.verdict_changed());
+  EXPECT_EQ(d.verdict_changes[0].rfind("probed check: attention kernels identical", 0), 0u) << d.verdict_changes[0];
+}
+
 TEST(ResultDiff, LostEvidenceLevelIsAVerdictChange) {
   RunResult before = run("old"), after = run("new");
   before.levels_used = {"log", "placement", "kernels"};

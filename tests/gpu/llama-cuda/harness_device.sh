@@ -9,21 +9,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
 B=$(cd "$1" && pwd); O=$2
 W=${FP_WORK:-/tmp/fp-llama-cuda}
-L=$W/prefix/usr/lib/x86_64-linux-gnu
-[ -f "$B/flashproof.tar.xz" ] || { echo "harness: no flashproof.tar.xz in the bundle" >&2; exit 0; }
-. "$here/device_flashproof.sh"
-mkdir -p "$O" && fp_unpack "$B" || exit 1
-src=$fp_src
-LIBS=$(cat "$W/library-path")
-probe=$(cat "$W/probe-path")
-mkdir -p "$root/fixtures/models/generated" && cp -f "$W/realistic.gguf" "$root/fixtures/models/generated/realistic.gguf"
-if [ -f "$B/hd48.gguf.xz" ]; then
-  [ -f "$W/hd48.gguf" ] || xz -dc "$B/hd48.gguf.xz" >"$W/hd48.gguf"
-  cp -f "$W/hd48.gguf" "$root/fixtures/models/generated/hd48.gguf"
-fi
-export FLASHPROOF_LLAMA_SERVER=$W/prefix/usr/bin/llama-server FLASHPROOF_LOADER=$L/ld-linux-x86-64.so.2
-export FLASHPROOF_LIBRARY_PATH=$LIBS FLASHPROOF_PROBE_LIB=$probe FLASHPROOF_PROGRESS=lines
-export CUDA_CACHE_PATH=$W/jit-cache CUDA_CACHE_MAXSIZE=4294967296 CUDA_MODULE_LOADING=LAZY
+mkdir -p "$O"
+. "$here/flashproof_env.sh" || { rc=$?; [ $rc = 1 ] && exit 0; exit 1; }  # no flashproof in the bundle: nothing to run
 { echo "source folder: $src -> $root"; fp gpus 2>&1; } >"$W/harness.txt"
 for c in "$here"/cases/*.json; do
   n=$(basename "$c" .json)

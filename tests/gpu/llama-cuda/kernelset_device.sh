@@ -19,20 +19,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
 B=$(cd "$1" && pwd); O=$2
 W=${FP_WORK:-/tmp/fp-llama-cuda}
-L=$W/prefix/usr/lib/x86_64-linux-gnu
 K=$W/kernelset
-rm -rf "$K" && mkdir -p "$K/cases" "$K/swap" "$O" "$W/fpbin"
-[ -f "$B/flashproof.tar.xz" ] || { echo "kernelset: no flashproof.tar.xz in the bundle (run bundle_harness.sh)" >&2; exit 1; }
-tar -C "$W/fpbin" -xJf "$B/flashproof.tar.xz" || exit 1
-# flashproof finds fixtures and runtime data under the source folder it was built in.
-src=$(strings -n 8 "$W/fpbin/flashproof" 2>/dev/null | grep -m1 -E '^/.+/src/runtime/data$' | sed 's#/src/runtime/data$##')
-src=${src:-/work/main}
-if [ ! -e "$src" ]; then mkdir -p "$(dirname "$src")" && ln -s "$root" "$src"; fi
-mkdir -p "$root/fixtures/models/generated" && cp -f "$W/realistic.gguf" "$root/fixtures/models/generated/realistic.gguf"
-export FLASHPROOF_LLAMA_SERVER=$W/prefix/usr/bin/llama-server FLASHPROOF_LOADER=$L/ld-linux-x86-64.so.2
-export FLASHPROOF_LIBRARY_PATH=$(cat "$W/library-path") FLASHPROOF_PROBE_LIB=$(cat "$W/probe-path") FLASHPROOF_PROGRESS=lines
-export CUDA_CACHE_PATH=$W/jit-cache CUDA_CACHE_MAXSIZE=4294967296 CUDA_MODULE_LOADING=LAZY
-fp() { (cd "$root" && "$L/ld-linux-x86-64.so.2" --library-path "$L:$W/fpbin/lib:$W/drv" "$W/fpbin/flashproof" "$@"); }
+rm -rf "$K" && mkdir -p "$K/cases" "$K/swap" "$O"
+. "$here/flashproof_env.sh" || exit 1
+fp_here() { (cd "$root" && fp "$@"); }
 T=$O/kernelset.txt
 : >"$T"
 fails=0
@@ -48,7 +38,7 @@ check() {  # check NAME EXPECTED_RC FILE PATTERN...
 step() {  # step FILE COMMAND...: runs flashproof, keeps its output and exit status
   local f=$1; shift
   say "== flashproof $*"
-  fp "$@" >"$f" 2>&1
+  fp_here "$@" >"$f" 2>&1
   echo $? >"$f.rc"
   cat "$f" >>"$T"
 }
@@ -106,7 +96,7 @@ PY
 step "$K/5.txt" run "$K/cases/live-cuda-realistic-batch.json" --golden "$G" --results "$R" --record-missing-answers --out "$K/run-batch"
 check "batch case at its load" 0 "$K/5.txt"
 grep -E "^signals.evidence_load = 4 requests at once" "$K/run-batch/result.txt" >/dev/null &&
-  grep -E "^signals.probed_check = attention kernels identical .*load: 4 requests at once" "$K/run-batch/result.txt" >/dev/null &&
+  grep -E "^signals.probed_check = attention (kernels|path) identical .*load: 4 requests at once" "$K/run-batch/result.txt" >/dev/null &&
   say "PASS evidence and probed check at 4 requests at once" || { say "FAIL load not in result.txt"; fails=$((fails + 1)); }
 grep -E "^(kernels|signals|verdict)\." "$K/run-batch/result.txt" >>"$T"
 

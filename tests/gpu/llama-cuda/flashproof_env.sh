@@ -1,0 +1,22 @@
+# Sourced by harness_device.sh and kernelset_device.sh on the device, after run_device.sh: unpacks
+# flashproof from the bundle (BUNDLE/flashproof.tar.xz, bundle_harness.sh) into $W/fpbin, links the
+# source folder it was built in to this checkout (it finds cases, fixtures and runtime data there),
+# puts the realistic model (and hd48 when the bundle has it) where the cases expect them, exports the
+# runtime and probe variables, and defines fp: flashproof started through sid's loader.
+# Needs: B (bundle), W (FP_WORK), root (repository root). Returns 1 when the bundle has no flashproof,
+# 2 when it cannot be unpacked.
+L=$W/prefix/usr/lib/x86_64-linux-gnu
+[ -f "$B/flashproof.tar.xz" ] || { echo "no flashproof.tar.xz in the bundle (run bundle_harness.sh)" >&2; return 1; }
+mkdir -p "$W/fpbin" && tar -C "$W/fpbin" -xJf "$B/flashproof.tar.xz" || return 2
+src=$(strings -n 8 "$W/fpbin/flashproof" 2>/dev/null | grep -m1 -E '^/.+/src/runtime/data$' | sed 's#/src/runtime/data$##')
+src=${src:-/work/main}
+if [ ! -e "$src" ]; then mkdir -p "$(dirname "$src")" && ln -s "$root" "$src"; fi
+mkdir -p "$root/fixtures/models/generated" && cp -f "$W/realistic.gguf" "$root/fixtures/models/generated/realistic.gguf"
+if [ -f "$B/hd48.gguf.xz" ]; then
+  [ -f "$W/hd48.gguf" ] || xz -dc "$B/hd48.gguf.xz" >"$W/hd48.gguf"
+  cp -f "$W/hd48.gguf" "$root/fixtures/models/generated/hd48.gguf"
+fi
+export FLASHPROOF_LLAMA_SERVER=$W/prefix/usr/bin/llama-server FLASHPROOF_LOADER=$L/ld-linux-x86-64.so.2
+export FLASHPROOF_LIBRARY_PATH=$(cat "$W/library-path") FLASHPROOF_PROBE_LIB=$(cat "$W/probe-path") FLASHPROOF_PROGRESS=lines
+export CUDA_CACHE_PATH=$W/jit-cache CUDA_CACHE_MAXSIZE=4294967296 CUDA_MODULE_LOADING=LAZY
+fp() { "$L/ld-linux-x86-64.so.2" --library-path "$L:$W/fpbin/lib:$W/drv" "$W/fpbin/flashproof" "$@"; }
