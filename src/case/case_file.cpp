@@ -127,10 +127,10 @@ Status load_model(const JsonFields& top, const std::string& root, Case& c) {
   FP_TRY_STATUS(load_model_sha256(m, c.model));
   if (m.has("recipe")) {
     FP_TRY(c.model.recipe, repo_path(m, "recipe", root, false));
-    if (!fs::exists(fs::path(root) / c.model.recipe)) return m.error("recipe", "no such file under " + root);
+    if (std::error_code ec; !fs::exists(fs::path(root) / c.model.recipe, ec)) return m.error("recipe", "no such file under " + root);
   }
   fs::path model = fs::path(c.model.path).is_absolute() ? fs::path(c.model.path) : fs::path(root) / c.model.path;
-  if (!fs::exists(model)) {
+  if (std::error_code ec; !fs::exists(model, ec)) {
     std::string hint = c.model.recipe.empty() ? "" : "; generate it with: flashproof make-model " + c.model.recipe;
     return m.error("path", "no such file: " + model.string() + hint);
   }
@@ -152,7 +152,7 @@ Status load_shape(const JsonFields& top, const std::string& root, Case& c) {
     FP_TRY(c.shape.prompt_set, s.string("prompt_set"));
     if (!std::regex_match(c.shape.prompt_set, kName))
       return s.error("prompt_set", "expected a name of a folder in fixtures/prompts/ (lowercase letters, digits, . _ -)");
-    if (!fs::is_directory(fs::path(root) / "fixtures/prompts" / c.shape.prompt_set))
+    if (std::error_code ec; !fs::is_directory(fs::path(root) / "fixtures/prompts" / c.shape.prompt_set, ec))
       return s.error("prompt_set", "no folder fixtures/prompts/" + c.shape.prompt_set + " under " + root);
   }
   if (s.has("output_tokens") && s.has("max_output_tokens"))
@@ -174,7 +174,7 @@ Status load_shape(const JsonFields& top, const std::string& root, Case& c) {
     FP_TRY_STATUS(lp.only_keys({"document", "chars"}));
     LongPrompt l;
     FP_TRY(l.document, repo_path(lp, "document", root, false));
-    if (!fs::is_regular_file(fs::path(root) / l.document)) return lp.error("document", "no such file under " + root);
+    if (std::error_code ec; !fs::is_regular_file(fs::path(root) / l.document, ec)) return lp.error("document", "no such file under " + root);
     FP_TRY(long long chars, lp.integer("chars", 1, 64LL << 20));
     l.chars = static_cast<size_t>(chars);
     c.shape.long_prompt = l;

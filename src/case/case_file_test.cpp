@@ -365,6 +365,15 @@ TEST(CaseFileFuzzRegression, NumberTooLargeForADoubleIsAnErrorNotACrash) {
   EXPECT_THAT(c.error().message, ::testing::HasSubstr("not valid JSON"));
 }
 
+// fuzz:short found it: a path longer than the file system allows made std::filesystem throw.
+TEST_F(CaseFileTest, PathTooLongIsAnErrorNotACrash) {
+  good_["model"]["recipe"] = "fixtures/models/tiny.json" + std::string(5000, 'R');
+  EXPECT_THAT(error_of(good_), HasSubstr("model.recipe"));
+  good_["model"].erase("recipe");
+  good_["model"]["path"] = "models/" + std::string(5000, 'm') + ".gguf";
+  EXPECT_THAT(error_of(good_), HasSubstr("model.path"));
+}
+
 // A split GGUF (path names its first shard): one sha256 per shard, in order, joined into the
 // model's one identity; a single string, or the wrong count, is an error saying what to give.
 TEST_F(CaseFileTest, SplitModelNeedsOneSha256PerShard) {

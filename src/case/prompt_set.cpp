@@ -71,7 +71,7 @@ std::string build_long_text(const std::string& document, size_t chars) {
 Result<std::vector<Prompt>> load_prompt_set(const std::string& repo_root, const std::string& set,
                                             const std::optional<LongPrompt>& long_prompt) {
   const fs::path dir = fs::path(repo_root) / "fixtures/prompts" / set;
-  if (!fs::is_directory(dir)) return make_error(dir.string() + ": no such prompt set folder");
+  if (std::error_code ec; !fs::is_directory(dir, ec)) return make_error(dir.string() + ": no such prompt set folder");
   std::vector<fs::path> files;
   for (const auto& e : fs::directory_iterator(dir))
     if (e.is_regular_file() && e.path().extension() == ".txt") files.push_back(e.path());
