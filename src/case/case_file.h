@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "case/suite.h"
 #include "util/result.h"
 
 namespace fp {
@@ -16,7 +17,7 @@ enum class Job { Chat, Completion, Extraction, Batch };
 const char* job_name(Job job);
 
 struct ModelRef {
-  std::string path;    // as written, relative to the repository root
+  std::string path;    // as written: absolute, or relative to the suite root
   std::string sha256;  // 64 lowercase hex digits
   std::string recipe;  // optional: fixtures/models/<name>.json that generates it
 };
@@ -28,7 +29,7 @@ struct LongPrompt {
 
 struct Shape {
   int context = 0;
-  std::string prompt_set;           // fixtures/prompts/<set>/
+  std::string prompt_set;           // <suite prompts>/<set>/ (case/suite.h)
   int max_output_tokens = 0;
   std::optional<LongPrompt> long_prompt;
 };
@@ -120,9 +121,10 @@ double min_effect(const Case& c, const std::string& figure);
 // The placeholders a launch argv may use.
 const std::vector<std::string>& known_placeholders();
 
-// Loads and validates a case. `repo_root` anchors relative paths; paths may not escape it.
-Result<Case> load_case(const std::string& path, const std::string& repo_root);
+// Loads and validates a case of `suite`: its root anchors relative paths (which may not escape it),
+// its prompt folders hold the prompt set.
+Result<Case> load_case(const std::string& path, const Suite& suite);
 // Same, from the file's text; `path` names the case (its stem must equal "name") and the errors.
-Result<Case> parse_case_text(const std::string& text, const std::string& path, const std::string& repo_root);
+Result<Case> parse_case_text(const std::string& text, const std::string& path, const Suite& suite);
 
 }  // namespace fp

@@ -255,7 +255,7 @@ std::vector<AbAnswerDiff> compare_arm_answers(const AbArm& off, const AbArm& on)
 
 AbOutcome run_ab(const std::string& case_path, const AbRunOptions& opts_in) {
   AbRunOptions o = opts_in;
-  if (o.results_root.empty()) o.results_root = o.repo_root + "/results";
+  if (o.results_root.empty()) o.results_root = o.suite.results;
   AbOutcome out;
   auto fail_early = [&](int code, const std::string& msg) {
     out.exit_code = code;
@@ -263,7 +263,7 @@ AbOutcome run_ab(const std::string& case_path, const AbRunOptions& opts_in) {
     return out;
   };
   int code = kAbIncomplete;
-  auto resolved = resolve_case_context(case_path, o.repo_root, &code);
+  auto resolved = resolve_case_context(case_path, o.suite, &code);
   if (!resolved) return fail_early(code, resolved.error().message);
   CaseContext ctx = *resolved;
   const Case& c = ctx.c;

@@ -7,6 +7,7 @@
 
 #include "case/case_file.h"
 #include "case/prompt_set.h"
+#include "case/suite.h"
 #include "evidence/runtime_signatures.h"
 #include "golden/fingerprint.h"
 #include "flow/gpu_machine.h"
@@ -18,6 +19,7 @@ namespace fp {
 
 struct CaseContext {
   Case c;
+  Suite suite;                    // the suite the case belongs to: its paths are relative to suite.root
   Adapter adapter;
   RuntimeSignatures signatures;
   RuntimeCommand runtime;
@@ -44,7 +46,7 @@ enum ResolveExit { kResolveIncomplete = 2, kResolveSkip = 125 };
 // kResolveIncomplete for bad input. Used by `run`, `ab` and the benchmarks in bench/.
 // `runtime_path`, when set, names the runtime instead (an executable or a prefix folder: the
 // side-by-side gate's --candidate-runtime; runtime/launcher.h runtime_from_path).
-Result<CaseContext> resolve_case_context(const std::string& case_path, const std::string& repo_root, int* exit_code,
+Result<CaseContext> resolve_case_context(const std::string& case_path, const Suite& suite, int* exit_code,
                                          const std::string& runtime_path = "");
 
 // The fingerprint a case runs under: this machine, the runtime (asked for its version and build),

@@ -66,8 +66,8 @@ void collect_answers(const std::vector<TimedPass>& passes, RunResult& r) {
 
 CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
   RunOptions o = opts_in;
-  if (o.results_root.empty()) o.results_root = o.repo_root + "/results";
-  if (o.golden_root.empty()) o.golden_root = o.repo_root + "/golden";
+  if (o.results_root.empty()) o.results_root = o.suite.results;
+  if (o.golden_root.empty()) o.golden_root = o.suite.golden;
   CaseRun run;
   Progress case_progress(detect_progress_style(o.quiet), std::cerr);
   ScopedProgress progress_scope(&case_progress);
@@ -78,7 +78,7 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
   };
 
   int resolve_exit = kResolveIncomplete;
-  auto resolved = resolve_case_context(case_path, o.repo_root, &resolve_exit);
+  auto resolved = resolve_case_context(case_path, o.suite, &resolve_exit);
   if (!resolved) return fail_early(resolve_exit, resolved.error().message);
   CaseContext ctx = *resolved;
   const Case& c = ctx.c;

@@ -68,8 +68,8 @@ TEST(GpuMachine, GpusNeededByACase) {
 
 // On this CPU machine a CUDA case skips (125) unless the machine declares GPUs: then it fails (2).
 TEST(GpuMachine, GpuBoxMayNotSkip) {
-  const std::string repo = FLASHPROOF_SOURCE_DIR;
-  const std::string case_file = repo + "/tests/gpu/llama-cuda/cases/live-cuda-realistic-fa-on.json";
+  const Suite repo = *load_suite(FLASHPROOF_SOURCE_DIR);
+  const std::string case_file = repo.root + "/tests/gpu/llama-cuda/cases/live-cuda-realistic-fa-on.json";
   setenv("FLASHPROOF_LLAMA_SERVER", "/bin/true", 1);
   setenv("FLASHPROOF_MACHINE_FILE", "/nonexistent/flashproof-machine.json", 1);
   unsetenv("FLASHPROOF_EXPECT_GPUS");

@@ -26,10 +26,10 @@ namespace fs = std::filesystem;
 
 // The fingerprint a case will run with, known before it runs (the build its log states is
 // known only after the evidence pass; the comparison with the golden checks it then).
-Result<Fingerprint> probe_fingerprint(const Case& c, const std::string& repo_root) {
+Result<Fingerprint> probe_fingerprint(const Case& c, const std::string& suite_root) {
   FP_TRY(Adapter adapter, load_adapter(c.runtime));
   FP_TRY(RuntimeCommand runtime, locate_runtime(adapter));
-  const std::string model = fs::path(c.model.path).is_absolute() ? c.model.path : (fs::path(repo_root) / c.model.path).string();
+  const std::string model = fs::path(c.model.path).is_absolute() ? c.model.path : (fs::path(suite_root) / c.model.path).string();
   FP_TRY(std::string sha, sha256_file(model));
   return case_fingerprint(c, adapter, runtime, sha);
 }
@@ -137,8 +137,8 @@ Result<Baseline> choose_baseline(const std::string& golden_root, const Fingerpri
 
 GateReport run_upgrade_gate(const std::vector<std::string>& case_paths, const GateOptions& options, std::ostream& out) {
   RunOptions base = options.run;
-  if (base.results_root.empty()) base.results_root = base.repo_root + "/results";
-  if (base.golden_root.empty()) base.golden_root = base.repo_root + "/golden";
+  if (base.results_root.empty()) base.results_root = base.suite.results;
+  if (base.golden_root.empty()) base.golden_root = base.suite.golden;
   GateReport report;
   TeeText say{out, ""};
 
@@ -151,7 +151,7 @@ GateReport run_upgrade_gate(const std::vector<std::string>& case_paths, const Ga
   for (const auto& path : case_paths) {
     GateCaseReport cr;
     cr.case_path = path;
-    auto c = load_case(path, base.repo_root);
+    auto c = load_case(path, base.suite);
     if (!c) {
       cr.problems.push_back(c.error().message);
       report.cases.push_back(cr);
@@ -164,7 +164,7 @@ GateReport run_upgrade_gate(const std::vector<std::string>& case_paths, const Ga
       report.cases.push_back(cr);
       continue;
     }
-    auto now = probe_fingerprint(*c, base.repo_root);
+    auto now = probe_fingerprint(*c, base.suite.root);
     if (!now) {
       cr.problems.push_back("fingerprint: " + now.error().message);
       report.cases.push_back(cr);

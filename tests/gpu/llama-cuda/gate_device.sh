@@ -19,9 +19,11 @@ t0=$(date +%s)
 mkdir -p "$W/fpbin" "$O/gate"
 tar -C "$W/fpbin" -xJf "$B/flashproof.tar.xz" || { echo "gate: no flashproof in the bundle" >&2; exit 1; }
 LIBS=$(cat "$W/library-path")
-src=$(strings -n 8 "$W/fpbin/flashproof" 2>/dev/null | grep -m1 -E '^/.+/src/runtime/data$' | sed 's#/src/runtime/data$##')
-src=${src:-/work/main}
-[ -e "$src" ] || { mkdir -p "$(dirname "$src")" && ln -s "$root" "$src"; }
+# The suite is this checkout (the working directory); the data comes through FLASHPROOF_SHARE_DIR.
+mkdir -p "$W/share"
+for l in runtime=src/runtime/data prompts=fixtures/prompts models=fixtures/models suite=templates/suite; do
+  ln -sfn "$root/${l#*=}" "$W/share/${l%%=*}"
+done
 mkdir -p "$root/fixtures/models/generated" && cp -f "$W/realistic.gguf" "$root/fixtures/models/generated/realistic.gguf"
 # The runtime as one executable, for --baseline-runtime and --candidate-runtime: sid's loader with
 # the CUDA libraries on its path (an operator's wrapper script looks the same).
@@ -30,7 +32,7 @@ cat >"$W/llama-server-cuda" <<SH
 exec "$L/ld-linux-x86-64.so.2" --library-path "$LIBS" "$W/prefix/usr/bin/llama-server" "\$@"
 SH
 chmod +x "$W/llama-server-cuda"
-export FLASHPROOF_PROBE_LIB=$(cat "$W/probe-path") FLASHPROOF_PROGRESS=lines
+export FLASHPROOF_PROBE_LIB=$(cat "$W/probe-path") FLASHPROOF_PROGRESS=lines FLASHPROOF_SHARE_DIR=$W/share
 export CUDA_CACHE_PATH=$W/jit-cache CUDA_CACHE_MAXSIZE=4294967296 CUDA_MODULE_LOADING=LAZY
 fp() { "$L/ld-linux-x86-64.so.2" --library-path "$L:$W/fpbin/lib:$W/drv" "$W/fpbin/flashproof" "$@"; }
 case_file=$here/gate/gate-cuda-realistic-prefill.json

@@ -14,20 +14,22 @@ L=$W/prefix/usr/lib/x86_64-linux-gnu
 mkdir -p "$W/fpbin" "$O" && tar -C "$W/fpbin" -xJf "$B/flashproof.tar.xz" || exit 1
 LIBS=$(cat "$W/library-path")
 probe=$(cat "$W/probe-path")
-# flashproof finds cases, fixtures and goldens under the source folder it was built in (/work/main here).
-src=$(strings -n 8 "$W/fpbin/flashproof" 2>/dev/null | grep -m1 -E '^/.+/src/runtime/data$' | sed 's#/src/runtime/data$##')
-src=${src:-/work/main}
-if [ ! -e "$src" ]; then mkdir -p "$(dirname "$src")" && ln -s "$root" "$src"; fi
+# flashproof finds its suite (this checkout) from the working directory, and its data through
+# FLASHPROOF_SHARE_DIR: the bundle holds the binary only (src/util/shipped_data.h).
+mkdir -p "$W/share"
+for l in runtime=src/runtime/data prompts=fixtures/prompts models=fixtures/models suite=templates/suite; do
+  ln -sfn "$root/${l#*=}" "$W/share/${l%%=*}"
+done
 mkdir -p "$root/fixtures/models/generated" && cp -f "$W/realistic.gguf" "$root/fixtures/models/generated/realistic.gguf"
 if [ -f "$B/hd48.gguf.xz" ]; then
   [ -f "$W/hd48.gguf" ] || xz -dc "$B/hd48.gguf.xz" >"$W/hd48.gguf"
   cp -f "$W/hd48.gguf" "$root/fixtures/models/generated/hd48.gguf"
 fi
 export FLASHPROOF_LLAMA_SERVER=$W/prefix/usr/bin/llama-server FLASHPROOF_LOADER=$L/ld-linux-x86-64.so.2
-export FLASHPROOF_LIBRARY_PATH=$LIBS FLASHPROOF_PROBE_LIB=$probe FLASHPROOF_PROGRESS=lines
+export FLASHPROOF_LIBRARY_PATH=$LIBS FLASHPROOF_PROBE_LIB=$probe FLASHPROOF_PROGRESS=lines FLASHPROOF_SHARE_DIR=$W/share
 export CUDA_CACHE_PATH=$W/jit-cache CUDA_CACHE_MAXSIZE=4294967296 CUDA_MODULE_LOADING=LAZY
 fp() { "$L/ld-linux-x86-64.so.2" --library-path "$L:$W/fpbin/lib:$W/drv" "$W/fpbin/flashproof" "$@"; }
-{ echo "source folder: $src -> $root"; fp gpus 2>&1; } >"$W/harness.txt"
+{ echo "suite: $root"; fp gpus 2>&1; } >"$W/harness.txt"
 for c in "$here"/cases/*.json; do
   n=$(basename "$c" .json)
   echo "== flashproof run $n" >>"$W/harness.txt"
