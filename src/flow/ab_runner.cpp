@@ -27,17 +27,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Only for display: the port of a launch is replaced by {port} so that reports diff cleanly.
-constexpr int kDisplayPort = 54321;
-
-
-std::vector<std::string> display_argv(const CaseContext& ctx, const std::vector<std::string>& extra) {
-  auto argv = expand_argv(ctx.c, ctx.runtime, ctx.model_path, kDisplayPort, ctx.flag_value, extra);
-  for (auto& a : argv)
-    if (a == std::to_string(kDisplayPort)) a = "{port}";
-  return argv;
-}
-
 // Samples of one arm, by figure name, with each figure's direction, in order of first appearance.
 struct ArmSamples {
   std::vector<std::string> order;
@@ -98,7 +87,7 @@ void run_evidence(ArmState& s, const AbRunOptions& o) {
     return;
   }
   const Verdict& v = ev->verdict;
-  s.arm.evidence_argv = display_argv(s.ctx, s.ctx.adapter.evidence_args);
+  s.arm.evidence_argv = shown_launch(s.ctx, s.ctx.adapter.evidence_args);
   s.arm.evidence_env = ev->env;
   s.arm.verdict = to_string(v.activity);
   s.arm.verdict_backend = backends_text(v.fused_backends);
@@ -307,7 +296,7 @@ AbOutcome run_ab(const std::string& case_path, const AbRunOptions& opts_in) {
     std::error_code ec;
     fs::create_directories(s->ctx.out_dir, ec);
     if (ec) return fail_early(kAbIncomplete, s->ctx.out_dir + ": cannot create the A/B folder: " + ec.message());
-    s->arm.timed_argv = display_argv(s->ctx, ctx.adapter.timed_args);
+    s->arm.timed_argv = shown_launch(s->ctx, ctx.adapter.timed_args);
   }
 
   // Evidence once per arm, then the alternating timed launches, then the sustained phases.

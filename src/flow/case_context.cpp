@@ -11,6 +11,7 @@
 #include "flow/gpu_probe.h"
 #include "measure/nvml.h"
 #include "runtime/ctest_gpus.h"
+#include "report/redact.h"
 #include "runtime/runtime_data.h"
 #include "util/sha256.h"
 #include "util/text.h"
@@ -118,6 +119,12 @@ Result<CaseContext> resolve_case_context(const std::string& case_path, const Sui
   if (!ctx.signatures.gpu_backend_format.empty())
     for (int i = 0; i < visible_gpus(); ++i) ctx.gpu_backends.push_back(ctx.signatures.gpu_backend_name(i));
   return ctx;
+}
+
+std::vector<std::string> shown_launch(const CaseContext& ctx, const std::vector<std::string>& extra_args) {
+  std::vector<std::string> argv = redact_argv(shown_argv(ctx.c, ctx.runtime, ctx.flag_value, extra_args));
+  for (auto& a : argv) a = with_placeholder(a, ctx.suite.root, "{suite}");
+  return argv;
 }
 
 Result<Fingerprint> case_fingerprint(const Case& c, const Adapter& adapter, const RuntimeCommand& runtime,

@@ -49,6 +49,10 @@ enum ResolveExit { kResolveIncomplete = 2, kResolveSkip = 125 };
 Result<CaseContext> resolve_case_context(const std::string& case_path, const Suite& suite, int* exit_code,
                                          const std::string& runtime_path = "");
 
+// A launch line as result files show it: runtime/launcher.h shown_argv ({port}, the model as the case
+// wrote it), the suite's root as {suite}; secrets redacted (report/redact.h).
+std::vector<std::string> shown_launch(const CaseContext& ctx, const std::vector<std::string>& extra_args);
+
 // The fingerprint a case runs under: this machine, the runtime (asked for its version and build),
 // the model's sha256 and the launch line. An error when the runtime cannot say its version.
 Result<Fingerprint> case_fingerprint(const Case& c, const Adapter& adapter, const RuntimeCommand& runtime,
