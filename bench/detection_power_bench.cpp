@@ -124,7 +124,7 @@ int main(int argc, char** argv) {
   const bool one_prompt = argc > 4 && std::string(argv[4]) == "one";
   install_child_cleanup_handlers();
   int code = 0;
-  auto ctx = resolve_case_context(case_path, FLASHPROOF_SOURCE_DIR, &code);
+  auto ctx = resolve_case_context(case_path, *load_suite(FLASHPROOF_SOURCE_DIR), &code);
   if (!ctx) {
     std::fprintf(stderr, "detection_power_bench: %s\n", ctx.error().message.c_str());
     return code;

@@ -43,7 +43,7 @@ int main(int argc, char** argv) {
   const int n = argc > 2 ? std::atoi(argv[2]) : 200;
   install_child_cleanup_handlers();
   int code = 0;
-  auto ctx = resolve_case_context(case_path, FLASHPROOF_SOURCE_DIR, &code);
+  auto ctx = resolve_case_context(case_path, *load_suite(FLASHPROOF_SOURCE_DIR), &code);
   if (!ctx) {
     std::fprintf(stderr, "fidelity_bench: %s\n", ctx.error().message.c_str());
     return code;

@@ -1,6 +1,6 @@
 // Fuzzes the case loader (parse_case_text, what load_case runs on a file's text). The case's path
 // takes its stem from the input's "name" when that is a plain name, so that inputs get past the
-// name check into the field checks; the repository root is this checkout (fixtures exist there).
+// name check into the field checks; the suite is this checkout (fixtures exist there).
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -18,7 +18,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!name.empty() && name.size() < 100 && name.find_first_of("/\\") == std::string::npos && name[0] != '.')
       stem = name;
   }
-  auto c = fp::parse_case_text(text, "cases/" + stem + ".json", FLASHPROOF_SOURCE_DIR);
+  static const fp::Suite suite = *fp::load_suite(FLASHPROOF_SOURCE_DIR);
+  auto c = fp::parse_case_text(text, "cases/" + stem + ".json", suite);
   if (c) {
     // A loaded case holds what the loader promises.
     const fp::Case& k = *c;

@@ -24,6 +24,7 @@ const Command kCommands[] = {
     {"gate", fp::gate_command, "upgrade gate: run every case against the previous fingerprint's goldens"},
     {"history", fp::history_command, "list the runs kept per case (latest and previous)"},
     {"report", fp::report_command, "one self-contained HTML report: verdicts, figures vs goldens, A/B plots, trends"},
+    {"init", fp::init_command, "make a suite of your own in a folder: cases, goldens, prompts, CMakeLists.txt"},
     {"gpus", fp::gpus_command, "list the GPUs; write the CTest resource spec for them (--resource-spec)"},
     {"matrix", fp::matrix_command, "support matrix: the case per KV type, flag, context, head size: verdict, kernels, speed"},
 };

@@ -16,19 +16,19 @@ namespace fs = std::filesystem;
 const std::regex kName(R"([a-z0-9][a-z0-9._-]{0,80})");
 const std::regex kSha(R"([0-9a-f]{64})");
 
-// A path inside the repository, or an error naming the field.
-Result<std::string> repo_path(const JsonFields& f, const std::string& key, const std::string& repo_root,
+// A path inside the suite, or an error naming the field.
+Result<std::string> suite_path(const JsonFields& f, const std::string& key, const std::string& root,
                               bool allow_absolute) {
   FP_TRY(std::string p, f.string(key));
-  if (p.empty()) return f.error(key, "empty; expected a path relative to the repository");
+  if (p.empty()) return f.error(key, "empty; expected a path relative to the suite root " + root);
   fs::path path(p);
   if (path.is_absolute()) {
     if (allow_absolute) return p;
-    return f.error(key, "absolute path; expected a path relative to the repository root " + repo_root);
+    return f.error(key, "absolute path; expected a path relative to the suite root " + root);
   }
   fs::path norm = path.lexically_normal();
   if (norm.empty() || *norm.begin() == "..")
-    return f.error(key, "escapes the repository; expected a path inside " + repo_root);
+    return f.error(key, "escapes the suite; expected a path inside " + root);
   return norm.string();
 }
 
@@ -123,10 +123,10 @@ Status load_model_sha256(const JsonFields& m, ModelRef& model) {
 Status load_model(const JsonFields& top, const std::string& root, Case& c) {
   FP_TRY(JsonFields m, top.object("model"));
   FP_TRY_STATUS(m.only_keys({"path", "sha256", "recipe"}));
-  FP_TRY(c.model.path, repo_path(m, "path", root, /*allow_absolute=*/true));
+  FP_TRY(c.model.path, suite_path(m, "path", root, /*allow_absolute=*/true));
   FP_TRY_STATUS(load_model_sha256(m, c.model));
   if (m.has("recipe")) {
-    FP_TRY(c.model.recipe, repo_path(m, "recipe", root, false));
+    FP_TRY(c.model.recipe, suite_path(m, "recipe", root, false));
     if (std::error_code ec; !fs::exists(fs::path(root) / c.model.recipe, ec)) return m.error("recipe", "no such file under " + root);
   }
   fs::path model = fs::path(c.model.path).is_absolute() ? fs::path(c.model.path) : fs::path(root) / c.model.path;
@@ -137,7 +137,8 @@ Status load_model(const JsonFields& top, const std::string& root, Case& c) {
   return ok_status();
 }
 
-Status load_shape(const JsonFields& top, const std::string& root, Case& c) {
+Status load_shape(const JsonFields& top, const Suite& suite, Case& c) {
+  const std::string& root = suite.root;
   FP_TRY(JsonFields s, top.object("shape"));
   FP_TRY_STATUS(s.only_keys({"context", "prompt_set", "max_output_tokens", "long_prompt", "prompt_tokens",
                              "synthetic_prompts", "output_tokens"}));
@@ -151,9 +152,11 @@ Status load_shape(const JsonFields& top, const std::string& root, Case& c) {
   } else {
     FP_TRY(c.shape.prompt_set, s.string("prompt_set"));
     if (!std::regex_match(c.shape.prompt_set, kName))
-      return s.error("prompt_set", "expected a name of a folder in fixtures/prompts/ (lowercase letters, digits, . _ -)");
-    if (std::error_code ec; !fs::is_directory(fs::path(root) / "fixtures/prompts" / c.shape.prompt_set, ec))
-      return s.error("prompt_set", "no folder fixtures/prompts/" + c.shape.prompt_set + " under " + root);
+      return s.error("prompt_set", "expected a name of a folder of prompts (lowercase letters, digits, . _ -)");
+    std::vector<std::string> looked;
+    for (const std::string& d : suite.prompt_dirs()) looked.push_back((fs::path(d) / c.shape.prompt_set).string());
+    if (std::none_of(looked.begin(), looked.end(), [](const std::string& d) { std::error_code ec; return fs::is_directory(d, ec); }))
+      return s.error("prompt_set", "no such prompt set folder: " + join(looked, " or "));
   }
   if (s.has("output_tokens") && s.has("max_output_tokens"))
     return s.error("output_tokens", "and \"max_output_tokens\" both given; give one: output_tokens (every answer exactly that long) or max_output_tokens (at most)");
@@ -173,7 +176,7 @@ Status load_shape(const JsonFields& top, const std::string& root, Case& c) {
     FP_TRY(JsonFields lp, s.object("long_prompt"));
     FP_TRY_STATUS(lp.only_keys({"document", "chars"}));
     LongPrompt l;
-    FP_TRY(l.document, repo_path(lp, "document", root, false));
+    FP_TRY(l.document, suite_path(lp, "document", root, false));
     if (std::error_code ec; !fs::is_regular_file(fs::path(root) / l.document, ec)) return lp.error("document", "no such file under " + root);
     FP_TRY(long long chars, lp.integer("chars", 1, 64LL << 20));
     l.chars = static_cast<size_t>(chars);
@@ -414,12 +417,12 @@ const std::vector<std::string>& known_placeholders() {
   return names;
 }
 
-Result<Case> load_case(const std::string& path, const std::string& repo_root) {
+Result<Case> load_case(const std::string& path, const Suite& suite) {
   FP_TRY(std::string text, read_file(path));
-  return parse_case_text(text, path, repo_root);
+  return parse_case_text(text, path, suite);
 }
 
-Result<Case> parse_case_text(const std::string& text, const std::string& path, const std::string& repo_root) {
+Result<Case> parse_case_text(const std::string& text, const std::string& path, const Suite& suite) {
   FP_TRY(nlohmann::json j, parse_json_object(text, path));
   JsonFields top(j, path);
   FP_TRY_STATUS(top.only_keys({"name", "description", "job", "runtime", "model", "shape", "launch", "flag",
@@ -434,8 +437,8 @@ Result<Case> parse_case_text(const std::string& text, const std::string& path, c
   FP_TRY(c.job, parse_job(top));
   FP_TRY(c.runtime, top.string("runtime"));
   if (!std::regex_match(c.runtime, kName)) return top.error("runtime", "expected a runtime name such as llama-server");
-  FP_TRY_STATUS(load_model(top, repo_root, c));
-  FP_TRY_STATUS(load_shape(top, repo_root, c));
+  FP_TRY_STATUS(load_model(top, suite.root, c));
+  FP_TRY_STATUS(load_shape(top, suite, c));
   FP_TRY_STATUS(load_launch(top, c));
   FP_TRY_STATUS(load_flag(top, c));
   FP_TRY_STATUS(load_expect(top, c));
@@ -452,7 +455,7 @@ Result<Case> parse_case_text(const std::string& text, const std::string& path, c
       if (!std::regex_match(l, kName)) return top.error("labels", "label " + quote(l) + " is not valid; expected lowercase letters, digits, . _ -");
   }
   if (top.has("ctest")) {
-    // Read by CMake only (cmake/Cases.cmake); validated here so a typo is caught early.
+    // Read by CMake only (cmake/FlashproofCases.cmake); validated here so a typo is caught early.
     FP_TRY(JsonFields t, top.object("ctest"));
     FP_TRY_STATUS(t.only_keys({"expect_exit", "expect_output"}));
     FP_TRY(long long code, t.integer("expect_exit", 1, 255));

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "case/suite.h"
 #include "util/result.h"
 
 namespace fp {
@@ -16,7 +17,7 @@ enum class Job { Chat, Completion, Extraction, Batch };
 const char* job_name(Job job);
 
 struct ModelRef {
-  std::string path;    // as written, relative to the repository root
+  std::string path;    // as written: absolute, or relative to the suite root
   // One file: its sha256 (64 lowercase hex digits). A split GGUF (path names its first shard,
   // util/model_files.h): every shard's sha256 in shard order, joined by ",", so that each shard's
   // hash travels with the model's one identity (fingerprint, result, golden).
@@ -32,7 +33,7 @@ struct LongPrompt {
 
 struct Shape {
   int context = 0;
-  std::string prompt_set;           // fixtures/prompts/<set>/; empty with synthetic_prompts
+  std::string prompt_set;           // <suite prompts>/<set>/ (case/suite.h); empty with synthetic_prompts
   int max_output_tokens = 0;        // max_tokens of every request ("output_tokens" sets it too)
   std::optional<LongPrompt> long_prompt;
   // Lengths in tokens (docs/workloads.md). prompt_tokens > 0: every prompt is brought to exactly
@@ -163,9 +164,10 @@ double min_effect(const Case& c, const std::string& figure);
 // The placeholders a launch argv may use.
 const std::vector<std::string>& known_placeholders();
 
-// Loads and validates a case. `repo_root` anchors relative paths; paths may not escape it.
-Result<Case> load_case(const std::string& path, const std::string& repo_root);
+// Loads and validates a case of `suite`: its root anchors relative paths (which may not escape it),
+// its prompt folders hold the prompt set.
+Result<Case> load_case(const std::string& path, const Suite& suite);
 // Same, from the file's text; `path` names the case (its stem must equal "name") and the errors.
-Result<Case> parse_case_text(const std::string& text, const std::string& path, const std::string& repo_root);
+Result<Case> parse_case_text(const std::string& text, const std::string& path, const Suite& suite);
 
 }  // namespace fp

@@ -28,6 +28,7 @@ class CaseFileTest : public ::testing::Test {
     std::ofstream(root_ / "fixtures/prompts/chat/hello.txt") << "hi\n";
     std::ofstream(root_ / "fixtures/prompts/documents/doc.txt") << "a b c\n";
     std::ofstream(root_ / "models/m.gguf") << "GGUF";
+    std::ofstream(root_ / kSuiteMarker) << suite_marker_text("fixtures/prompts");
     good_ = json::parse(R"({
       "name": "c1", "job": "chat", "runtime": "llama-server",
       "model": {"path": "models/m.gguf", "sha256": "0000000000000000000000000000000000000000000000000000000000000000"},
@@ -43,7 +44,12 @@ class CaseFileTest : public ::testing::Test {
   Result<Case> load(const json& j, const std::string& name = "c1") {
     path_ = (root_ / "cases" / (name + ".json")).string();
     std::ofstream(path_) << j.dump(2);
-    return load_case(path_, root_.string());
+    return load_case(path_, suite());
+  }
+  Suite suite() const {
+    auto s = load_suite(root_.string());
+    EXPECT_TRUE(s.ok()) << s.error().message;
+    return s.ok() ? *s : Suite{};
   }
   std::string error_of(const json& j) {
     auto r = load(j);
@@ -105,9 +111,9 @@ TEST_F(CaseFileTest, MissingModelSaysHowToGenerateIt) {
   EXPECT_THAT(error_of(good_), AllOf(HasSubstr("model.path"), HasSubstr("no such file"), HasSubstr("flashproof make-model")));
 }
 
-TEST_F(CaseFileTest, PathEscapingTheRepositoryIsRefused) {
+TEST_F(CaseFileTest, PathEscapingTheSuiteIsRefused) {
   good_["model"]["path"] = "../outside.gguf";
-  EXPECT_THAT(error_of(good_), HasSubstr("escapes the repository"));
+  EXPECT_THAT(error_of(good_), HasSubstr("escapes the suite"));
   good_["model"]["path"] = "models/m.gguf";
   good_["shape"]["long_prompt"] = {{"document", "/etc/passwd"}, {"chars", 10}};
   EXPECT_THAT(error_of(good_), AllOf(HasSubstr("shape.long_prompt.document"), HasSubstr("absolute path")));
@@ -157,7 +163,7 @@ TEST_F(CaseFileTest, MissingPromptSet) {
 TEST_F(CaseFileTest, NotJsonNamesTheByte) {
   path_ = (root_ / "cases/c1.json").string();
   std::ofstream(path_) << "{\"name\": ";
-  auto r = load_case(path_, root_.string());
+  auto r = load_case(path_, suite());
   ASSERT_FALSE(r.ok());
   EXPECT_THAT(r.error().message, AllOf(HasSubstr("c1.json"), HasSubstr("not valid JSON at byte")));
 }
@@ -245,9 +251,11 @@ TEST_F(CaseFileTest, ExpectBackendListAndRequiredEvidence) {
 
 TEST(ShippedCases, EveryCaseInTheRepositoryLoads) {
   int n = 0;
-  for (const auto& e : fs::directory_iterator(FLASHPROOF_SOURCE_DIR "/cases")) {
+  auto suite = load_suite(FLASHPROOF_SOURCE_DIR);
+  ASSERT_TRUE(suite.ok()) << suite.error().message;
+  for (const auto& e : fs::directory_iterator(suite->cases)) {
     if (e.path().extension() != ".json") continue;
-    auto c = load_case(e.path().string(), FLASHPROOF_SOURCE_DIR);
+    auto c = load_case(e.path().string(), *suite);
     // A missing generated model is the only acceptable failure (CTest generates them first).
     if (!c.ok()) {
       EXPECT_THAT(c.error().message, HasSubstr("flashproof make-model")) << e.path();
@@ -340,10 +348,10 @@ TEST_F(CaseFileTest, WorkloadFieldErrorsSayWhatIsValid) {
 }
 
 TEST_F(CaseFileTest, ParsesCaseTextWithoutAFile) {
-  auto c = parse_case_text(good_.dump(), (root_ / "cases/c1.json").string(), root_.string());
+  auto c = parse_case_text(good_.dump(), (root_ / "cases/c1.json").string(), suite());
   ASSERT_TRUE(c.ok()) << c.error().message;
   EXPECT_EQ(c->name, "c1");
-  auto bad = parse_case_text("{\"name\": ", "cases/c1.json", root_.string());
+  auto bad = parse_case_text("{\"name\": ", "cases/c1.json", suite());
   ASSERT_FALSE(bad.ok());
   EXPECT_THAT(bad.error().message, HasSubstr("cases/c1.json: not valid JSON"));
 }
@@ -360,7 +368,7 @@ TEST(CaseFileFuzzRegression, NumberTooLargeForADoubleIsAnErrorNotACrash) {
   FILE* f = std::fopen(path.c_str(), "w");
   std::fputs("{\"name\": \"x\", \"seed\": 1e99999}", f);
   std::fclose(f);
-  auto c = load_case(path, FLASHPROOF_SOURCE_DIR);
+  auto c = load_case(path, *load_suite(FLASHPROOF_SOURCE_DIR));
   ASSERT_FALSE(c.ok());
   EXPECT_THAT(c.error().message, ::testing::HasSubstr("not valid JSON"));
 }

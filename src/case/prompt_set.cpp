@@ -68,10 +68,18 @@ std::string build_long_text(const std::string& document, size_t chars) {
   return out;
 }
 
-Result<std::vector<Prompt>> load_prompt_set(const std::string& repo_root, const std::string& set,
+Result<std::vector<Prompt>> load_prompt_set(const Suite& suite, const std::string& set,
                                             const std::optional<LongPrompt>& long_prompt) {
-  const fs::path dir = fs::path(repo_root) / "fixtures/prompts" / set;
-  if (std::error_code ec; !fs::is_directory(dir, ec)) return make_error(dir.string() + ": no such prompt set folder");
+  fs::path dir;
+  std::vector<std::string> looked;
+  for (const std::string& d : suite.prompt_dirs()) {
+    looked.push_back((fs::path(d) / set).string());
+    if (std::error_code ec; fs::is_directory(looked.back(), ec)) {
+      dir = looked.back();
+      break;
+    }
+  }
+  if (dir.empty()) return make_error("no such prompt set folder: " + join(looked, " or "));
   std::vector<fs::path> files;
   for (const auto& e : fs::directory_iterator(dir))
     if (e.is_regular_file() && e.path().extension() == ".txt") files.push_back(e.path());
@@ -79,7 +87,7 @@ Result<std::vector<Prompt>> load_prompt_set(const std::string& repo_root, const 
   if (files.empty()) return make_error(dir.string() + ": holds no prompt (<id>.txt files)");
   std::string prefix;
   if (long_prompt) {
-    FP_TRY(std::string doc, read_file((fs::path(repo_root) / long_prompt->document).string()));
+    FP_TRY(std::string doc, read_file((fs::path(suite.root) / long_prompt->document).string()));
     prefix = build_long_text(doc, long_prompt->chars);
   }
   std::vector<Prompt> out;

@@ -1,4 +1,4 @@
-// Prompt sets: fixtures/prompts/<set>/<id>.txt, one prompt per file, the file name its stable id.
+// Prompt sets: <suite prompts>/<set>/<id>.txt (or a set flashproof ships, share/flashproof/prompts), one prompt per file, the file name its stable id.
 // A file whose first line is `## system`, `## user` or `## assistant` holds chat turns, each
 // introduced by such a line; any other file is one user message.
 #pragma once
@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "case/case_file.h"
+#include "case/suite.h"
 #include "util/result.h"
 
 namespace fp {
@@ -24,9 +25,10 @@ struct Prompt {
   std::string as_text() const;
 };
 
-// Loads every prompt of a set, sorted by id. With a long prompt, each prompt's last user message
+// Loads every prompt of a set, sorted by id, from the first of suite.prompt_dirs() that has it; a
+// long prompt's document is relative to the suite root. With a long prompt, each prompt's last user message
 // is preceded by the document, repeated whole-word-wise to exactly `chars` characters at most.
-Result<std::vector<Prompt>> load_prompt_set(const std::string& repo_root, const std::string& set,
+Result<std::vector<Prompt>> load_prompt_set(const Suite& suite, const std::string& set,
                                             const std::optional<LongPrompt>& long_prompt = std::nullopt);
 
 // The document repeated to at most `chars` characters, cut at a word boundary. Deterministic.

@@ -12,8 +12,15 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
+// This repository's own suite (flashproof-suite.json at its root: prompts in fixtures/prompts).
+Suite repo_suite() {
+  auto s = load_suite(FLASHPROOF_SOURCE_DIR);
+  EXPECT_TRUE(s.ok()) << s.error().message;
+  return s.ok() ? *s : Suite{};
+}
+
 TEST(PromptSet, ShippedSetsHaveStableIdsAndTurns) {
-  auto chat = load_prompt_set(FLASHPROOF_SOURCE_DIR, "chat");
+  auto chat = load_prompt_set(repo_suite(), "chat");
   ASSERT_TRUE(chat.ok()) << chat.error().message;
   ASSERT_EQ(chat->size(), 3u);
   EXPECT_EQ((*chat)[0].id, "followup");  // sorted by id
@@ -23,7 +30,7 @@ TEST(PromptSet, ShippedSetsHaveStableIdsAndTurns) {
   EXPECT_EQ((*chat)[2].messages.size(), 1u);
   EXPECT_EQ((*chat)[2].messages[0].role, "user");
   for (const char* set : {"code", "extraction", "batch"}) {
-    auto p = load_prompt_set(FLASHPROOF_SOURCE_DIR, set);
+    auto p = load_prompt_set(repo_suite(), set);
     ASSERT_TRUE(p.ok()) << set << ": " << p.error().message;
     EXPECT_GE(p->size(), 2u) << set;
   }
@@ -40,20 +47,22 @@ TEST(PromptSet, LongTextIsDeterministicAndCutAtWords) {
 
 TEST(PromptSet, LongPromptPrecedesTheLastUserMessage) {
   LongPrompt lp{"fixtures/prompts/documents/operations_manual.txt", 3000};
-  auto p = load_prompt_set(FLASHPROOF_SOURCE_DIR, "code", lp);
+  auto p = load_prompt_set(repo_suite(), "code", lp);
   ASSERT_TRUE(p.ok()) << p.error().message;
   const std::string& text = p->front().messages.back().content;
   EXPECT_GT(text.size(), 3000u);
   EXPECT_EQ(text.rfind("Operations manual", 0), 0u);
-  auto again = load_prompt_set(FLASHPROOF_SOURCE_DIR, "code", lp);
+  auto again = load_prompt_set(repo_suite(), "code", lp);
   EXPECT_EQ(again->front().as_text(), p->front().as_text());
 }
 
 TEST(PromptSet, BadTurnHeaderNamesFileAndLine) {
   fs::path root = fs::temp_directory_path() / ("fp-prompt-test-" + std::to_string(::getpid()));
-  fs::create_directories(root / "fixtures/prompts/s");
-  std::ofstream(root / "fixtures/prompts/s/x.txt") << "## user\nhi\n## robot\nno\n";
-  auto p = load_prompt_set(root.string(), "s");
+  fs::create_directories(root / "prompts/s");
+  std::ofstream(root / "prompts/s/x.txt") << "## user\nhi\n## robot\nno\n";
+  auto suite = load_suite(root.string());
+  ASSERT_TRUE(suite.ok()) << suite.error().message;
+  auto p = load_prompt_set(*suite, "s");
   ASSERT_FALSE(p.ok());
   EXPECT_THAT(p.error().message, HasSubstr("x.txt:3"));
   EXPECT_THAT(p.error().message, HasSubstr("## robot"));

@@ -6,6 +6,7 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/suite_option.h"
 #include "flow/ab_runner.h"
 #include "runtime/process.h"
 #include "util/text.h"
@@ -32,8 +33,9 @@ const char* kUsage =
     "  --sustained-s X      sustained phase per arm in seconds, 0 to skip (default ab.sustained.duration_s, else 10)\n"
     "  --concurrency N      concurrent streams in the sustained phase (default ab.sustained.concurrency, else 2)\n"
     "  --out DIR            the A/B folder; default results/<fingerprint>/<case>/ab-<stamp>\n"
-    "  --results DIR        root of the results history (default: <repo>/results)\n"
+    "  --results DIR        root of the results history (default: the suite's results/)\n"
     "  --rehash             read the model files again for their sha256 (not from the hash cache)\n"
+    FP_ROOT_OPTION_USAGE
     "  --quiet              no progress lines\n"
     "exit: 0 the job's gates are not worse with the flag on and the answers satisfy the job,\n"
     "      1 otherwise (or the evidence shows the arms did not differ as asked),\n"
@@ -43,7 +45,7 @@ const char* kUsage =
 
 int ab_command(int argc, char** argv) {
   AbRunOptions o;
-  std::string case_path;
+  std::string case_path, root;
   Args args("ab", argc, argv, kUsage);
   while (args.next()) {
     const std::string& a = args.arg();
@@ -64,6 +66,8 @@ int ab_command(int argc, char** argv) {
       o.out_dir = args.value();
     } else if (a == "--results") {
       o.results_root = args.value();
+    } else if (a == "--root") {
+      root = args.value();
     } else if (a == "--quiet") {
       o.quiet = true;
     } else if (a == "--rehash") {
@@ -80,6 +84,12 @@ int ab_command(int argc, char** argv) {
     std::cerr << "flashproof ab: name a case file, e.g. cases/chat-tiny-short.json\n" << kUsage;
     return kAbUsage;
   }
+  auto suite = command_suite(root, {case_path});
+  if (!suite) {
+    std::cerr << "flashproof ab: " << suite.error().message << "\n";
+    return kAbIncomplete;
+  }
+  o.suite = *suite;
   install_child_cleanup_handlers();
   AbOutcome out = run_ab(case_path, o);
   if (!out.message.empty()) {

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/suite_option.h"
 #include "flow/golden_step.h"
 #include "golden/answers.h"
 #include "report/result_file.h"
@@ -25,11 +26,13 @@ namespace {
 namespace fs = std::filesystem;
 
 const char* kUsage =
-    "usage: flashproof accept RUNDIR... [--golden DIR] [--only figures|answers] [--yes]\n"
+    "usage: flashproof accept RUNDIR... [--golden DIR | --root DIR] [--only figures|answers] [--yes]\n"
     "Shows every change a run would make to this machine's goldens (figures, and answers as unified\n"
     "diffs), then writes what you accept: with --yes, or after you answer y. Refuses when CI is set.\n"
     "Figures need a run of at least 3 fresh launches (`flashproof run CASE --launches 5`): the golden\n"
-    "keeps per figure the median of the launch medians, their spread and the number of launches.\n";
+    "keeps per figure the median of the launch medians, their spread and the number of launches.\n"
+    "  --golden DIR         root of the goldens (default: the suite's golden/)\n"
+    FP_ROOT_OPTION_USAGE;
 
 bool ci_is_set() {
   const char* ci = std::getenv("CI");
@@ -244,7 +247,7 @@ int accept_one(const std::string& run_dir, const std::string& golden_root, const
 }  // namespace
 
 int accept_command(int argc, char** argv) {
-  std::string golden_root = FLASHPROOF_SOURCE_DIR "/golden", only;
+  std::string golden_root, root, only;
   bool yes = false;
   std::vector<std::string> runs;
   for (int i = 0; i < argc; ++i) {
@@ -256,6 +259,8 @@ int accept_command(int argc, char** argv) {
       yes = true;
     } else if (a == "--golden" && i + 1 < argc) {
       golden_root = argv[++i];
+    } else if (a == "--root" && i + 1 < argc) {
+      root = argv[++i];
     } else if (a == "--only" && i + 1 < argc) {
       only = argv[++i];
       if (only != "figures" && only != "answers") {
@@ -277,6 +282,14 @@ int accept_command(int argc, char** argv) {
   if (runs.empty()) {
     std::cerr << "flashproof accept: name at least one run folder (it holds result.json)\n" << kUsage;
     return 64;
+  }
+  if (golden_root.empty()) {
+    auto suite = command_suite(root, runs);
+    if (!suite) {
+      std::cerr << "flashproof accept: " << suite.error().message << "\n";
+      return 2;
+    }
+    golden_root = suite->golden;
   }
   int rc = 0;
   for (const auto& r : runs) rc = std::max(rc, accept_one(r, golden_root, only, yes));

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/suite_option.h"
 #include "flow/golden_step.h"
 #include "history/history.h"
 #include "report/result_diff.h"
@@ -17,13 +18,13 @@ namespace {
 
 const char* kUsage =
     "usage: flashproof diff OLD NEW\n"
-    "       flashproof diff --last [--results DIR] [CASE...]\n"
+    "       flashproof diff --last [--results DIR | --root DIR] [CASE...]\n"
     "Compares two results: verdict and status changes first, then the fingerprint field by field, the\n"
     "figures side by side with their change (judged like a golden: tolerance and noise), and changed\n"
     "answers as unified diffs. OLD and NEW are each a result.json, a run folder, a case folder (its\n"
     "latest run) or a folder of case folders (the latest run of each case, paired by case name).\n"
     "--last compares, per case, the last run in <results>/history.tsv with the one before it (across\n"
-    "fingerprints: the night before an upgrade counts).\n"
+    "fingerprints: the night before an upgrade counts); <results> is the suite's results/ unless --results.\n"
     "The attention kernel set is compared family by family (a kernel swap is named).\n"
     "exit: 0 no verdict change, gated regression, kernel swap or changed answer; 1 some; 2 bad input; 64 usage\n";
 
@@ -110,7 +111,7 @@ int diff_last(const std::string& results_root, std::vector<std::string> cases) {
 }  // namespace
 
 int diff_command(int argc, char** argv) {
-  std::string results_root = FLASHPROOF_SOURCE_DIR "/results";
+  std::string results_root, root;
   bool last = false;
   std::vector<std::string> args;
   for (int i = 0; i < argc; ++i) {
@@ -126,12 +127,26 @@ int diff_command(int argc, char** argv) {
         return 64;
       }
       results_root = argv[++i];
+    } else if (a == "--root") {
+      if (i + 1 >= argc) {
+        std::cerr << "flashproof diff: --root needs a value\n" << kUsage;
+        return 64;
+      }
+      root = argv[++i];
     } else if (!a.empty() && a[0] == '-') {
       std::cerr << "flashproof diff: unknown option " << quote(a) << "\n" << kUsage;
       return 64;
     } else {
       args.push_back(a);
     }
+  }
+  if (last && results_root.empty()) {
+    auto suite = command_suite(root);
+    if (!suite) {
+      std::cerr << "flashproof diff: " << suite.error().message << "\n";
+      return 2;
+    }
+    results_root = suite->results;
   }
   if (last) return diff_last(results_root, args);
   if (args.size() != 2) {

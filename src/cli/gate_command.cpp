@@ -8,6 +8,7 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/suite_option.h"
 #include "flow/build_gate.h"
 #include "flow/upgrade_gate.h"
 #include "runtime/process.h"
@@ -49,8 +50,9 @@ const char* kUsage =
     "options:\n"
     "  --baseline ID        compare with golden/ID/ (default: the newest other fingerprint folder on this\n"
     "                       hardware that has goldens for these cases; else this fingerprint's own)\n"
-    "  --golden DIR         root of the goldens (default: <repo>/golden)\n"
-    "  --results DIR        root of the results history (default: <repo>/results)\n"
+    "  --golden DIR         root of the goldens (default: the suite's golden/)\n"
+    "  --results DIR        root of the results history (default: the suite's results/)\n"
+    FP_ROOT_OPTION_USAGE
     "  --repetitions N      override the cases' plan.repetitions\n"
     "  --warmup N           override the cases' plan.warmup\n"
     "  --quiet              no per-case progress lines\n"
@@ -67,6 +69,7 @@ int gate_command(int argc, char** argv) {
   BuildGateOptions b;
   bool side_by_side = false;
   std::vector<std::string> cases;
+  std::string root;
   Args args("gate", argc, argv, kUsage);
   while (args.next()) {
     const std::string& a = args.arg();
@@ -112,6 +115,8 @@ int gate_command(int argc, char** argv) {
     } else if (a == "--warmup") {
       g.run.timed.warmup = args.whole(0, 100000);
       b.warmup = g.run.timed.warmup;
+    } else if (a == "--root") {
+      root = args.value();
     } else if (a == "--quiet") {
       g.run.quiet = true;
       b.quiet = true;
@@ -128,6 +133,12 @@ int gate_command(int argc, char** argv) {
     std::cerr << "flashproof gate: name at least one case file, e.g. cases/*.json\n" << kUsage;
     return 64;
   }
+  auto suite = command_suite(root, cases);
+  if (!suite) {
+    std::cerr << "flashproof gate: " << suite.error().message << "\n";
+    return 2;
+  }
+  g.run.suite = b.suite = *suite;
   install_child_cleanup_handlers();
   if (side_by_side) return run_build_gate(cases, b, std::cout).exit_code;
   if (!b.candidate_runtime.empty())

@@ -9,6 +9,7 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/suite_option.h"
 #include "golden/fingerprint.h"
 #include "history/history.h"
 #include "history/history_changes.h"
@@ -18,8 +19,8 @@ namespace fp {
 namespace {
 
 const char* kUsage =
-    "usage: flashproof history [--results DIR] [-n N] [CASE...]\n"
-    "       flashproof history --changes [--results DIR] [CASE...]\n"
+    "usage: flashproof history [--results DIR | --root DIR] [-n N] [CASE...]\n"
+    "       flashproof history --changes [--results DIR | --root DIR] [CASE...]\n"
     "Lists the last N runs (default 10) of each case from <results>/history.tsv, newest last,\n"
     "with fingerprint, status and run folder. `flashproof diff --last` compares the last two.\n"
     "--changes finds the nights where a figure's level stepped: per case, every run in history.tsv\n"
@@ -27,7 +28,8 @@ const char* kUsage =
     "E-divisive means with a permutation test (199 shuffles, p <= 0.01, at least 3 runs either side of\n"
     "a step). One line per change point, gated figures first: the night (the first run after the step),\n"
     "the figure, median before -> after, the p-value, and the fingerprint fields that changed that night.\n"
-    "Runs whose result.json is missing or unreadable are skipped with a note.\n"
+    "Runs whose result.json is missing or unreadable are skipped with a note. <results> is the suite's\n"
+    "results/ (flashproof-suite.json, from the working directory up, or --root DIR) unless --results.\n"
     "exit: 0 (informational; --changes too); 2 unreadable history; 64 usage\n";
 
 std::string num(double v) {
@@ -135,7 +137,7 @@ int list_runs(const std::string& results_root, size_t limit, std::vector<std::st
 }  // namespace
 
 int history_command(int argc, char** argv) {
-  std::string results_root = FLASHPROOF_SOURCE_DIR "/results";
+  std::string results_root, root;
   int limit = 0;
   bool changes = false;
   std::vector<std::string> cases;
@@ -147,6 +149,8 @@ int history_command(int argc, char** argv) {
       return 0;
     } else if (a == "--results") {
       results_root = args.value();
+    } else if (a == "--root") {
+      root = args.value();
     } else if (a == "-n") {
       limit = args.whole(1, 1000000);
     } else if (a == "--changes") {
@@ -158,6 +162,14 @@ int history_command(int argc, char** argv) {
     }
   }
   if (changes && limit) args.usage_error("-n limits the listing; --changes reads every run of a case");
+  if (results_root.empty()) {
+    auto suite = command_suite(root);
+    if (!suite) {
+      std::cerr << "flashproof history: " << suite.error().message << "\n";
+      return 2;
+    }
+    results_root = suite->results;
+  }
   if (changes) return print_changes(results_root, cases);
   return list_runs(results_root, limit ? static_cast<size_t>(limit) : 10, cases);
 }

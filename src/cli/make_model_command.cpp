@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/suite_option.h"
 #include "model/model_recipe.h"
 #include "util/sha256.h"
 #include "util/text.h"
@@ -22,13 +23,15 @@ Status record_sha(const std::string& recipe_path, const std::string& sha) {
   return write_file_atomic(recipe_path, j.dump(2) + "\n");
 }
 
-int make_one(const std::string& recipe_path, const fs::path& root, bool record) {
+}  // namespace
+
+int make_model_file(const std::string& recipe_path, const std::string& root, bool record) {
   auto recipe = load_model_recipe(recipe_path);
   if (!recipe) {
     std::cerr << "flashproof make-model: " << recipe.error().message << "\n";
     return 1;
   }
-  const fs::path out = root / recipe->output;
+  const fs::path out = fs::path(root) / recipe->output;
   auto sha_written = write_recipe_model(*recipe, out.string());
   if (!sha_written) {
     std::cerr << "flashproof make-model: " << sha_written.error().message << "\n";
@@ -53,11 +56,9 @@ int make_one(const std::string& recipe_path, const fs::path& root, bool record) 
   return 0;
 }
 
-}  // namespace
-
 int make_model_command(int argc, char** argv) {
   bool record = false;
-  fs::path root = FLASHPROOF_SOURCE_DIR;
+  std::string root;
   std::vector<std::string> recipes;
   for (int i = 0; i < argc; ++i) {
     std::string a = argv[i];
@@ -67,7 +68,8 @@ int make_model_command(int argc, char** argv) {
       root = argv[++i];
     } else if (a == "-h" || a == "--help") {
       std::cout << "usage: flashproof make-model RECIPE.json... [--record] [--root DIR]\n"
-                   "Writes each recipe's seeded random-weight llama GGUF under DIR (default: the repository)\n"
+                   "Writes each recipe's seeded random-weight llama GGUF at its \"output\", a path inside the suite\n"
+                   "(--root DIR, else the nearest folder holding flashproof-suite.json from here or the recipe up),\n"
                    "and checks its sha256 against the recipe's; --record writes the sha256 into the recipe.\n";
       return 0;
     } else if (!a.empty() && a[0] == '-') {
@@ -81,8 +83,13 @@ int make_model_command(int argc, char** argv) {
     std::cerr << "flashproof make-model: name at least one recipe, e.g. fixtures/models/tiny.json\n";
     return 64;
   }
+  auto suite = command_suite(root, recipes);
+  if (!suite) {
+    std::cerr << "flashproof make-model: " << suite.error().message << "\n";
+    return 2;
+  }
   int rc = 0;
-  for (const auto& r : recipes) rc = std::max(rc, make_one(r, root, record));
+  for (const auto& r : recipes) rc = std::max(rc, make_model_file(r, suite->root, record));
   return rc;
 }
 

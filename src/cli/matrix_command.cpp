@@ -7,6 +7,7 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/suite_option.h"
 #include "flow/matrix_runner.h"
 #include "report/html_report.h"
 #include "runtime/process.h"
@@ -37,13 +38,14 @@ const char* kUsage =
     "options:\n"
     "  --prompt-chars N     characters of the document before the case's first prompt (default 1000; at most\n"
     "                       a third of the row's context); the evidence pass and the speed launch send the same prompt\n"
-    "  --document PATH      the document (default the case's long_prompt document, else\n"
-    "                       fixtures/prompts/documents/operations_manual.txt)\n"
+    "  --document PATH      the document, a path in the suite or absolute (default the case's long_prompt\n"
+    "                       document, else documents/operations_manual.txt of the suite's prompts or flashproof's)\n"
     "  --rounds N           timed prompt requests per combination after one warm-up (default 3)\n"
     "  --max-tokens N       tokens out per request (default 4)\n"
     "  --models DIR         where generated models go (default beside the recipe's model, in matrix/)\n"
     "  --out DIR            the matrix folder; default results/<fingerprint>/<case>/matrix-<stamp>\n"
-    "  --results DIR        root of the results (default: <repo>/results)\n"
+    "  --results DIR        root of the results (default: the suite's results/)\n"
+    FP_ROOT_OPTION_USAGE
     "  --quiet              no progress lines\n"
     "A row is as expected when it ran (the verdict decided: active or not active, whichever it is; the\n"
     "matrix reports a fallback, it does not fail on it) or the runtime refused the combination with a\n"
@@ -82,6 +84,7 @@ std::vector<bool> flags(Args& args) {
 int matrix_command(int argc, char** argv) {
   MatrixOptions o;
   std::string case_path;
+  std::string root;
   Args args("matrix", argc, argv, kUsage);
   while (args.next()) {
     const std::string& a = args.arg();
@@ -113,6 +116,8 @@ int matrix_command(int argc, char** argv) {
       o.out_dir = args.value();
     } else if (a == "--results") {
       o.results_root = args.value();
+    } else if (a == "--root") {
+      root = args.value();
     } else if (a == "--quiet") {
       o.quiet = true;
     } else if (args.is_option()) {
@@ -127,6 +132,12 @@ int matrix_command(int argc, char** argv) {
     std::cerr << "flashproof matrix: name a case file, e.g. cases/chat-tiny-short.json\n" << kUsage;
     return kMatrixUsage;
   }
+  auto suite = command_suite(root, {case_path});
+  if (!suite) {
+    std::cerr << "flashproof matrix: " << suite.error().message << "\n";
+    return kMatrixIncomplete;
+  }
+  o.suite = *suite;
   install_child_cleanup_handlers();
   MatrixOutcome out = run_matrix(case_path, o);
   if (!out.message.empty()) {

@@ -7,6 +7,7 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/suite_option.h"
 #include "flow/case_runner.h"
 #include "golden/threshold_policy.h"
 #include "report/ctest_measurements.h"
@@ -22,8 +23,8 @@ const char* kUsage =
     "comparison with this machine's goldens and reference answers; writes result.txt and result.json.\n\n"
     "options:\n"
     "  --out DIR            this run's folder (one case only); default results/<fingerprint>/<case>/<stamp>\n"
-    "  --results DIR        root of the results history (default: <repo>/results)\n"
-    "  --golden DIR         root of the goldens (default: <repo>/golden)\n"
+    "  --results DIR        root of the results history (default: the suite's results/)\n"
+    "  --golden DIR         root of the goldens (default: the suite's golden/)\n"
     "  --launches N         fresh launches of the timed runs, each a cold start of the runtime (default 1;\n"
     "                       5 when --record-missing records a golden). Goldens hold the median and spread\n"
     "                       of the launch medians; a golden needs at least 3: `run --launches 5`, then\n"
@@ -44,6 +45,7 @@ const char* kUsage =
     "                       cache (~/.cache/flashproof/sha256.json; README \"Model files\")\n"
     "  --quiet              no progress lines (progress: a status line on a terminal, plain lines in CI\n"
     "                       or when stderr is not a terminal; FLASHPROOF_PROGRESS=terminal|lines|quiet)\n"
+    FP_ROOT_OPTION_USAGE
     "  --ctest              print key figures as <CTestMeasurement> tags and the failure as <CTestDetails>\n"
     "                       (also with FLASHPROOF_CTEST=1, which the registered CTest cases set)\n"
     "A gated figure fails only when it is worse than the case's plan.min_effect (default 5%) and beyond the\n"
@@ -113,6 +115,7 @@ void print_for_ctest(const std::vector<CaseRun>& runs) {
 int run_command(int argc, char** argv) {
   RunOptions o;
   std::vector<std::string> cases;
+  std::string root;
   const char* ctest_env = std::getenv("FLASHPROOF_CTEST");
   bool ctest = ctest_env && std::string(ctest_env) == "1";
   Args args("run", argc, argv, kUsage);
@@ -121,6 +124,8 @@ int run_command(int argc, char** argv) {
     if (a == "-h" || a == "--help") {
       std::cout << kUsage;
       return 0;
+    } else if (a == "--root") {
+      root = args.value();
     } else if (a == "--out") {
       o.out_dir = args.value();
     } else if (a == "--results") {
@@ -174,6 +179,12 @@ int run_command(int argc, char** argv) {
     std::cerr << "flashproof run: --out names one run's folder; give one case, or use --results\n";
     return kRunUsage;
   }
+  auto suite = command_suite(root, cases);
+  if (!suite) {
+    std::cerr << "flashproof run: " << suite.error().message << "\n";
+    return kRunIncomplete;
+  }
+  o.suite = *suite;
   install_child_cleanup_handlers();
   std::vector<CaseRun> runs;
   int worst = kRunPass;

@@ -27,17 +27,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Only for display: the port of a launch is replaced by {port} so that reports diff cleanly.
-constexpr int kDisplayPort = 54321;
-
-
-std::vector<std::string> display_argv(const CaseContext& ctx, const std::vector<std::string>& extra) {
-  auto argv = expand_argv(ctx.c, ctx.runtime, ctx.model_path, kDisplayPort, ctx.flag_value, extra);
-  for (auto& a : argv)
-    if (a == std::to_string(kDisplayPort)) a = "{port}";
-  return argv;
-}
-
 // Samples of one arm, by figure name, with each figure's direction, in order of first appearance.
 struct ArmSamples {
   std::vector<std::string> order;
@@ -99,7 +88,7 @@ void run_evidence(ArmState& s, const AbRunOptions& o) {
   }
   adopt_fitted_prompts(s.ctx, ev->prompts);
   const Verdict& v = ev->verdict;
-  s.arm.evidence_argv = display_argv(s.ctx, s.ctx.adapter.evidence_args);
+  s.arm.evidence_argv = shown_launch(s.ctx, s.ctx.adapter.evidence_args);
   s.arm.evidence_env = ev->env;
   s.arm.verdict = to_string(v.activity);
   s.arm.verdict_backend = backends_text(v.fused_backends);
@@ -256,7 +245,7 @@ std::vector<AbAnswerDiff> compare_arm_answers(const AbArm& off, const AbArm& on)
 
 AbOutcome run_ab(const std::string& case_path, const AbRunOptions& opts_in) {
   AbRunOptions o = opts_in;
-  if (o.results_root.empty()) o.results_root = o.repo_root + "/results";
+  if (o.results_root.empty()) o.results_root = o.suite.results;
   AbOutcome out;
   auto fail_early = [&](int code, const std::string& msg) {
     out.exit_code = code;
@@ -264,7 +253,7 @@ AbOutcome run_ab(const std::string& case_path, const AbRunOptions& opts_in) {
     return out;
   };
   int code = kAbIncomplete;
-  auto resolved = resolve_case_context(case_path, o.repo_root, &code, "", o.rehash);
+  auto resolved = resolve_case_context(case_path, o.suite, &code, "", o.rehash);
   if (!resolved) return fail_early(code, resolved.error().message);
   CaseContext ctx = *resolved;
   const Case& c = ctx.c;
@@ -310,7 +299,7 @@ AbOutcome run_ab(const std::string& case_path, const AbRunOptions& opts_in) {
     std::error_code ec;
     fs::create_directories(s->ctx.out_dir, ec);
     if (ec) return fail_early(kAbIncomplete, s->ctx.out_dir + ": cannot create the A/B folder: " + ec.message());
-    s->arm.timed_argv = display_argv(s->ctx, ctx.adapter.timed_args);
+    s->arm.timed_argv = shown_launch(s->ctx, ctx.adapter.timed_args);
   }
 
   // Evidence once per arm, then the alternating timed launches, then the sustained phases.

@@ -18,8 +18,8 @@
 namespace fp {
 
 struct AbRunOptions {
-  std::string repo_root = FLASHPROOF_SOURCE_DIR;
-  std::string results_root;   // default <repo_root>/results
+  Suite suite;                // where the case lives (case/suite.h)
+  std::string results_root;   // default suite.results
   std::string out_dir;        // default results_root/<fingerprint>/<case>/ab-<stamp>
   int repetitions = -1;       // launches per arm; default the case's ab.repetitions
   int rounds = -1;            // rounds per launch; default ab.rounds

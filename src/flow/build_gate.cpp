@@ -79,7 +79,7 @@ BuildGateCase gate_case(const std::string& path, const BuildGateOptions& o, TeeT
   BuildGateCase bc;
   bc.case_path = path;
   int code = kResolveIncomplete;
-  auto resolved = resolve_case_context(path, o.repo_root, &code, o.candidate_runtime, o.rehash);
+  auto resolved = resolve_case_context(path, o.suite, &code, o.candidate_runtime, o.rehash);
   if (!resolved) {
     bc.outcome = code == kResolveSkip ? "skipped" : "incomplete";
     bc.problems.push_back(resolved.error().message);
@@ -117,7 +117,7 @@ BuildGateCase gate_case(const std::string& path, const BuildGateOptions& o, TeeT
       (changes.empty() ? std::string("  no fingerprint field: the same version on both sides (files may still differ)\n")
                        : describe_changes(changes)));
 
-  const std::string dir = (o.results_root.empty() ? o.repo_root + "/results" : o.results_root) + "/" + fp_cand->id() +
+  const std::string dir = (o.results_root.empty() ? o.suite.results : o.results_root) + "/" + fp_cand->id() +
                           "/" + c.name + "/gate-" + utc_stamp("%Y%m%dT%H%M%SZ") + "-" + std::to_string(::getpid());
   bc.result_dir = dir;
   base.out_dir = dir + "/baseline";
@@ -143,7 +143,7 @@ BuildGateCase gate_case(const std::string& path, const BuildGateOptions& o, TeeT
       return fail("--candidate-prompt-scale needs a case with shape.long_prompt (" + c.file + " has none)");
     LongPrompt longer = *c.shape.long_prompt;
     longer.chars = static_cast<size_t>(std::llround(static_cast<double>(longer.chars) * o.candidate_prompt_scale));
-    auto prompts = load_prompt_set(o.repo_root, c.shape.prompt_set, longer);
+    auto prompts = load_prompt_set(o.suite, c.shape.prompt_set, longer);
     if (!prompts) return fail("--candidate-prompt-scale: " + prompts.error().message);
     cand.prompts = *prompts;
     say("candidate prompts " + fmt("%.3f", o.candidate_prompt_scale) + " x longer (" + std::to_string(c.shape.long_prompt->chars) +

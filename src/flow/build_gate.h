@@ -19,11 +19,13 @@
 #include <string>
 #include <vector>
 
+#include "case/suite.h"
+
 namespace fp {
 
 struct BuildGateOptions {
-  std::string repo_root = FLASHPROOF_SOURCE_DIR;
-  std::string results_root;        // default <repo_root>/results
+  Suite suite;                     // where the cases live (case/suite.h)
+  std::string results_root;        // default suite.results
   std::string baseline_runtime;    // executable or prefix folder (runtime/launcher.h runtime_from_path)
   std::string candidate_runtime;   // empty: the runtime the cases resolve now
   double baseline_cpu_share = 1;   // < 1: that arm runs under a CPU quota (calibration, runtime/cpu_quota.h)

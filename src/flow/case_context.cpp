@@ -15,6 +15,7 @@
 #include "flow/gpu_machine.h"
 #include "flow/gpu_probe.h"
 #include "measure/nvml.h"
+#include "report/redact.h"
 #include "runtime/ctest_gpus.h"
 #include "runtime/runtime_data.h"
 #include "util/file_hash_cache.h"
@@ -28,14 +29,14 @@ namespace fs = std::filesystem;
 
 // Whether the case names a model file that is not on this machine (the loader then fails; the case
 // is skipped with its message, not failed: this box does not hold that model).
-bool model_missing(const std::string& case_path, const std::string& repo_root) {
+bool model_missing(const std::string& case_path, const std::string& suite_root) {
   std::ifstream in(case_path);
   auto j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object() || !j.contains("model") || !j["model"].is_object() || !j["model"].contains("path") || !j["model"]["path"].is_string())
     return false;
   const fs::path model = j["model"]["path"].get<std::string>();
   std::error_code ec;
-  return !fs::exists(model.is_absolute() ? model : fs::path(repo_root) / model, ec);
+  return !fs::exists(model.is_absolute() ? model : fs::path(suite_root) / model, ec);
 }
 
 // Why a case cannot run on this machine, or "" when it can: the case expects GPU backends
@@ -128,17 +129,18 @@ Status check_model_files(const Case& c, const std::string& model_path, bool reha
 
 }  // namespace
 
-Result<CaseContext> resolve_case_context(const std::string& case_path, const std::string& repo_root, int* exit_code,
+Result<CaseContext> resolve_case_context(const std::string& case_path, const Suite& suite, int* exit_code,
                                          const std::string& runtime_path, bool rehash) {
   *exit_code = kResolveIncomplete;
-  auto loaded = load_case(case_path, repo_root);
-  if (!loaded && model_missing(case_path, repo_root)) {
+  auto loaded = load_case(case_path, suite);
+  if (!loaded && model_missing(case_path, suite.root)) {
     *exit_code = kResolveSkip;
     return make_error("SKIP: model not on this machine: " + loaded.error().message);
   }
   if (!loaded) return loaded.error();
   CaseContext ctx;
   ctx.c = *loaded;
+  ctx.suite = suite;
   const Case& c = ctx.c;
   auto adapter = load_adapter(c.runtime);
   if (!adapter) return make_error(c.file + ": field \"runtime\": " + adapter.error().message);
@@ -154,7 +156,7 @@ Result<CaseContext> resolve_case_context(const std::string& case_path, const std
     return make_error("SKIP: " + runtime.error().message);
   }
   ctx.runtime = *runtime;
-  ctx.model_path = fs::path(c.model.path).is_absolute() ? c.model.path : (fs::path(repo_root) / c.model.path).string();
+  ctx.model_path = fs::path(c.model.path).is_absolute() ? c.model.path : (fs::path(suite.root) / c.model.path).string();
   FP_TRY(ctx.gpu_box, declared_gpus());
   if (std::string why = missing_gpu(c, ctx.signatures, ctx.gpu_box); !why.empty()) {
     if (ctx.gpu_box)  // a GPU box may not skip (flow/gpu_machine.h)
@@ -171,7 +173,7 @@ Result<CaseContext> resolve_case_context(const std::string& case_path, const std
   if (c.shape.synthetic_prompts > 0) {
     ctx.prompts = synthetic_prompts(c.shape.synthetic_prompts);  // filled by flow/prompt_tokens.h
   } else {
-    auto prompts = load_prompt_set(repo_root, c.shape.prompt_set, c.shape.long_prompt);
+    auto prompts = load_prompt_set(suite, c.shape.prompt_set, c.shape.long_prompt);
     if (!prompts) return make_error(c.file + ": field \"shape.prompt_set\": " + prompts.error().message);
     ctx.prompts = *prompts;
   }
@@ -181,6 +183,12 @@ Result<CaseContext> resolve_case_context(const std::string& case_path, const std
   if (!ctx.signatures.gpu_backend_format.empty())
     for (int i = 0; i < visible_gpus(); ++i) ctx.gpu_backends.push_back(ctx.signatures.gpu_backend_name(i));
   return ctx;
+}
+
+std::vector<std::string> shown_launch(const CaseContext& ctx, const std::vector<std::string>& extra_args) {
+  std::vector<std::string> argv = redact_argv(shown_argv(ctx.c, ctx.runtime, ctx.flag_value, extra_args));
+  for (auto& a : argv) a = with_placeholder(a, ctx.suite.root, "{suite}");
+  return argv;
 }
 
 Result<Fingerprint> case_fingerprint(const Case& c, const Adapter& adapter, const RuntimeCommand& runtime,

@@ -7,6 +7,7 @@
 
 #include "case/case_file.h"
 #include "case/prompt_set.h"
+#include "case/suite.h"
 #include "evidence/runtime_signatures.h"
 #include "golden/fingerprint.h"
 #include "flow/gpu_machine.h"
@@ -18,6 +19,7 @@ namespace fp {
 
 struct CaseContext {
   Case c;
+  Suite suite;                    // the suite the case belongs to: its paths are relative to suite.root
   Adapter adapter;
   RuntimeSignatures signatures;
   RuntimeCommand runtime;
@@ -52,8 +54,12 @@ enum ResolveExit { kResolveIncomplete = 2, kResolveSkip = 125 };
 // side-by-side gate's --candidate-runtime; runtime/launcher.h runtime_from_path). The model's
 // files are hashed here, before any launch, and only when the hash cache has no entry for them or
 // `rehash` is set (util/file_hash_cache.h; --rehash of run, ab and gate).
-Result<CaseContext> resolve_case_context(const std::string& case_path, const std::string& repo_root, int* exit_code,
+Result<CaseContext> resolve_case_context(const std::string& case_path, const Suite& suite, int* exit_code,
                                          const std::string& runtime_path = "", bool rehash = false);
+
+// A launch line as result files show it: runtime/launcher.h shown_argv ({port}, the model as the case
+// wrote it), the suite's root as {suite}; secrets redacted (report/redact.h).
+std::vector<std::string> shown_launch(const CaseContext& ctx, const std::vector<std::string>& extra_args);
 
 // The fingerprint a case runs under: this machine, the runtime (asked for its version and build),
 // the model's sha256 and the launch line. An error when the runtime cannot say its version.

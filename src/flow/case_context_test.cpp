@@ -17,7 +17,7 @@ namespace fs = std::filesystem;
 using json = nlohmann::json;
 using ::testing::HasSubstr;
 
-// A scratch repository whose case names a split GGUF of 3 shards; the runtime is /bin/true (the
+// A scratch suite whose case names a split GGUF of 3 shards; the runtime is /bin/true (the
 // model check comes before any launch) and the hash cache is the scratch folder's own.
 class SplitModelContext : public ::testing::Test {
  protected:
@@ -28,6 +28,7 @@ class SplitModelContext : public ::testing::Test {
     fs::create_directories(root_ / "models");
     fs::create_directories(root_ / "cases");
     std::ofstream(root_ / "fixtures/prompts/chat/hello.txt") << "hi\n";
+    std::ofstream(root_ / kSuiteMarker) << suite_marker_text("fixtures/prompts");
     json shas = json::array();
     for (int i = 1; i <= 3; ++i) {
       const std::string bytes = "shard " + std::to_string(i);
@@ -68,7 +69,9 @@ class SplitModelContext : public ::testing::Test {
   std::string shard(int i) const { return (root_ / ("models/big-0000" + std::to_string(i) + "-of-00003.gguf")).string(); }
   Result<CaseContext> resolve(bool rehash = false) {
     code_ = 0;
-    return resolve_case_context(case_, root_.string(), &code_, "", rehash);
+    auto suite = load_suite(root_.string());
+    if (!suite) return suite.error();
+    return resolve_case_context(case_, *suite, &code_, "", rehash);
   }
 
   fs::path root_;

@@ -67,8 +67,15 @@ void collect_answers(const std::vector<TimedPass>& passes, RunResult& r) {
 
 CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
   RunOptions o = opts_in;
-  if (o.results_root.empty()) o.results_root = o.repo_root + "/results";
-  if (o.golden_root.empty()) o.golden_root = o.repo_root + "/golden";
+  if (o.results_root.empty()) o.results_root = o.suite.results;
+  if (o.golden_root.empty()) o.golden_root = o.suite.golden;
+  // Absolute folders, so that result.txt shows those inside the suite as {suite}/... however named.
+  for (std::string* dir : {&o.results_root, &o.golden_root, &o.timing_golden_root, &o.out_dir}) {
+    std::error_code aec;
+    fs::path p = dir->empty() ? fs::path() : fs::absolute(*dir, aec).lexically_normal();
+    if (p.filename().empty() && p.has_parent_path()) p = p.parent_path();  // "dir/" -> "dir"
+    if (!p.empty() && !aec) *dir = p.string();
+  }
   CaseRun run;
   Progress case_progress(detect_progress_style(o.quiet), std::cerr);
   ScopedProgress progress_scope(&case_progress);
@@ -79,7 +86,7 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
   };
 
   int resolve_exit = kResolveIncomplete;
-  auto resolved = resolve_case_context(case_path, o.repo_root, &resolve_exit, "", o.rehash);
+  auto resolved = resolve_case_context(case_path, o.suite, &resolve_exit, "", o.rehash);
   if (!resolved) return fail_early(resolve_exit, resolved.error().message);
   CaseContext ctx = *resolved;
   const Case& c = ctx.c;
@@ -88,7 +95,7 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
 
   RunResult& r = run.result;
   r.case_name = c.name;
-  r.case_file = c.file;
+  r.case_file = fs::absolute(c.file).lexically_normal().string();  // result.txt shows it under {suite}
   r.description = c.description;
   r.job = job_name(c.job);
   r.runtime = c.runtime;
@@ -96,6 +103,8 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
   r.flashproof_version = FLASHPROOF_VERSION;
   r.started_utc = utc_stamp("%Y-%m-%dT%H:%M:%SZ");
   r.model_path = c.model.path;
+  r.model_file = ctx.model_path;
+  r.suite_root = ctx.suite.root;
   r.model_sha256 = sha;
   r.flag_value = ctx.flag_value;
   r.expect_fused = c.expect.fused_attention;
@@ -134,6 +143,7 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
   }
   adopt_fitted_prompts(ctx, ev->prompts);
   r.evidence_argv = redact_argv(ev->argv);
+  r.evidence_line = shown_launch(ctx, ctx.adapter.evidence_args);
   fpr.runtime_build_log = build_stated_in_log(file_head(ev->log_path, 1 << 20));
   r.evidence_env = redact_env(ev->env);
   const Verdict& v = ev->verdict;
@@ -187,6 +197,7 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
   const TimedPass pooled = pooled_pass(passes);
   r.launches = static_cast<int>(passes.size());
   r.timed_argv = redact_argv(first.argv);
+  r.timed_line = shown_launch(ctx, ctx.adapter.timed_args);
   r.cold_ready_ms = first.ready_s * 1e3;
   r.cold_first_ttft_ms = first.cold_first.ttft_s >= 0 ? first.cold_first.ttft_s * 1e3 : -1;
   r.cold_first_e2e_ms = first.cold_first.e2e_s >= 0 ? first.cold_first.e2e_s * 1e3 : -1;

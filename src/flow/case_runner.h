@@ -6,16 +6,17 @@
 #include <optional>
 #include <string>
 
+#include "case/suite.h"
 #include "flow/timed_pass.h"
 #include "report/run_result.h"
 
 namespace fp {
 
 struct RunOptions {
-  std::string repo_root = FLASHPROOF_SOURCE_DIR;
-  std::string results_root;         // default <repo_root>/results
+  Suite suite;                      // where the cases live: their relative paths, prompts, results, goldens (case/suite.h)
+  std::string results_root;         // default suite.results
   std::string out_dir;              // this run's folder; default results_root/<fingerprint>/<case>/<stamp>
-  std::string golden_root;          // default <repo_root>/golden
+  std::string golden_root;          // default suite.golden
   std::string golden_fingerprint;   // compare with golden/<this id>/ instead of the run's own (upgrade gate)
   std::string timing_golden_root;   // compare timing figures with the reviewed goldens here instead
                                     // (none for the fingerprint: "not compared", not a failure)

@@ -70,11 +70,11 @@ TEST(GpuMachine, GpusNeededByACase) {
 // A case whose expected device (Vulkan0) the runtime does not list skips (125) with the reason, on a
 // machine that declares GPUs too: that declaration counts NVIDIA GPUs. /bin/true lists nothing.
 TEST(GpuMachine, UnlistedDeviceSkips) {
-  const std::string repo = FLASHPROOF_SOURCE_DIR;
+  const Suite repo = *load_suite(FLASHPROOF_SOURCE_DIR);
   setenv("FLASHPROOF_LLAMA_SERVER", "/bin/true", 1);
   setenv("FLASHPROOF_EXPECT_GPUS", "1", 1);
   int code = 0;
-  auto r = resolve_case_context(repo + "/cases/vulkan-tiny-fa-on.json", repo, &code);
+  auto r = resolve_case_context(repo.root + "/cases/vulkan-tiny-fa-on.json", repo, &code);
   unsetenv("FLASHPROOF_EXPECT_GPUS");
   unsetenv("FLASHPROOF_LLAMA_SERVER");
   ASSERT_FALSE(r.ok());
@@ -88,8 +88,8 @@ TEST(GpuMachine, UnlistedDeviceSkips) {
 
 // On this CPU machine a CUDA case skips (125) unless the machine declares GPUs: then it fails (2).
 TEST(GpuMachine, GpuBoxMayNotSkip) {
-  const std::string repo = FLASHPROOF_SOURCE_DIR;
-  const std::string case_file = repo + "/tests/gpu/llama-cuda/cases/live-cuda-realistic-fa-on.json";
+  const Suite repo = *load_suite(FLASHPROOF_SOURCE_DIR);
+  const std::string case_file = repo.root + "/tests/gpu/llama-cuda/cases/live-cuda-realistic-fa-on.json";
   setenv("FLASHPROOF_LLAMA_SERVER", "/bin/true", 1);
   setenv("FLASHPROOF_MACHINE_FILE", "/nonexistent/flashproof-machine.json", 1);
   unsetenv("FLASHPROOF_EXPECT_GPUS");

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "measure/nvml.h"
+#include "util/shipped_data.h"
 #include "util/text.h"
 
 namespace fp {
@@ -32,13 +33,9 @@ GpuProbePlan plan_gpu_probe(const std::string& tally_path) {
     return plan;
   }
   const char* env = std::getenv("FLASHPROOF_PROBE_LIB");
-#ifdef FLASHPROOF_PROBE_PATH
-  std::string lib = env && *env ? env : FLASHPROOF_PROBE_PATH;
-#else
-  std::string lib = env && *env ? env : "";
-#endif
+  const std::string lib = env && *env ? env : shipped_probe_library();
   if (lib.empty() || ::access(lib.c_str(), R_OK) != 0) {
-    plan.why_not = "the CUPTI probe library is not built here (" + (lib.empty() ? std::string("no CUDA toolkit at build time") : lib) +
+    plan.why_not = "the CUPTI probe library is not built here (" + (lib.empty() ? std::string("no libflashproof_probe.so beside flashproof: no CUDA toolkit at build time") : lib) +
                    "); set FLASHPROOF_PROBE_LIB";
     return plan;
   }

@@ -51,11 +51,11 @@ Result<std::vector<MatrixModel>> matrix_models(const CaseContext& ctx, const Mat
     return make_error(ctx.c.file + ": field \"model.recipe\" is empty: --head-sizes generates models from the recipe of the case's "
                                    "model (fixtures/models/*.json); name it there");
   *recipe_used = ctx.c.model.recipe;
-  FP_TRY(ModelRecipe recipe, load_model_recipe((fs::path(o.repo_root) / ctx.c.model.recipe).string()));
+  FP_TRY(ModelRecipe recipe, load_model_recipe((fs::path(o.suite.root) / ctx.c.model.recipe).string()));
   std::vector<MatrixModel> out;
   for (int head : o.head_sizes) {
     FP_TRY(ModelRecipe variant, recipe_with_head_size(recipe, static_cast<uint32_t>(head)));
-    const fs::path path = o.models_dir.empty() ? fs::path(o.repo_root) / variant.output : fs::path(o.models_dir) / (variant.name + ".gguf");
+    const fs::path path = o.models_dir.empty() ? fs::path(o.suite.root) / variant.output : fs::path(o.models_dir) / (variant.name + ".gguf");
     FP_TRY(std::string sha, write_recipe_model(variant, path.string()));
     MatrixModel m{path.string(), path.string(), sha, std::nullopt};
     auto facts = read_model_facts(m.path);
@@ -73,8 +73,22 @@ Result<Prompt> matrix_prompt(const CaseContext& ctx, const MatrixOptions& o, con
   const size_t chars = static_cast<size_t>(std::max(0, std::min(o.prompt_chars, context / 3)));
   std::optional<LongPrompt> lp;
   if (chars > 0) lp = LongPrompt{document, chars};
-  FP_TRY(std::vector<Prompt> prompts, load_prompt_set(o.repo_root, ctx.c.shape.prompt_set, lp));
+  FP_TRY(std::vector<Prompt> prompts, load_prompt_set(o.suite, ctx.c.shape.prompt_set, lp));
   return prompts.front();
+}
+
+// kDefaultMatrixDocument in the first of the suite's prompt folders that holds it, as a path in the
+// suite when it is one (fixtures/prompts/documents/... here), else absolute (flashproof's own).
+std::string default_document(const Suite& suite) {
+  const std::vector<std::string> dirs = suite.prompt_dirs();
+  for (const std::string& d : dirs) {
+    const fs::path doc = fs::path(d) / kDefaultMatrixDocument;
+    std::error_code ec;
+    if (!fs::is_regular_file(doc, ec)) continue;
+    const fs::path rel = doc.lexically_relative(suite.root);
+    return !rel.empty() && *rel.begin() != ".." ? rel.string() : doc.string();
+  }
+  return (fs::path(dirs.front()) / kDefaultMatrixDocument).string();  // not there: the error names the suite's
 }
 
 std::string row_folder(size_t index, const MatrixRow& r) {
@@ -202,7 +216,7 @@ int matrix_exit_code(const MatrixRun& m) {
 
 MatrixOutcome run_matrix(const std::string& case_path, const MatrixOptions& opts_in) {
   MatrixOptions o = opts_in;
-  if (o.results_root.empty()) o.results_root = o.repo_root + "/results";
+  if (o.results_root.empty()) o.results_root = o.suite.results;
   MatrixOutcome out;
   auto fail_early = [&](int code, const std::string& msg) {
     out.exit_code = code;
@@ -210,7 +224,7 @@ MatrixOutcome run_matrix(const std::string& case_path, const MatrixOptions& opts
     return out;
   };
   int code = kResolveIncomplete;
-  auto resolved = resolve_case_context(case_path, o.repo_root, &code);
+  auto resolved = resolve_case_context(case_path, o.suite, &code);
   if (!resolved) return fail_early(code, resolved.error().message);
   const CaseContext base = *resolved;
   const Case& c = base.c;
@@ -237,7 +251,7 @@ MatrixOutcome run_matrix(const std::string& case_path, const MatrixOptions& opts
   m.flashproof_version = FLASHPROOF_VERSION;
   m.started_utc = utc_stamp("%Y-%m-%dT%H:%M:%SZ");
   m.expect_backend = c.expect.backend;
-  m.prompt_document = !o.prompt_document.empty() ? o.prompt_document : c.shape.long_prompt ? c.shape.long_prompt->document : kDefaultMatrixDocument;
+  m.prompt_document = !o.prompt_document.empty() ? o.prompt_document : c.shape.long_prompt ? c.shape.long_prompt->document : default_document(o.suite);
   m.prompt_chars = o.prompt_chars;
   m.rounds = o.rounds;
   m.max_tokens = o.max_tokens;

@@ -9,27 +9,30 @@
 #include <string>
 #include <vector>
 
+#include "case/suite.h"
 #include "report/matrix_report.h"
 
 namespace fp {
 
 struct MatrixOptions {
-  std::string repo_root = FLASHPROOF_SOURCE_DIR;
-  std::string results_root;          // default <repo_root>/results
+  Suite suite;                       // the case's suite (case/suite.h): its paths are relative to suite.root
+  std::string results_root;          // default the suite's results folder
   std::string out_dir;               // default results_root/<fingerprint>/<case>/matrix-<stamp>-<pid>
   std::string kv;                    // --kv list (runtime/kv_cache_types.h parse_kv_pairs); "": the case's own
   std::vector<bool> flags = {true, false};  // flag on / off, in this order
   std::vector<int> contexts;         // empty: the case's shape.context
   std::vector<int> head_sizes;       // empty: the case's model; else models generated from its recipe
-  std::string models_dir;            // where generated models go; default <repo>/<recipe output folder>/matrix
-  std::string prompt_document;       // default: the case's long_prompt document, else kDefaultMatrixDocument
+  std::string models_dir;            // where generated models go; default <suite>/<recipe output folder>/matrix
+  std::string prompt_document;       // a path in the suite, or absolute; default: the case's long_prompt
+                                     // document, else kDefaultMatrixDocument from the suite's prompts or flashproof's
   int prompt_chars = 1000;           // characters of the document before the case's first prompt (at most context/3)
   int rounds = 3;                    // timed prompt requests per combination (after one warm-up)
   int max_tokens = 4;                // tokens out per request
   bool quiet = false;
 };
 
-inline constexpr const char* kDefaultMatrixDocument = "fixtures/prompts/documents/operations_manual.txt";
+// Looked up in the suite's prompt folders, then in the prompt sets flashproof ships (Suite::prompt_dirs).
+inline constexpr const char* kDefaultMatrixDocument = "documents/operations_manual.txt";
 
 // 0 every row as expected (ran, or refused by the runtime for a reason its data knows), 1 a row
 // failed, 2 the matrix could not run or finish (bad case, a model that cannot be generated, results

@@ -29,10 +29,10 @@ namespace fs = std::filesystem;
 // known only after the evidence pass; the comparison with the golden checks it then).
 // The model is hashed here, for every case before any runs (through the hash cache; `rehash` reads
 // it again); the case runs then find the hash in the cache.
-Result<Fingerprint> probe_fingerprint(const Case& c, const std::string& repo_root, bool rehash) {
+Result<Fingerprint> probe_fingerprint(const Case& c, const std::string& suite_root, bool rehash) {
   FP_TRY(Adapter adapter, load_adapter(c.runtime));
   FP_TRY(RuntimeCommand runtime, locate_runtime(adapter));
-  const std::string model = fs::path(c.model.path).is_absolute() ? c.model.path : (fs::path(repo_root) / c.model.path).string();
+  const std::string model = fs::path(c.model.path).is_absolute() ? c.model.path : (fs::path(suite_root) / c.model.path).string();
   FP_TRY(std::vector<std::string> files, model_files(model));
   std::vector<std::string> shas;
   for (const auto& file : files) {
@@ -146,8 +146,8 @@ Result<Baseline> choose_baseline(const std::string& golden_root, const Fingerpri
 
 GateReport run_upgrade_gate(const std::vector<std::string>& case_paths, const GateOptions& options, std::ostream& out) {
   RunOptions base = options.run;
-  if (base.results_root.empty()) base.results_root = base.repo_root + "/results";
-  if (base.golden_root.empty()) base.golden_root = base.repo_root + "/golden";
+  if (base.results_root.empty()) base.results_root = base.suite.results;
+  if (base.golden_root.empty()) base.golden_root = base.suite.golden;
   GateReport report;
   TeeText say{out, ""};
 
@@ -160,7 +160,7 @@ GateReport run_upgrade_gate(const std::vector<std::string>& case_paths, const Ga
   for (const auto& path : case_paths) {
     GateCaseReport cr;
     cr.case_path = path;
-    auto c = load_case(path, base.repo_root);
+    auto c = load_case(path, base.suite);
     if (!c) {
       cr.problems.push_back(c.error().message);
       report.cases.push_back(cr);
@@ -173,7 +173,7 @@ GateReport run_upgrade_gate(const std::vector<std::string>& case_paths, const Ga
       report.cases.push_back(cr);
       continue;
     }
-    auto now = probe_fingerprint(*c, base.repo_root, base.rehash);
+    auto now = probe_fingerprint(*c, base.suite.root, base.rehash);
     if (!now) {
       cr.problems.push_back("fingerprint: " + now.error().message);
       report.cases.push_back(cr);

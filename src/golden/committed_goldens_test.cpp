@@ -1,5 +1,5 @@
 // The goldens committed in golden/ serve the default run on the machines they name, and CTest's case
-// tests compare timing with them where the fingerprint matches (cmake/Cases.cmake): each must load
+// tests compare timing with them where the fingerprint matches (cmake/FlashproofCases.cmake): each must load
 // (schema 2: medians of launches), belong to a case that exists, carry its fingerprint, and hold a
 // reference answer for every prompt of that case's prompt set.
 #include <gmock/gmock.h>
@@ -20,7 +20,9 @@ namespace {
 namespace fs = std::filesystem;
 
 TEST(CommittedGoldens, EveryGoldenLoadsAndMatchesItsCase) {
-  const fs::path root = FLASHPROOF_SOURCE_DIR "/golden";
+  auto suite = load_suite(FLASHPROOF_SOURCE_DIR);
+  ASSERT_TRUE(suite.ok()) << suite.error().message;
+  const fs::path root = suite->golden;
   if (!fs::is_directory(root)) GTEST_SKIP() << "no golden/ folder";
   int checked = 0;
   for (const auto& machine : fs::directory_iterator(root)) {
@@ -36,11 +38,11 @@ TEST(CommittedGoldens, EveryGoldenLoadsAndMatchesItsCase) {
       auto golden = load_golden(file.path().string());
       ASSERT_TRUE(golden.ok()) << golden.error().message;
       EXPECT_EQ(golden->fingerprint, id) << file.path();
-      const std::string case_path = std::string(FLASHPROOF_SOURCE_DIR "/cases/") + case_name + ".json";
+      const std::string case_path = suite->cases + "/" + case_name + ".json";
       ASSERT_TRUE(fs::exists(case_path)) << "golden for a case that does not exist: " << case_name;
-      auto c = load_case(case_path, FLASHPROOF_SOURCE_DIR);
+      auto c = load_case(case_path, *suite);
       if (!c.ok()) continue;  // its model is not generated in this checkout
-      auto prompts = load_prompt_set(FLASHPROOF_SOURCE_DIR, c->shape.prompt_set, c->shape.long_prompt);
+      auto prompts = load_prompt_set(*suite, c->shape.prompt_set, c->shape.long_prompt);
       ASSERT_TRUE(prompts.ok()) << prompts.error().message;
       for (const auto& p : *prompts) {
         auto answer = load_reference_answer((machine.path() / case_name / "answers").string(), p.id);

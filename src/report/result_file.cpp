@@ -36,9 +36,13 @@ std::string quote_args(const std::vector<std::string>& argv) {
 }  // namespace
 
 std::string result_to_text(const RunResult& r) {
+  // Folders that differ between runs or checkouts are written as placeholders; result.json keeps them.
+  const auto shown = [&](const std::string& s) {
+    return with_placeholder(with_placeholder(s, r.output_dir, "{run}"), r.suite_root, "{suite}");
+  };
   std::string out = "# flashproof result: " + r.case_name + "\n";
   line(out, "case", r.case_name);
-  line(out, "case.file", r.case_file);
+  line(out, "case.file", shown(r.case_file));
   line(out, "job", r.job);
   line(out, "runtime", r.runtime);
   line(out, "runtime.version", r.runtime_version);
@@ -48,11 +52,11 @@ std::string result_to_text(const RunResult& r) {
   line(out, "model.path", r.model_path);
   line(out, "model.sha256", r.model_sha256);
   line(out, "launch.flag", r.flag_value);
-  line(out, "launch.timed", quote_args(r.timed_argv));
-  line(out, "launch.evidence", quote_args(r.evidence_argv));
-  for (const auto& [k, v] : r.evidence_env) line(out, "launch.evidence.env." + k, v);
+  line(out, "launch.timed", quote_args(r.timed_line.empty() ? r.timed_argv : r.timed_line));
+  line(out, "launch.evidence", quote_args(r.evidence_line.empty() ? r.evidence_argv : r.evidence_line));
+  for (const auto& [k, v] : r.evidence_env) line(out, "launch.evidence.env." + k, shown(v));
   line(out, "status", r.status());
-  for (size_t i = 0; i < r.failures.size(); ++i) line(out, "failure." + std::to_string(i + 1), r.failures[i]);
+  for (size_t i = 0; i < r.failures.size(); ++i) line(out, "failure." + std::to_string(i + 1), shown(r.failures[i]));
   line(out, "expect.fused_attention", r.expect_fused ? "true" : "false");
   line(out, "expect.backend", r.expect_backend);
   line(out, "verdict", r.verdict);
@@ -107,9 +111,9 @@ std::string result_to_text(const RunResult& r) {
     line(out, k + ".reference", a.reference);
     line(out, k + ".text", quote(a.text));
   }
-  line(out, "golden.dir", r.golden_dir);
+  line(out, "golden.dir", shown(r.golden_dir));
   line(out, "golden.status", r.golden_status);
-  for (size_t i = 0; i < r.golden_lines.size(); ++i) line(out, "golden." + std::to_string(i + 1), r.golden_lines[i]);
+  for (size_t i = 0; i < r.golden_lines.size(); ++i) line(out, "golden." + std::to_string(i + 1), shown(r.golden_lines[i]));
   return out;
 }
 
@@ -124,8 +128,10 @@ nlohmann::ordered_json result_to_json(const RunResult& r) {
   j["started_utc"] = r.started_utc;
   j["fingerprint"] = r.fingerprint_id;
   j["fingerprint_detail"] = r.fingerprint;
-  j["model"] = {{"path", r.model_path}, {"sha256", r.model_sha256}};
-  j["launch"] = {{"flag", r.flag_value}, {"timed_argv", r.timed_argv}, {"evidence_argv", r.evidence_argv}, {"evidence_env", r.evidence_env}};
+  j["suite"] = r.suite_root;
+  j["model"] = {{"path", r.model_path}, {"file", r.model_file}, {"sha256", r.model_sha256}};
+  j["launch"] = {{"flag", r.flag_value}, {"timed_argv", r.timed_argv}, {"evidence_argv", r.evidence_argv}, {"evidence_env", r.evidence_env},
+                 {"timed_line", r.timed_line}, {"evidence_line", r.evidence_line}};
   j["status"] = r.status();
   j["failures"] = r.failures;
   j["expect"] = {{"fused_attention", r.expect_fused}, {"backend", r.expect_backend}};
@@ -208,6 +214,8 @@ Result<RunResult> load_result_json(const std::string& path) {
     r.evidence_load = j["signals"].value("evidence_load", std::string());
     r.probed_check = j["signals"].value("probed_check", std::string("not recorded"));  // absent in older result files
     r.timed_argv = j.at("launch").at("timed_argv").get<std::vector<std::string>>();
+    if (j["launch"].contains("timed_line")) r.timed_line = j["launch"]["timed_line"].get<std::vector<std::string>>();
+    r.suite_root = j.value("suite", std::string());  // absent in older result files
     r.launches = j.value("launches", 1);
     for (const auto& [name, f] : j.at("figures").items()) {
       FigureResult fr;

@@ -66,6 +66,37 @@ TEST(ResultFile, ProbedCheckAndKvTokensAreReported) {
 
 TEST(ResultFile, SameRunSameText) { EXPECT_EQ(result_to_text(sample()), result_to_text(sample())); }
 
+// Two runs of a case, however named and wherever the checkout is, print the same launch lines and
+// paths; result.json keeps what they stood for.
+TEST(ResultFile, TextShowsPlaceholdersAndJsonTheResolvedValues) {
+  RunResult r = sample();
+  r.suite_root = "/srv/suite";
+  r.output_dir = "/srv/suite/results/id/c1/20261130T000000Z-1";
+  r.case_file = "/srv/suite/cases/c1.json";
+  r.model_path = "models/m.gguf";
+  r.model_file = "/srv/suite/models/m.gguf";
+  r.timed_argv = {"/bin/llama-server", "-m", "/srv/suite/models/m.gguf", "--port", "41234"};
+  r.timed_line = {"/bin/llama-server", "-m", "models/m.gguf", "--port", "{port}"};
+  r.evidence_env = {{"FLASHPROOF_KERNEL_TALLY", r.output_dir + "/kernels.tsv"}};
+  r.golden_dir = "/srv/suite/build/golden-ci/id";
+  r.failures = {"no golden: /srv/suite/golden/id/c1.json does not exist"};
+  const std::string t = result_to_text(r);
+  EXPECT_THAT(t, HasSubstr("case.file = {suite}/cases/c1.json\n"));
+  EXPECT_THAT(t, HasSubstr("model.path = models/m.gguf\n"));
+  EXPECT_THAT(t, HasSubstr("launch.timed = /bin/llama-server -m models/m.gguf --port {port}\n"));
+  EXPECT_THAT(t, HasSubstr("launch.evidence.env.FLASHPROOF_KERNEL_TALLY = {run}/kernels.tsv\n"));
+  EXPECT_THAT(t, HasSubstr("golden.dir = {suite}/build/golden-ci/id\n"));
+  EXPECT_THAT(t, HasSubstr("failure.1 = no golden: {suite}/golden/id/c1.json does not exist\n"));
+  EXPECT_EQ(t.find("/srv/suite"), std::string::npos) << t;
+  EXPECT_EQ(t.find("41234"), std::string::npos) << t;
+  const auto j = result_to_json(r);
+  EXPECT_EQ(j["suite"], "/srv/suite");
+  EXPECT_EQ(j["case_file"], "/srv/suite/cases/c1.json");
+  EXPECT_EQ(j["model"]["file"], "/srv/suite/models/m.gguf");
+  EXPECT_EQ(j["launch"]["timed_argv"][4], "41234");
+  EXPECT_EQ(j["launch"]["timed_line"][4], "{port}");
+}
+
 TEST(ResultFile, JsonRoundTripKeepsWhatAcceptNeeds) {
   const std::string dir = ::testing::TempDir();
   ASSERT_TRUE(write_result_files(dir, sample()).ok());

@@ -40,8 +40,13 @@ struct RunResult {
   std::string model_path, model_sha256;
   nlohmann::ordered_json fingerprint;      // the full fingerprint (golden/fingerprint.h)
   std::string flag_value;
-  std::vector<std::string> evidence_argv, timed_argv;
+  std::vector<std::string> evidence_argv, timed_argv;   // as launched (the port, the model's full path)
   std::map<std::string, std::string> evidence_env;
+  // The same launch lines with placeholders, as result.txt prints them: {port}, {suite}, the model as
+  // the case wrote it (flow/case_context.h shown_launch). Empty in result files older than these.
+  std::vector<std::string> evidence_line, timed_line;
+  std::string suite_root;                       // result.txt writes this folder as {suite}
+  std::string model_file;                       // the model file opened (model_path resolved)
   bool expect_fused = true;
   std::string expect_backend;
 

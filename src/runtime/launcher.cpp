@@ -190,10 +190,13 @@ Result<int> free_loopback_port() {
   return static_cast<int>(ntohs(addr.sin_port));
 }
 
-std::vector<std::string> expand_argv(const Case& c, const RuntimeCommand& runtime, const std::string& model_path,
-                                     int port, const std::string& flag_value, const std::vector<std::string>& extra_args) {
+namespace {
+
+std::vector<std::string> expand_with(const Case& c, const RuntimeCommand& runtime, const std::string& model_path,
+                                     const std::string& port, const std::string& flag_value,
+                                     const std::vector<std::string>& extra_args) {
   const std::map<std::string, std::string> values = {
-      {"model", model_path}, {"host", "127.0.0.1"}, {"port", std::to_string(port)},
+      {"model", model_path}, {"host", "127.0.0.1"}, {"port", port},
       {"context", std::to_string(c.shape.context)}, {"flag", flag_value}, {"seed", std::to_string(c.seed)}};
   std::vector<std::string> out;
   for (const auto& a : c.launch.argv) {
@@ -204,12 +207,24 @@ std::vector<std::string> expand_argv(const Case& c, const RuntimeCommand& runtim
     std::string s = a;
     for (const auto& [k, v] : values) {
       const std::string ph = "{" + k + "}";
-      for (size_t pos; (pos = s.find(ph)) != std::string::npos;) s.replace(pos, ph.size(), v);
+      for (size_t pos = 0; (pos = s.find(ph, pos)) != std::string::npos; pos += v.size()) s.replace(pos, ph.size(), v);
     }
     out.push_back(s);
   }
   out.insert(out.end(), extra_args.begin(), extra_args.end());
   return out;
+}
+
+}  // namespace
+
+std::vector<std::string> expand_argv(const Case& c, const RuntimeCommand& runtime, const std::string& model_path,
+                                     int port, const std::string& flag_value, const std::vector<std::string>& extra_args) {
+  return expand_with(c, runtime, model_path, std::to_string(port), flag_value, extra_args);
+}
+
+std::vector<std::string> shown_argv(const Case& c, const RuntimeCommand& runtime, const std::string& flag_value,
+                                    const std::vector<std::string>& extra_args) {
+  return expand_with(c, runtime, c.model.path, "{port}", flag_value, extra_args);
 }
 
 std::string log_tail(const std::string& path, size_t lines) {

@@ -67,6 +67,11 @@ struct LaunchSpec {
 std::vector<std::string> expand_argv(const Case& c, const RuntimeCommand& runtime, const std::string& model_path,
                                      int port, const std::string& flag_value, const std::vector<std::string>& extra_args);
 
+// The same launch line for reports: {port} stays a placeholder and the model is the path as the case
+// wrote it, so that two launches of one case print the same line (the resolved argv goes to JSON).
+std::vector<std::string> shown_argv(const Case& c, const RuntimeCommand& runtime, const std::string& flag_value,
+                                    const std::vector<std::string>& extra_args);
+
 struct RunningServer {
   Process process;
   int port = 0;

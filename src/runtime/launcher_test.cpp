@@ -39,6 +39,17 @@ TEST(Launcher, ExpandsPlaceholdersAndTheRuntimePrefix) {
                                 "--port", "8123", "-c", "4096", "-fa", "on", "--seed=7", "-v"));
 }
 
+// What result files print: {port} stays, the model is the path as the case wrote it.
+TEST(Launcher, ShownArgvKeepsThePortPlaceholderAndTheModelAsWritten) {
+  Case c;
+  c.shape.context = 4096;
+  c.model.path = "models/m.gguf";
+  c.launch.argv = {"{runtime}", "-m", "{model}", "--port", "{port}", "--listen={host}:{port}", "-fa", "{flag}"};
+  RuntimeCommand rt{{"/bin/server"}, "test"};
+  EXPECT_THAT(shown_argv(c, rt, "on", {"-v"}),
+              ElementsAre("/bin/server", "-m", "models/m.gguf", "--port", "{port}", "--listen=127.0.0.1:{port}", "-fa", "on", "-v"));
+}
+
 TEST(Launcher, LocatesTheRuntimeFromItsVariable) {
   Adapter a = fake_adapter();
   ::setenv("FP_TEST_FAKE_RUNTIME", "/bin/true", 1);

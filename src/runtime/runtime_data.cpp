@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 
+#include "util/shipped_data.h"
 #include "util/text.h"
 
 namespace fp {
@@ -9,7 +10,7 @@ namespace fp {
 std::string runtime_data_dir() {
   const char* env = std::getenv("FLASHPROOF_DATA_DIR");
   if (env && *env) return env;
-  return std::string(FLASHPROOF_SOURCE_DIR) + "/src/runtime/data";
+  return shipped_data_dir() + "/runtime";
 }
 
 Result<RuntimeDataFile> read_runtime_data(const std::string& runtime) {

@@ -1,4 +1,5 @@
-// The runtime data files (src/runtime/data/<runtime>.json, or the folder $FLASHPROOF_DATA_DIR names):
+// The runtime data files (src/runtime/data/<runtime>.json, installed as share/flashproof/runtime/, or
+// the folder $FLASHPROOF_DATA_DIR names):
 // where they are and how they are read. Each part gets its own section passed in as text: the
 // adapter (runtime/adapter.h) reads "adapter", the evidence parser (evidence/runtime_signatures.h)
 // gets "evidence" without ever opening a file.
@@ -11,7 +12,8 @@
 
 namespace fp {
 
-// Folder of runtime data files: $FLASHPROOF_DATA_DIR if set, else <source>/src/runtime/data.
+// Folder of runtime data files: $FLASHPROOF_DATA_DIR if set, else share/flashproof/runtime
+// (util/shipped_data.h: installed, or the build tree's link to src/runtime/data).
 std::string runtime_data_dir();
 
 struct RuntimeDataFile {

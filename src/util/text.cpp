@@ -4,6 +4,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <ctime>
@@ -161,6 +162,23 @@ Status write_file_atomic(const std::string& path, std::string_view content) {
     return make_error(path + ": rename failed: " + std::strerror(e));
   }
   return ok_status();
+}
+
+std::string with_placeholder(std::string text, const std::string& dir, const std::string& name) {
+  if (dir.empty() || dir == "/") return text;
+  const auto in_name = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-' || c == '/'; };
+  for (size_t pos = 0; (pos = text.find(dir, pos)) != std::string::npos;) {
+    const size_t end = pos + dir.size();
+    const bool starts = pos == 0 || !in_name(text[pos - 1]);
+    const bool ends = end == text.size() || text[end] == '/' || !in_name(text[end]);
+    if (!starts || !ends) {
+      pos = end;
+      continue;
+    }
+    text.replace(pos, dir.size(), name);
+    pos += name.size();
+  }
+  return text;
 }
 
 }  // namespace fp

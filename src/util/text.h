@@ -32,6 +32,10 @@ struct TeeText {
   }
 };
 
+// `text` with every occurrence of the folder `dir` (ending a path component) written as `name`, e.g.
+// {suite} or {run}: what result files print, so that two runs or two checkouts write the same line.
+std::string with_placeholder(std::string text, const std::string& dir, const std::string& name);
+
 // The current UTC time formatted with strftime, e.g. utc_stamp("%Y%m%dT%H%M%SZ").
 std::string utc_stamp(const char* fmt);
 

@@ -20,5 +20,15 @@ TEST(Quote, EscapesControlCharactersAndQuotes) {
   EXPECT_EQ(quote("say \"hi\""), "\"say \\\"hi\\\"\"");
 }
 
+TEST(WithPlaceholder, ReplacesTheFolderOnlyWhereItIsAWholePath) {
+  EXPECT_EQ(with_placeholder("/srv/suite/cases/c.json", "/srv/suite", "{suite}"), "{suite}/cases/c.json");
+  EXPECT_EQ(with_placeholder("/srv/suite", "/srv/suite", "{suite}"), "{suite}");
+  EXPECT_EQ(with_placeholder("a=/srv/suite/x:/srv/suite/y", "/srv/suite", "{suite}"), "a={suite}/x:{suite}/y");
+  // Another folder that merely starts or ends the same way is left alone.
+  EXPECT_EQ(with_placeholder("/srv/suite-b/x", "/srv/suite", "{suite}"), "/srv/suite-b/x");
+  EXPECT_EQ(with_placeholder("/tmp/srv/suite/x", "/srv/suite", "{suite}"), "/tmp/srv/suite/x");
+  EXPECT_EQ(with_placeholder("/srv/suite/x", "", "{suite}"), "/srv/suite/x");
+}
+
 }  // namespace
 }  // namespace fp

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # GPUs as CTest resources, on a machine without GPUs: a hand-written resource spec with two GPUs,
-# and a scratch project that registers cases through the real cmake/Cases.cmake.
-#  1. Cases.cmake gives a CUDA case RESOURCE_GROUPS gpus:1 and no CPU lock, a CPU case the CPU lock;
+# and a scratch project that registers cases through the real flashproof_add_cases()
+# (cmake/FlashproofCases.cmake, what find_package(flashproof) provides).
+#  1. flashproof_add_cases gives a CUDA case RESOURCE_GROUPS gpus:1 and no CPU lock, a CPU case the CPU lock;
 #  2. four tests declaring gpus:1 under `ctest -j4 --resource-spec-file` each see one GPU through
 #     `flashproof gpus --assigned` (what the harness hands the runtime as CUDA_VISIBLE_DEVICES), both
 #     GPUs are used, two run at once, and never two on one GPU at the same time;
@@ -33,9 +34,11 @@ cat >"$WORK/proj/CMakeLists.txt" <<CMAKE
 cmake_minimum_required(VERSION 3.20)
 project(resource_check NONE)
 enable_testing()
-add_executable(flashproof IMPORTED)
-set_target_properties(flashproof PROPERTIES IMPORTED_LOCATION "$FP")
-include("$ROOT/cmake/Cases.cmake")
+add_executable(flashproof::flashproof IMPORTED)
+set_target_properties(flashproof::flashproof PROPERTIES IMPORTED_LOCATION "$FP")
+set(FLASHPROOF_EXPECT_FAILURE_SCRIPT "$ROOT/tests/expect_failure.cmake")
+include("$ROOT/cmake/FlashproofCases.cmake")
+flashproof_add_cases(DIR cases)
 foreach(i 1 2 3 4)
   add_test(NAME hold:\${i} COMMAND bash "$ROOT/tests/report/hold_gpu.sh" "$FP" "$WORK/log/\${i}")
   set_tests_properties(hold:\${i} PROPERTIES RESOURCE_GROUPS "gpus:1" LABELS hold)

@@ -1,6 +1,6 @@
 # Sourced by harness_device.sh and kernelset_device.sh on the device, after run_device.sh: unpacks
-# flashproof from the bundle (BUNDLE/flashproof.tar.xz, bundle_harness.sh) into $W/fpbin, links the
-# source folder it was built in to this checkout (it finds cases, fixtures and runtime data there),
+# flashproof from the bundle (BUNDLE/flashproof.tar.xz, bundle_harness.sh) into $W/fpbin, links its
+# shipped data (runtime data, prompts, recipes) from this checkout into $W/share (FLASHPROOF_SHARE_DIR),
 # puts the realistic model (and hd48 when the bundle has it) where the cases expect them, exports the
 # runtime and probe variables, and defines fp: flashproof started through sid's loader.
 # Needs: B (bundle), W (FP_WORK), root (repository root). Returns 1 when the bundle has no flashproof,
@@ -8,9 +8,13 @@
 L=$W/prefix/usr/lib/x86_64-linux-gnu
 [ -f "$B/flashproof.tar.xz" ] || { echo "no flashproof.tar.xz in the bundle (run bundle_harness.sh)" >&2; return 1; }
 mkdir -p "$W/fpbin" && tar -C "$W/fpbin" -xJf "$B/flashproof.tar.xz" || return 2
-src=$(strings -n 8 "$W/fpbin/flashproof" 2>/dev/null | grep -m1 -E '^/.+/src/runtime/data$' | sed 's#/src/runtime/data$##')
-src=${src:-/work/main}
-if [ ! -e "$src" ]; then mkdir -p "$(dirname "$src")" && ln -s "$root" "$src"; fi
+# flashproof finds its suite (this checkout) from the working directory and its data through
+# FLASHPROOF_SHARE_DIR: the bundle holds the binary only (src/util/shipped_data.h).
+mkdir -p "$W/share"
+for l in runtime=src/runtime/data prompts=fixtures/prompts models=fixtures/models suite=templates/suite; do
+  ln -sfn "$root/${l#*=}" "$W/share/${l%%=*}"
+done
+export FLASHPROOF_SHARE_DIR=$W/share
 mkdir -p "$root/fixtures/models/generated" && cp -f "$W/realistic.gguf" "$root/fixtures/models/generated/realistic.gguf"
 if [ -f "$B/hd48.gguf.xz" ]; then
   [ -f "$W/hd48.gguf" ] || xz -dc "$B/hd48.gguf.xz" >"$W/hd48.gguf"

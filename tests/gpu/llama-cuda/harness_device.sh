@@ -11,7 +11,7 @@ B=$(cd "$1" && pwd); O=$2
 W=${FP_WORK:-/tmp/fp-llama-cuda}
 mkdir -p "$O"
 . "$here/flashproof_env.sh" || { rc=$?; [ $rc = 1 ] && exit 0; exit 1; }  # no flashproof in the bundle: nothing to run
-{ echo "source folder: $src -> $root"; fp gpus 2>&1; } >"$W/harness.txt"
+{ echo "suite: $root"; fp gpus 2>&1; } >"$W/harness.txt"
 for c in "$here"/cases/*.json; do
   n=$(basename "$c" .json)
   echo "== flashproof run $n" >>"$W/harness.txt"

@@ -40,17 +40,20 @@ fi
 [ -f "$W/library-path" ] && [ -f "$W/probe-path" ] || { log "no library path or probe after setup: see device.txt"; exit 1; }
 [ -f "$B/flashproof.tar.xz" ] || { log "no flashproof.tar.xz in the bundle (bash tests/gpu/llama-cuda/bundle_harness.sh)"; exit 1; }
 mkdir -p "$W/fpbin" && tar -C "$W/fpbin" -xJf "$B/flashproof.tar.xz" || exit 1
-# flashproof finds cases, fixtures and runtime data under the source folder it was built in.
-src=$(strings -n 8 "$W/fpbin/flashproof" 2>/dev/null | grep -m1 -E '^/.+/src/runtime/data$' | sed 's#/src/runtime/data$##')
-src=${src:-/work/main}
-[ -e "$src" ] || { mkdir -p "$(dirname "$src")" && ln -s "$root" "$src"; }
+# flashproof finds its suite (this checkout) from the working directory and its data through
+# FLASHPROOF_SHARE_DIR: the bundle holds the binary only (src/util/shipped_data.h).
+mkdir -p "$W/share"
+for l in runtime=src/runtime/data prompts=fixtures/prompts models=fixtures/models suite=templates/suite; do
+  ln -sfn "$root/${l#*=}" "$W/share/${l%%=*}"
+done
+export FLASHPROOF_SHARE_DIR=$W/share
 mkdir -p "$root/fixtures/models/generated" && cp -f "$W/realistic.gguf" "$root/fixtures/models/generated/realistic.gguf"
 export FLASHPROOF_LLAMA_SERVER=$W/prefix/usr/bin/llama-server FLASHPROOF_LOADER=$L/ld-linux-x86-64.so.2
 export FLASHPROOF_LIBRARY_PATH=$(cat "$W/library-path") FLASHPROOF_PROBE_LIB=$(cat "$W/probe-path") FLASHPROOF_PROGRESS=lines
 export CUDA_CACHE_PATH=$W/jit-cache CUDA_CACHE_MAXSIZE=4294967296 CUDA_MODULE_LOADING=LAZY
 fp() { "$L/ld-linux-x86-64.so.2" --library-path "$L:$W/fpbin/lib:$W/drv" "$W/fpbin/flashproof" "$@"; }
 {
-  echo "source folder: $src -> $root"
+  echo "suite: $root"
   nvidia-smi --query-gpu=name,driver_version,memory.total,compute_cap --format=csv,noheader 2>&1 | sed 's/^/gpu: /'
   "$FLASHPROOF_LOADER" --library-path "$FLASHPROOF_LIBRARY_PATH" "$FLASHPROOF_LLAMA_SERVER" --version 2>&1 | grep -E '^(version|built)'
   "$FLASHPROOF_LOADER" --library-path "$FLASHPROOF_LIBRARY_PATH" "$FLASHPROOF_LLAMA_SERVER" --help 2>&1 | grep -A1 -E '^-ct[kv],'

@@ -15,9 +15,13 @@ L=$W/prefix/usr/lib/x86_64-linux-gnu
 mkdir -p "$W/fpbin" "$O"
 tar -C "$W/fpbin" -xJf "$B/flashproof.tar.xz" || { echo "two-gpu: no flashproof in the bundle" >&2; exit 1; }
 LIBS=$(cat "$W/library-path")
-src=$(strings -n 8 "$W/fpbin/flashproof" 2>/dev/null | grep -m1 -E '^/.+/src/runtime/data$' | sed 's#/src/runtime/data$##')
-src=${src:-/work/main}
-[ -e "$src" ] || { mkdir -p "$(dirname "$src")" && ln -s "$root" "$src"; }
+# flashproof finds its suite (this checkout) from the working directory and its data through
+# FLASHPROOF_SHARE_DIR: the bundle holds the binary only (src/util/shipped_data.h).
+mkdir -p "$W/share"
+for l in runtime=src/runtime/data prompts=fixtures/prompts models=fixtures/models suite=templates/suite; do
+  ln -sfn "$root/${l#*=}" "$W/share/${l%%=*}"
+done
+export FLASHPROOF_SHARE_DIR=$W/share
 mkdir -p "$root/fixtures/models/generated" && cp -f "$W/realistic.gguf" "$root/fixtures/models/generated/realistic.gguf"
 export FLASHPROOF_LLAMA_SERVER=$W/prefix/usr/bin/llama-server FLASHPROOF_LOADER=$L/ld-linux-x86-64.so.2
 export FLASHPROOF_LIBRARY_PATH=$LIBS FLASHPROOF_PROBE_LIB=$(cat "$W/probe-path") FLASHPROOF_PROGRESS=lines
