@@ -32,6 +32,10 @@ struct CaseContext {
   std::optional<GpuDeclaration> gpu_box;  // the machine declares its GPUs: GPU cases may not skip (flow/gpu_machine.h)
   std::string cgroup_procs;       // timed launches join this cgroup (runtime/cpu_quota.h); empty: none
   std::vector<int> runtime_cpus;  // timed launches run on these CPUs (the client has its own); empty: any
+  std::string served_model;       // the requests' "model" field (request_builder.h)
+  // Extra request headers: an attached server's "Authorization: Bearer KEY", the key read from the
+  // case's attach.api_key_env at run time. In memory only: never written, logged or quoted.
+  std::vector<std::string> request_headers;
 };
 
 // Exit codes of a case that cannot be resolved: the same as `flashproof run` and `flashproof ab`.
@@ -44,8 +48,13 @@ enum ResolveExit { kResolveIncomplete = 2, kResolveSkip = 125 };
 // kResolveIncomplete for bad input. Used by `run`, `ab` and the benchmarks in bench/.
 // `runtime_path`, when set, names the runtime instead (an executable or a prefix folder: the
 // side-by-side gate's --candidate-runtime; runtime/launcher.h runtime_from_path).
+// An attached case (case_file.h Attach) is an error here: A/B and the gates launch the runtime.
 Result<CaseContext> resolve_case_context(const std::string& case_path, const std::string& repo_root, int* exit_code,
                                          const std::string& runtime_path = "");
+// The same for `flashproof run`, which also runs attached cases: for those, no runtime, model file
+// or GPU check; served_model is attach.model and the API key (attach.api_key_env, read now) goes
+// into request_headers.
+Result<CaseContext> resolve_run_context(const std::string& case_path, const std::string& repo_root, int* exit_code);
 
 // The fingerprint a case runs under: this machine, the runtime (asked for its version and build),
 // the model's sha256 and the launch line. An error when the runtime cannot say its version.

@@ -43,9 +43,22 @@ struct EvidenceOutcome {
   std::vector<std::string> argv;
   std::map<std::string, std::string> env;
   double wall_s = 0;
+  // An attached server (flow/attached_pass.h): where its log came from and what to know about it,
+  // and the build its answer named (system_fingerprint).
+  std::string log_source;
+  std::vector<std::string> notes;
+  std::string answer_fingerprint;
 };
 
+// The evidence pass of the case; for an attached case, run_attached_evidence_pass.
 Result<EvidenceOutcome> run_evidence_pass(const CaseContext& ctx);
+
+// The verdict's input for this case from the levels found: expectation, the machine's GPUs, the
+// required levels and the model's layers. The caller sets the hints of unavailable levels.
+VerdictInput case_verdict_input(const CaseContext& ctx, const EvidenceOutcome& out, bool gpu_case_probed);
+// When fused attention was expected and the verdict is not as expected: the run's facts and the
+// known causes that fit them (out.facts, out.causes, out.causes_line).
+void explain_causes(const CaseContext& ctx, EvidenceOutcome& out);
 
 // The evidence pass's one request: the case's first prompt (long context included), few tokens.
 // The probed check (flow/probed_check.h) sends the same one, so both runs see the same shapes.

@@ -22,30 +22,42 @@ Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& opt
   const int warmup = options.warmup >= 0 ? options.warmup : c.plan.warmup;
   const int reps = options.repetitions >= 0 ? options.repetitions : c.plan.repetitions;
   TimedPass out;
-  out.log_path = ctx.out_dir + "/timed.log";
-  FP_TRY(int port, free_loopback_port());
-  out.argv = expand_argv(c, ctx.runtime, ctx.model_path, port, ctx.flag_value, ctx.adapter.timed_args);
-  LaunchSpec spec{out.argv, c.launch.env, out.log_path, port, c.plan.ready_timeout_s, ctx.cgroup_procs, ctx.runtime_cpus};
-  FP_TRY(RunningServer server, start_server(spec, ctx.adapter));
-  out.argv = server.argv;
-  out.ready_s = server.ready_s;
-  const pid_t pgid = server.process.pid();
-  GpuSampler sampler(Nvml::open(), [pgid] { return group_pids(pgid); });
+  // An attached server (case "attach") is used as it is: no launch, no cold start, no process of ours.
+  std::optional<RunningServer> launched;
+  std::string base_url;
+  if (c.attach) {
+    base_url = c.attach->endpoint;
+  } else {
+    out.log_path = ctx.out_dir + "/timed.log";
+    FP_TRY(int port, free_loopback_port());
+    out.argv = expand_argv(c, ctx.runtime, ctx.model_path, port, ctx.flag_value, ctx.adapter.timed_args);
+    LaunchSpec spec{out.argv, c.launch.env, out.log_path, port, c.plan.ready_timeout_s, ctx.cgroup_procs, ctx.runtime_cpus};
+    FP_TRY(RunningServer server, start_server(spec, ctx.adapter));
+    out.argv = server.argv;
+    out.ready_s = server.ready_s;
+    base_url = server.base_url;
+    launched = std::move(server);
+  }
+  const pid_t pgid = launched ? launched->process.pid() : 0;
+  GpuSampler sampler(launched ? Nvml::open() : Result<Nvml>(make_error("attached: the server is not flashproof's process")),
+                     [pgid] { return group_pids(pgid); });
   sampler.start();
 
   auto deadline = Clock::now() + std::chrono::duration<double>(c.plan.timeout_s);
   auto request = [&](const Prompt& p) {
     double left = std::chrono::duration<double>(deadline - Clock::now()).count();
-    return stream_request(build_request(c, ctx.adapter, server.base_url, p, c.shape.max_output_tokens, std::max(left, 1.0)));
+    return stream_request(build_request(ctx, base_url, p, c.shape.max_output_tokens, std::max(left, 1.0)));
   };
   auto fail = [&](const std::string& what, const Error& e) {
     out.errors.push_back(what + ": " + e.message);
   };
 
-  // Cold: the first request after ready, on its own.
-  out.cold_first_prompt = ctx.prompts.front().id;
-  if (auto r = request(ctx.prompts.front())) out.cold_first = *r;
-  else fail("cold first request (" + out.cold_first_prompt + ")", r.error());
+  // Cold: the first request after ready, on its own (an attached server was warm before we came).
+  if (launched) {
+    out.cold_first_prompt = ctx.prompts.front().id;
+    if (auto r = request(ctx.prompts.front())) out.cold_first = *r;
+    else fail("cold first request (" + out.cold_first_prompt + ")", r.error());
+  }
 
   for (int w = 0; w < warmup && out.errors.empty() && !interrupted(); ++w) {
     progress_repetition("warm-up", w + 1, warmup);
@@ -63,7 +75,7 @@ Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& opt
     if (options.concurrent_rounds) {
       std::vector<StreamRequest> batch;
       for (const auto& p : ctx.prompts)
-        batch.push_back(build_request(c, ctx.adapter, server.base_url, p, c.shape.max_output_tokens, c.plan.timeout_s));
+        batch.push_back(build_request(ctx, base_url, p, c.shape.max_output_tokens, c.plan.timeout_s));
       auto t0 = Clock::now();
       auto results = stream_concurrent(batch, static_cast<int>(batch.size()));
       out.round_wall_s.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
@@ -74,9 +86,9 @@ Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& opt
       continue;
     }
     for (const auto& p : ctx.prompts) {
-      const auto cpu0 = thread_cpu_seconds(server.process.pid());
+      const auto cpu0 = launched ? thread_cpu_seconds(pgid) : std::nullopt;
       auto r = request(p);
-      const auto cpu1 = thread_cpu_seconds(server.process.pid());
+      const auto cpu1 = launched ? thread_cpu_seconds(pgid) : std::nullopt;
       if (!r) {
         fail("request " + p.id + " round " + std::to_string(round + 1), r.error());
         break;
@@ -85,10 +97,11 @@ Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& opt
     }
   }
   if (interrupted()) out.errors.push_back("interrupted");
-  out.peak_rss_bytes = peak_rss_bytes(server.process.pid());
   GpuSamplerReport gpu = sampler.stop();
   out.gpu_memory = gpu.measured ? gpu.describe() : gpu.not_measured_reason;
-  ExitInfo e = server.process.stop(5.0);
+  if (!launched) return out;
+  out.peak_rss_bytes = peak_rss_bytes(pgid);
+  ExitInfo e = launched->process.stop(5.0);
   if (!out.errors.empty() && e.exited && (e.signal == SIGKILL || e.signal == SIGSEGV || e.signal == SIGABRT))
     out.errors.push_back("the runtime " + e.describe());
   return out;
