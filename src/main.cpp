@@ -25,6 +25,7 @@ const Command kCommands[] = {
     {"history", fp::history_command, "list the runs kept per case (latest and previous)"},
     {"report", fp::report_command, "one self-contained HTML report: verdicts, figures vs goldens, A/B plots, trends"},
     {"gpus", fp::gpus_command, "list the GPUs; write the CTest resource spec for them (--resource-spec)"},
+    {"new-case", fp::new_case_command, "write a case from your launch command, or for a server you did not start"},
 };
 
 void usage(std::ostream& out) {

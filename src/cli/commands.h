@@ -14,5 +14,6 @@ int gate_command(int argc, char** argv);
 int history_command(int argc, char** argv);
 int report_command(int argc, char** argv);
 int gpus_command(int argc, char** argv);
+int new_case_command(int argc, char** argv);
 
 }  // namespace fp
