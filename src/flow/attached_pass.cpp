@@ -71,7 +71,7 @@ Result<EvidenceOutcome> run_attached_evidence_pass(const CaseContext& ctx) {
   }
   FP_TRY_STATUS(wait_attached_ready(ctx));
   auto answer = stream_request(evidence_request(ctx, at.endpoint));
-  if (!answer) return make_error("evidence pass: the request to the attached server failed: " + answer.error().message);
+  if (!answer) return make_error("the request to the attached server failed: " + answer.error().message);
   out.answer_fingerprint = answer->system_fingerprint;
   if (follower) {
     out.log_path = ctx.out_dir + "/evidence.log";
