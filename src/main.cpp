@@ -26,6 +26,7 @@ const Command kCommands[] = {
     {"report", fp::report_command, "one self-contained HTML report: verdicts, figures vs goldens, A/B plots, trends"},
     {"gpus", fp::gpus_command, "list the GPUs; write the CTest resource spec for them (--resource-spec)"},
     {"matrix", fp::matrix_command, "support matrix: the case per KV type, flag, context, head size: verdict, kernels, speed"},
+    {"new-case", fp::new_case_command, "write a case from your launch command, or for a server you did not start"},
 };
 
 void usage(std::ostream& out) {

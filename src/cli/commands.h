@@ -15,5 +15,6 @@ int history_command(int argc, char** argv);
 int report_command(int argc, char** argv);
 int gpus_command(int argc, char** argv);
 int matrix_command(int argc, char** argv);
+int new_case_command(int argc, char** argv);
 
 }  // namespace fp
