@@ -59,7 +59,7 @@ Prompt padded(Prompt p, size_t chars) {
 }
 
 double ttft_ms(const CaseContext& ctx, const RunningServer& srv, const Prompt& p, int max_tokens) {
-  auto r = stream_request(build_request(ctx.c, ctx.adapter, srv.base_url, p, max_tokens, 60));
+  auto r = stream_request(build_request(ctx, srv.base_url, p, max_tokens, 60));
   if (!r || r->ttft_s < 0) return -1;
   return r->ttft_s * 1e3;
 }

@@ -61,7 +61,7 @@ int main(int argc, char** argv) {
   }
   auto request = [&](size_t i) {
     const Prompt& p = ctx->prompts[i % ctx->prompts.size()];
-    return stream_request(build_request(ctx->c, ctx->adapter, server->base_url, p, ctx->c.shape.max_output_tokens, 60));
+    return stream_request(build_request(*ctx, server->base_url, p, ctx->c.shape.max_output_tokens, 60));
   };
   for (size_t i = 0; i < ctx->prompts.size(); ++i) (void)request(i);  // warm-up
 

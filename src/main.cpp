@@ -27,6 +27,7 @@ const Command kCommands[] = {
     {"init", fp::init_command, "make a suite of your own in a folder: cases, goldens, prompts, CMakeLists.txt"},
     {"gpus", fp::gpus_command, "list the GPUs; write the CTest resource spec for them (--resource-spec)"},
     {"matrix", fp::matrix_command, "support matrix: the case per KV type, flag, context, head size: verdict, kernels, speed"},
+    {"new-case", fp::new_case_command, "write a case from your launch command, or for a server you did not start"},
 };
 
 void usage(std::ostream& out) {

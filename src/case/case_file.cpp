@@ -122,7 +122,8 @@ Status load_model_sha256(const JsonFields& m, ModelRef& model) {
 
 Status load_model(const JsonFields& top, const std::string& root, Case& c) {
   FP_TRY(JsonFields m, top.object("model"));
-  FP_TRY_STATUS(m.only_keys({"path", "sha256", "recipe"}));
+  FP_TRY_STATUS(m.only_keys({"path", "sha256", "recipe", "served_name"}));
+  FP_TRY(c.model.served_name, m.string_or("served_name", ""));
   FP_TRY(c.model.path, suite_path(m, "path", root, /*allow_absolute=*/true));
   FP_TRY_STATUS(load_model_sha256(m, c.model));
   if (m.has("recipe")) {
@@ -142,7 +143,8 @@ Status load_shape(const JsonFields& top, const Suite& suite, Case& c) {
   FP_TRY(JsonFields s, top.object("shape"));
   FP_TRY_STATUS(s.only_keys({"context", "prompt_set", "max_output_tokens", "long_prompt", "prompt_tokens",
                              "synthetic_prompts", "output_tokens"}));
-  FP_TRY(long long ctx, s.integer("context", 128, 1 << 22));
+  // An attached server's context is its own business: optional there (0: not stated).
+  FP_TRY(long long ctx, c.attach && !s.has("context") ? Result<long long>(0) : s.integer("context", 128, 1 << 22));
   c.shape.context = static_cast<int>(ctx);
   if (s.has("synthetic_prompts")) {
     if (s.has("prompt_set")) return s.error("synthetic_prompts", "and \"prompt_set\" both given; give one: a prompt set, or this many synthetic prompts");
@@ -164,11 +166,11 @@ Status load_shape(const JsonFields& top, const Suite& suite, Case& c) {
   FP_TRY(long long out, s.integer(c.shape.exact_output ? "output_tokens" : "max_output_tokens", 1, 65536));
   c.shape.max_output_tokens = static_cast<int>(out);
   if (s.has("prompt_tokens")) {
-    FP_TRY(long long n, s.integer("prompt_tokens", 1, ctx));
+    FP_TRY(long long n, s.integer("prompt_tokens", 1, ctx ? ctx : 1 << 22));
     c.shape.prompt_tokens = static_cast<int>(n);
     if (s.has("long_prompt"))
       return s.error("prompt_tokens", "and \"long_prompt\" both given; give one: long_prompt (a document to a number of characters) or prompt_tokens");
-    if (n + out > ctx)
+    if (ctx && n + out > ctx)
       return s.error("prompt_tokens", std::to_string(n) + " prompt tokens and " + std::to_string(out) + " output tokens exceed the context (" +
                                           std::to_string(ctx) + "); expected at most " + std::to_string(ctx - out));
   }
@@ -199,6 +201,46 @@ Status load_launch(const JsonFields& top, Case& c) {
       c.launch.env[k] = value;
     }
   }
+  return ok_status();
+}
+
+Status load_attach(const JsonFields& top, Case& c) {
+  FP_TRY(JsonFields a, top.object("attach"));
+  FP_TRY_STATUS(a.only_keys({"endpoint", "model", "api_key_env", "log_file", "log_command", "comment"}));
+  for (const char* launched_only : {"model", "launch", "flag"})
+    if (top.has(launched_only))
+      return top.error(launched_only, "an attached case (\"attach\") starts nothing: flashproof sends requests to the "
+                                      "running server and reads its log; leave out \"model\", \"launch\" and \"flag\"");
+  Attach at;
+  FP_TRY(at.endpoint, a.string("endpoint"));
+  const size_t host_start = at.endpoint.find("://") == std::string::npos ? 0 : at.endpoint.find("://") + 3;
+  if (at.endpoint.substr(0, at.endpoint.find('/', host_start)).find('@') != std::string::npos)  // not quoted: a secret
+    return make_error(a.file() + ": field \"" + a.path("endpoint") + "\": carries credentials (user:password@); they would "
+                      "be written into every result: give the server's key in the variable named by api_key_env instead");
+  const size_t scheme = at.endpoint.find("://");
+  const std::string s = scheme == std::string::npos ? "" : at.endpoint.substr(0, scheme);
+  if ((s != "http" && s != "https") || at.endpoint.size() <= scheme + 3 ||
+      at.endpoint.find_first_of("?# \t") != std::string::npos)
+    return a.error("endpoint", "expected the server's base URL, e.g. http://127.0.0.1:8080 "
+                               "(the endpoints' paths come from the runtime data)");
+  while (ends_with(at.endpoint, "/")) at.endpoint.pop_back();
+  FP_TRY(at.model, a.string("model"));
+  if (at.model.empty()) return a.error("model", "empty; expected the model name the server answers to (its /v1/models ids)");
+  FP_TRY(at.api_key_env, a.string_or("api_key_env", ""));
+  if (a.has("api_key_env") && !is_identifier(at.api_key_env, /*underscore_first=*/true))
+    return make_error(a.file() + ": field \"" + a.path("api_key_env") + "\": expected the name of an environment variable "
+                      "holding the API key, not the key (not quoted here: it may be one; a key is never written into a case)");
+  if (a.has("log_file") && a.has("log_command"))
+    return a.error("log_command", "give log_file or log_command, not both");
+  FP_TRY(at.log_file, a.string_or("log_file", ""));
+  if (a.has("log_file") && !fs::path(at.log_file).is_absolute())
+    return a.error("log_file", "expected an absolute path (the server's log file)");
+  if (a.has("log_command")) {
+    FP_TRY(at.log_command, a.string_list("log_command"));
+    if (at.log_command.empty() || at.log_command[0].empty())
+      return a.error("log_command", "empty; expected a command and its arguments, e.g. [\"journalctl\", \"-fu\", \"llama\"]");
+  }
+  c.attach = at;
   return ok_status();
 }
 
@@ -426,7 +468,7 @@ Result<Case> parse_case_text(const std::string& text, const std::string& path, c
   FP_TRY(nlohmann::json j, parse_json_object(text, path));
   JsonFields top(j, path);
   FP_TRY_STATUS(top.only_keys({"name", "description", "job", "runtime", "model", "shape", "launch", "flag",
-                               "expect", "plan", "seed", "labels", "comment", "ctest", "ab", "targets"}));
+                               "expect", "plan", "seed", "labels", "comment", "ctest", "ab", "targets", "attach"}));
   Case c;
   c.file = path;
   FP_TRY(c.name, top.string("name"));
@@ -437,16 +479,21 @@ Result<Case> parse_case_text(const std::string& text, const std::string& path, c
   FP_TRY(c.job, parse_job(top));
   FP_TRY(c.runtime, top.string("runtime"));
   if (!std::regex_match(c.runtime, kName)) return top.error("runtime", "expected a runtime name such as llama-server");
-  FP_TRY_STATUS(load_model(top, suite.root, c));
+  if (top.has("attach")) FP_TRY_STATUS(load_attach(top, c));
+  if (!c.attach) FP_TRY_STATUS(load_model(top, suite.root, c));
   FP_TRY_STATUS(load_shape(top, suite, c));
-  FP_TRY_STATUS(load_launch(top, c));
-  FP_TRY_STATUS(load_flag(top, c));
+  if (!c.attach) {
+    FP_TRY_STATUS(load_launch(top, c));
+    FP_TRY_STATUS(load_flag(top, c));
+  }
   FP_TRY_STATUS(load_expect(top, c));
   FP_TRY_STATUS(load_plan(top, c));
   FP_TRY_STATUS(load_targets(top, c));
   c.ab.rounds = c.plan.repetitions;
   c.ab.warmup = c.plan.warmup;
   FP_TRY_STATUS(load_ab(top, c));
+  if (c.attach && c.has_ab)
+    return top.error("ab", "an attached case cannot run A/B: flashproof does not start the server, so it cannot set the flag");
   FP_TRY(long long seed, top.integer_or("seed", 0, 0x7fffffff, c.seed));
   c.seed = static_cast<int>(seed);
   if (top.has("labels")) {

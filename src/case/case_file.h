@@ -24,6 +24,9 @@ struct ModelRef {
   std::string sha256;
   std::vector<std::string> shard_sha256;  // one per file, in shard order (one entry for one file)
   std::string recipe;  // optional: fixtures/models/<name>.json that generates it
+  // optional: the name requests carry in their "model" field; empty: the launch's alias, else the
+  // file's name (runtime/launch_line.h served_model_name)
+  std::string served_name;
 };
 
 struct LongPrompt {
@@ -55,6 +58,17 @@ struct FlagValues {
   std::string on, off;
   bool use_on = true;               // which value this case's run launches with
   const std::string& used() const { return use_on ? on : off; }
+};
+
+// A server that something else started (systemd, a container, Kubernetes): flashproof sends its
+// requests to the endpoint as it is, launches nothing, and reads evidence from the server's log as
+// it grows from the run's start (a file it follows, or a command's output).
+struct Attach {
+  std::string endpoint;                  // base URL, e.g. http://127.0.0.1:8080 (no trailing '/')
+  std::string model;                     // the requests' "model" field
+  std::string api_key_env;               // variable holding the API key, read at run time; "" none
+  std::string log_file;                  // the server's log file, followed from the run's start
+  std::vector<std::string> log_command;  // or a command printing the log (journalctl -fu ...), no shell
 };
 
 struct Expectation {
@@ -155,6 +169,8 @@ struct Case {
   // The case uses a workload field (token lengths, concurrency levels, a rate or targets): its
   // result has a "workload" part.
   bool has_workload() const;
+  // An attached case ("attach" instead of "model", "launch" and "flag"): `flashproof run` only.
+  std::optional<Attach> attach;
 };
 
 // The smallest relative worsening of `figure` worth failing for the job: 5% for the gated timing

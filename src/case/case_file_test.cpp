@@ -249,6 +249,57 @@ TEST_F(CaseFileTest, ExpectBackendListAndRequiredEvidence) {
   EXPECT_THAT(error_of(j), HasSubstr("\"CUDA 0\": expected a backend name"));
 }
 
+// A server something else started: "attach" instead of "model", "launch" and "flag".
+TEST_F(CaseFileTest, AttachedCaseLoadsWithoutModelLaunchOrFlag) {
+  json j = good_;
+  j.erase("model");
+  j.erase("launch");
+  j.erase("flag");
+  j["shape"].erase("context");
+  j["attach"] = json::parse(R"({"endpoint": "http://10.0.0.5:8080/", "model": "llama-3", "api_key_env": "LLAMA_KEY",
+                                "log_file": "/var/log/llama.log"})");
+  auto c = load(j);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  ASSERT_TRUE(c->attach);
+  EXPECT_EQ(c->attach->endpoint, "http://10.0.0.5:8080");
+  EXPECT_EQ(c->attach->model, "llama-3");
+  EXPECT_EQ(c->attach->api_key_env, "LLAMA_KEY");
+  EXPECT_EQ(c->shape.context, 0) << "an attached server's context is optional";
+  EXPECT_TRUE(c->launch.argv.empty());
+}
+
+TEST_F(CaseFileTest, AttachedCaseErrorsNameTheField) {
+  json a = good_;
+  a.erase("model");
+  a.erase("flag");
+  a["attach"] = json::parse(R"({"endpoint": "http://127.0.0.1:8080", "model": "m"})");
+  EXPECT_THAT(error_of(a), AllOf(HasSubstr("field \"launch\""), HasSubstr("an attached case (\"attach\") starts nothing")));
+  a.erase("launch");
+  auto bad = [&](const char* attach, const char* expected) {
+    json j = a;
+    j["attach"] = json::parse(attach);
+    EXPECT_THAT(error_of(j), HasSubstr(expected)) << attach;
+  };
+  bad(R"({"endpoint": "127.0.0.1:8080", "model": "m"})", "attach.endpoint\" = \"127.0.0.1:8080\": expected the server's base URL");
+  bad(R"({"endpoint": "http://u:pw@h:1", "model": "m"})", "carries credentials");
+  bad(R"({"endpoint": "http://h:1", "model": ""})", "attach.model");
+  bad(R"({"endpoint": "http://h:1", "model": "m", "api_key_env": "sk-abc 123"})", "expected the name of an environment variable");
+  bad(R"({"endpoint": "http://h:1", "model": "m", "log_file": "llama.log"})", "expected an absolute path");
+  bad(R"({"endpoint": "http://h:1", "model": "m", "log_file": "/l", "log_command": ["tail"]})", "give log_file or log_command, not both");
+  bad(R"({"endpoint": "http://h:1", "model": "m", "log_command": []})", "attach.log_command");
+  json ab = a;
+  ab["ab"] = json::parse(R"({"repetitions": 2})");
+  EXPECT_THAT(error_of(ab), HasSubstr("cannot run A/B"));
+}
+
+TEST_F(CaseFileTest, ServedNameIsOptional) {
+  json j = good_;
+  j["model"]["served_name"] = "tiny";
+  auto c = load(j);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c->model.served_name, "tiny");
+}
+
 TEST(ShippedCases, EveryCaseInTheRepositoryLoads) {
   int n = 0;
   auto suite = load_suite(FLASHPROOF_SOURCE_DIR);

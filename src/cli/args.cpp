@@ -20,6 +20,12 @@ std::string Args::value() {
   return argv_[++i_];
 }
 
+std::vector<std::string> Args::rest() {
+  std::vector<std::string> out;
+  while (i_ + 1 < argc_) out.push_back(argv_[++i_]);
+  return out;
+}
+
 int Args::whole(long lo, long hi) {
   const std::string option = arg_;
   const std::string v = value();

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace fp {
 
@@ -23,6 +24,8 @@ class Args {
   std::string value();
   // The value as a whole number from lo to hi.
   int whole(long lo, long hi);
+  // Every argument after the current one (a command to run: `-- RUNTIME ARG...`); consumes them.
+  std::vector<std::string> rest();
   // The value as a number from lo to hi; `meaning` is added to the error ("1.0 = twice as slow").
   double number(double lo, double hi, const std::string& meaning = "");
 

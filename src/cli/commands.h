@@ -16,5 +16,6 @@ int report_command(int argc, char** argv);
 int gpus_command(int argc, char** argv);
 int matrix_command(int argc, char** argv);
 int init_command(int argc, char** argv);
+int new_case_command(int argc, char** argv);
 
 }  // namespace fp

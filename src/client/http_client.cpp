@@ -25,7 +25,7 @@ size_t write_body(char* ptr, size_t size, size_t n, void* user) {
 }
 
 Result<HttpResponse> perform(const char* method, const std::string& url, const std::string* post_body,
-                             double timeout_s, size_t max_body_bytes) {
+                             double timeout_s, size_t max_body_bytes, const std::vector<std::string>& extra_headers = {}) {
   char errbuf[CURL_ERROR_SIZE];
   FP_TRY(CurlEasy easy, make_curl_easy(url, timeout_s, errbuf));
   CURL* c = easy.get();
@@ -34,9 +34,10 @@ Result<HttpResponse> perform(const char* method, const std::string& url, const s
   curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, write_body);
   curl_easy_setopt(c, CURLOPT_WRITEDATA, &sink);
   CurlHeaders headers;
+  if (post_body) headers = json_post_headers();
+  for (const auto& h : extra_headers) headers.reset(curl_slist_append(headers.release(), h.c_str()));
+  if (headers) curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers.get());
   if (post_body) {
-    headers = json_post_headers();
-    curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers.get());
     curl_easy_setopt(c, CURLOPT_POSTFIELDS, post_body->data());
     curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(post_body->size()));
   }
@@ -59,13 +60,14 @@ Result<HttpResponse> perform(const char* method, const std::string& url, const s
 
 }  // namespace
 
-Result<HttpResponse> http_get(const std::string& url, double timeout_s, size_t max_body_bytes) {
-  return perform("GET", url, nullptr, timeout_s, max_body_bytes);
+Result<HttpResponse> http_get(const std::string& url, double timeout_s, size_t max_body_bytes,
+                              const std::vector<std::string>& headers) {
+  return perform("GET", url, nullptr, timeout_s, max_body_bytes, headers);
 }
 
 Result<HttpResponse> http_post_json(const std::string& url, const std::string& body, double timeout_s,
-                                    size_t max_body_bytes) {
-  return perform("POST", url, &body, timeout_s, max_body_bytes);
+                                    size_t max_body_bytes, const std::vector<std::string>& headers) {
+  return perform("POST", url, &body, timeout_s, max_body_bytes, headers);
 }
 
 }  // namespace fp

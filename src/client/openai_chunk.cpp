@@ -39,6 +39,17 @@ std::string error_message_from_body(std::string_view body) {
   return quote(body);
 }
 
+std::string http_error_text(long status, std::string_view body) {
+  constexpr size_t kShown = 300;
+  std::string one_line;
+  for (char c : body.substr(0, kShown)) one_line += (c == '\n' || c == '\r' || c == '\t') ? ' ' : c;
+  one_line = trim(one_line);
+  if (body.size() > kShown) one_line += "... (" + std::to_string(body.size()) + " bytes)";
+  std::string text = "HTTP " + std::to_string(status) + ": " + error_message_from_body(body);
+  if (body.empty()) return "HTTP " + std::to_string(status) + " with an empty body";
+  return text + "; body: " + one_line;
+}
+
 Status apply_stream_chunk(std::string_view data, double arrival_s, StreamResult& r) {
   if (r.done) return ok_status();
   if (trim(data) == "[DONE]") {

@@ -19,4 +19,8 @@ Status apply_stream_chunk(std::string_view data, double arrival_s, StreamResult&
 // {"message":..} (vLLM) or {"error":".."}; otherwise the body itself. Returned quoted.
 std::string error_message_from_body(std::string_view body);
 
+// A server's error answer for a message: `HTTP 401: "Invalid API Key"; body: {...}`, the body on one
+// line and cut to its first 300 bytes (with its full size when cut); never a timing.
+std::string http_error_text(long status, std::string_view body);
+
 }  // namespace fp

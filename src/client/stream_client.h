@@ -20,6 +20,7 @@ struct StreamRequest {
   double stall_timeout_s = 30;  // no byte for this long (prefill included) -> error
   size_t max_bytes = size_t{16} << 20;  // response body limit
   double start_at_s = 0;        // stream_concurrent only: earliest start, seconds after batch start
+  std::vector<std::string> headers;  // extra headers, e.g. "Authorization: Bearer ..." (never in a message)
 };
 
 struct StreamResult {
@@ -37,7 +38,8 @@ struct StreamResult {
   double start_offset_s = 0;  // batch start -> actually sent
 };
 
-// One streamed request. Errors name the URL: HTTP error status (with the server's message),
+// One streamed request. Errors name the URL: HTTP error status (with the server's message and body,
+// openai_chunk.h http_error_text),
 // invalid JSON or an error in an event, a stall, the body over max_bytes, a timeout, and a
 // stream that ends without data: [DONE].
 Result<StreamResult> stream_request(const StreamRequest& req);

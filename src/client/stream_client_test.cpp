@@ -90,7 +90,8 @@ TEST(StreamRequest, HttpErrorQuotesServerMessage) {
   LoopbackServer server(s);
   auto r = stream_request(request_to(server));
   ASSERT_FALSE(r);
-  EXPECT_EQ(r.error().message, "POST " + server.url("/v1/chat/completions") + ": HTTP 500: \"model is not loaded\"");
+  EXPECT_EQ(r.error().message, "POST " + server.url("/v1/chat/completions") + ": HTTP 500: \"model is not loaded\"; body: " +
+                                   R"({"error":{"code":500,"message":"model is not loaded","type":"server_error"}})");
 }
 
 TEST(StreamRequest, StallIsAnErrorWithinTheStallTimeout) {

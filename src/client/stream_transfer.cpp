@@ -34,6 +34,7 @@ Result<std::unique_ptr<StreamTransfer>> StreamTransfer::create(const StreamReque
   CURL* c = t->easy_.get();
   t->headers_ = json_post_headers();
   t->headers_.reset(curl_slist_append(t->headers_.release(), "Accept: text/event-stream"));
+  for (const auto& h : req.headers) t->headers_.reset(curl_slist_append(t->headers_.release(), h.c_str()));
   curl_easy_setopt(c, CURLOPT_HTTPHEADER, t->headers_.get());
   curl_easy_setopt(c, CURLOPT_POSTFIELDS, t->req_.body.data());
   curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(t->req_.body.size()));
@@ -103,7 +104,7 @@ Result<StreamResult> StreamTransfer::finish(CURLcode code) {
                  std::to_string(body_bytes_) + " bytes received)");
   }
   if (result_.http_status < 200 || result_.http_status >= 300) {
-    return error("HTTP " + std::to_string(result_.http_status) + ": " + error_message_from_body(error_body_));
+    return error(http_error_text(result_.http_status, error_body_));
   }
   if (!result_.done) {
     return error("stream ended without data: [DONE] after " + std::to_string(parser_.events_dispatched()) +

@@ -17,6 +17,7 @@
 #include "measure/nvml.h"
 #include "report/redact.h"
 #include "runtime/ctest_gpus.h"
+#include "runtime/launch_line.h"
 #include "runtime/runtime_data.h"
 #include "util/file_hash_cache.h"
 #include "util/model_files.h"
@@ -88,20 +89,6 @@ Result<std::string> missing_device(const CaseContext& ctx) {
          " lists " + (listed.names().empty() ? std::string("no device") : join(listed.names(), ", "));
 }
 
-// How many GPUs the runtime will see ("all-gpus"): those CTest allotted (runtime/ctest_gpus.h), else
-// those CUDA_VISIBLE_DEVICES names, else every GPU NVML lists; 0 when none is known.
-int visible_gpus() {
-  auto count_list = [](const std::string& list) {
-    return list.empty() ? 0 : static_cast<int>(std::count(list.begin(), list.end(), ',')) + 1;
-  };
-  if (auto ids = ctest_gpu_ids(); ids && *ids) return count_list(**ids);
-  if (const char* v = std::getenv("CUDA_VISIBLE_DEVICES"); v) return count_list(v);
-  auto nvml = Nvml::open();
-  if (!nvml) return 0;
-  auto n = nvml->gpu_count();
-  return n ? static_cast<int>(*n) : 0;
-}
-
 // Every file of the model (each shard of a split GGUF) against the case's sha256, through the hash
 // cache (util/file_hash_cache.h). This is the only read of the model file flashproof makes, and it
 // happens here, before anything is launched: a cache hit reads nothing; a miss reads the file once
@@ -127,19 +114,60 @@ Status check_model_files(const Case& c, const std::string& model_path, bool reha
   return ok_status();
 }
 
-}  // namespace
+// The case's prompts: its prompt set, or that many synthetic prompts (filled by flow/prompt_tokens.h).
+Result<std::vector<Prompt>> case_prompts(const Case& c, const Suite& suite) {
+  if (c.shape.synthetic_prompts > 0) return synthetic_prompts(c.shape.synthetic_prompts);
+  auto prompts = load_prompt_set(suite, c.shape.prompt_set, c.shape.long_prompt);
+  if (!prompts) return make_error(c.file + ": field \"shape.prompt_set\": " + prompts.error().message);
+  return *prompts;
+}
 
-Result<CaseContext> resolve_case_context(const std::string& case_path, const Suite& suite, int* exit_code,
-                                         const std::string& runtime_path, bool rehash) {
+Result<Case> load_for_run(const std::string& case_path, const Suite& suite, int* exit_code) {
   *exit_code = kResolveIncomplete;
   auto loaded = load_case(case_path, suite);
   if (!loaded && model_missing(case_path, suite.root)) {
     *exit_code = kResolveSkip;
     return make_error("SKIP: model not on this machine: " + loaded.error().message);
   }
-  if (!loaded) return loaded.error();
+  return loaded;
+}
+
+// The name requests carry in their "model" field: the case's model.served_name, else what the
+// runtime's launch line says the server answers to (runtime/launch_line.h).
+std::string launched_served_model(const CaseContext& ctx) {
+  if (!ctx.c.model.served_name.empty()) return ctx.c.model.served_name;
+  auto rules = load_launch_line(ctx.c.runtime);
+  return served_model_name(rules ? &*rules : nullptr, ctx.c.launch.argv, ctx.model_path);
+}
+
+// An attached case: the adapter (endpoints, request fields), the signatures and the prompts; the API
+// key from its variable. No runtime, no model file, no GPU check: the server may be on another box.
+Result<CaseContext> resolve_attached(const Case& c, const Suite& suite) {
   CaseContext ctx;
-  ctx.c = *loaded;
+  ctx.c = c;
+  ctx.suite = suite;
+  auto adapter = load_adapter(c.runtime);
+  if (!adapter) return make_error(c.file + ": field \"runtime\": " + adapter.error().message);
+  ctx.adapter = *adapter;
+  FP_TRY(ctx.signatures, load_runtime_signatures(c.runtime));
+  ctx.runtime.how_found = "attached to " + c.attach->endpoint + " (started by something else)";
+  ctx.served_model = c.attach->model;
+  if (!c.attach->api_key_env.empty()) {
+    const char* key = std::getenv(c.attach->api_key_env.c_str());
+    if (!key || !*key)
+      return make_error(c.file + ": field \"attach.api_key_env\" = " + quote(c.attach->api_key_env) + ": $" +
+                        c.attach->api_key_env + " is not set or empty; export the server's API key in it before the run");
+    ctx.request_headers.push_back(std::string("Authorization: Bearer ") + key);
+  }
+  FP_TRY(ctx.prompts, case_prompts(c, suite));
+  ctx.model_note = "attached: no model file here, no GGUF header read";
+  return ctx;
+}
+
+Result<CaseContext> resolve_launched(const Case& loaded, const Suite& suite, int* exit_code,
+                                     const std::string& runtime_path, bool rehash) {
+  CaseContext ctx;
+  ctx.c = loaded;
   ctx.suite = suite;
   const Case& c = ctx.c;
   auto adapter = load_adapter(c.runtime);
@@ -170,19 +198,32 @@ Result<CaseContext> resolve_case_context(const std::string& case_path, const Sui
     return make_error("SKIP: " + no_device);
   }
   FP_TRY_STATUS(check_model_files(c, ctx.model_path, rehash));
-  if (c.shape.synthetic_prompts > 0) {
-    ctx.prompts = synthetic_prompts(c.shape.synthetic_prompts);  // filled by flow/prompt_tokens.h
-  } else {
-    auto prompts = load_prompt_set(suite, c.shape.prompt_set, c.shape.long_prompt);
-    if (!prompts) return make_error(c.file + ": field \"shape.prompt_set\": " + prompts.error().message);
-    ctx.prompts = *prompts;
-  }
+  FP_TRY(ctx.prompts, case_prompts(c, suite));
   ctx.flag_value = c.flag.used();
   if (auto facts = read_model_facts(ctx.model_path)) ctx.model = *facts;
   else ctx.model_note = facts.error().message;
   if (!ctx.signatures.gpu_backend_format.empty())
     for (int i = 0; i < visible_gpus(); ++i) ctx.gpu_backends.push_back(ctx.signatures.gpu_backend_name(i));
+  ctx.served_model = launched_served_model(ctx);
   return ctx;
+}
+
+}  // namespace
+
+Result<CaseContext> resolve_case_context(const std::string& case_path, const Suite& suite, int* exit_code,
+                                         const std::string& runtime_path, bool rehash) {
+  FP_TRY(Case c, load_for_run(case_path, suite, exit_code));
+  if (c.attach)
+    return make_error(c.file + ": an attached case (\"attach\") runs with `flashproof run` only: A/B and the gates "
+                      "launch the runtime themselves");
+  return resolve_launched(c, suite, exit_code, runtime_path, rehash);
+}
+
+Result<CaseContext> resolve_run_context(const std::string& case_path, const Suite& suite, int* exit_code,
+                                        bool rehash) {
+  FP_TRY(Case c, load_for_run(case_path, suite, exit_code));
+  if (c.attach) return resolve_attached(c, suite);
+  return resolve_launched(c, suite, exit_code, "", rehash);
 }
 
 std::vector<std::string> shown_launch(const CaseContext& ctx, const std::vector<std::string>& extra_args) {

@@ -40,6 +40,10 @@ struct CaseContext {
   std::vector<int> runtime_cpus;  // timed launches run on these CPUs (the client has its own); empty: any
   int load_streams = 0;           // requests at once in the evidence pass and the probed check; 0: the
                                   // job's own (flow/evidence_pass.h job_load_streams)
+  std::string served_model;       // the requests' "model" field (request_builder.h)
+  // Extra request headers: an attached server's "Authorization: Bearer KEY", the key read from the
+  // case's attach.api_key_env at run time. In memory only: never written, logged or quoted.
+  std::vector<std::string> request_headers;
 };
 
 // Exit codes of a case that cannot be resolved: the same as `flashproof run` and `flashproof ab`.
@@ -54,8 +58,14 @@ enum ResolveExit { kResolveIncomplete = 2, kResolveSkip = 125 };
 // side-by-side gate's --candidate-runtime; runtime/launcher.h runtime_from_path). The model's
 // files are hashed here, before any launch, and only when the hash cache has no entry for them or
 // `rehash` is set (util/file_hash_cache.h; --rehash of run, ab and gate).
+// An attached case (case_file.h Attach) is an error here: A/B and the gates launch the runtime.
 Result<CaseContext> resolve_case_context(const std::string& case_path, const Suite& suite, int* exit_code,
                                          const std::string& runtime_path = "", bool rehash = false);
+// The same for `flashproof run`, which also runs attached cases: for those, no runtime, model file
+// or GPU check; served_model is attach.model and the API key (attach.api_key_env, read now) goes
+// into request_headers.
+Result<CaseContext> resolve_run_context(const std::string& case_path, const Suite& suite, int* exit_code,
+                                        bool rehash = false);
 
 // A launch line as result files show it: runtime/launcher.h shown_argv ({port}, the model as the case
 // wrote it), the suite's root as {suite}; secrets redacted (report/redact.h).

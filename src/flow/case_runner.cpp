@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "flow/attached_pass.h"
 #include "flow/evidence_pass.h"
 #include "flow/figures.h"
 #include "flow/golden_step.h"
@@ -86,7 +87,7 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
   };
 
   int resolve_exit = kResolveIncomplete;
-  auto resolved = resolve_case_context(case_path, o.suite, &resolve_exit, "", o.rehash);
+  auto resolved = resolve_run_context(case_path, o.suite, &resolve_exit, o.rehash);
   if (!resolved) return fail_early(resolve_exit, resolved.error().message);
   CaseContext ctx = *resolved;
   const Case& c = ctx.c;
@@ -109,8 +110,9 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
   r.flag_value = ctx.flag_value;
   r.expect_fused = c.expect.fused_attention;
   r.expect_backend = c.expect.backend;
+  if (c.attach) r.attached = c.attach->endpoint;
 
-  auto fingerprint = case_fingerprint(c, ctx.adapter, ctx.runtime, sha);
+  auto fingerprint = c.attach ? Result<Fingerprint>(attached_fingerprint(c)) : case_fingerprint(c, ctx.adapter, ctx.runtime, sha);
   if (!fingerprint) return fail_early(kRunIncomplete, fingerprint.error().message);
   Fingerprint fpr = *fingerprint;
   r.runtime_version = fpr.runtime_version;
@@ -135,15 +137,21 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
     return run;
   };
 
-  progress(o, c.name, "evidence pass: " + ctx.runtime.how_found + ", flag " + ctx.flag_value);
+  progress(o, c.name, "evidence pass: " + ctx.runtime.how_found + (c.attach ? "" : ", flag " + ctx.flag_value));
   auto ev = run_evidence_pass(ctx);
   if (!ev) {
     r.failures.push_back("evidence pass failed: " + ev.error().message);
     return finish(kRunIncomplete);
   }
   adopt_fitted_prompts(ctx, ev->prompts);
+  if (c.attach) {
+    r.attached_log = ev->log_source.empty() ? "none" : ev->log_source;
+    r.attached_notes = ev->notes;
+    r.runtime_version = ev->answer_fingerprint.empty() ? "attached: the server's answers name no build" : ev->answer_fingerprint;
+    r.runtime_build = attached_build(c.runtime, ev->answer_fingerprint);
+  }
   r.evidence_argv = redact_argv(ev->argv);
-  r.evidence_line = shown_launch(ctx, ctx.adapter.evidence_args);
+  if (!c.attach) r.evidence_line = shown_launch(ctx, ctx.adapter.evidence_args);
   fpr.runtime_build_log = build_stated_in_log(file_head(ev->log_path, 1 << 20));
   r.evidence_env = redact_env(ev->env);
   const Verdict& v = ev->verdict;
@@ -168,7 +176,7 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
   // The timed runs: `launches` fresh launches, each a cold start of the runtime (flow/launches.h).
   // Recording a missing golden takes kDefaultGoldenLaunches unless told otherwise: a golden holds
   // the spread of launch medians (golden/threshold_policy.h).
-  int launches = o.launches;
+  int launches = c.attach ? 1 : o.launches;  // an attached server cannot be launched afresh
   if (launches <= 0) {
     std::error_code gec;
     const bool recording = o.record_missing && o.golden_fingerprint.empty() &&
@@ -197,8 +205,8 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
   const TimedPass pooled = pooled_pass(passes);
   r.launches = static_cast<int>(passes.size());
   r.timed_argv = redact_argv(first.argv);
-  r.timed_line = shown_launch(ctx, ctx.adapter.timed_args);
-  r.cold_ready_ms = first.ready_s * 1e3;
+  if (!c.attach) r.timed_line = shown_launch(ctx, ctx.adapter.timed_args);  // an attached server's line is not ours to show
+  r.cold_ready_ms = c.attach ? -1 : first.ready_s * 1e3;  // an attached server was up before we came
   r.cold_first_ttft_ms = first.cold_first.ttft_s >= 0 ? first.cold_first.ttft_s * 1e3 : -1;
   r.cold_first_e2e_ms = first.cold_first.e2e_s >= 0 ? first.cold_first.e2e_s * 1e3 : -1;
   r.figures = launch_figures(c, passes);
@@ -211,7 +219,7 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
   collect_answers(passes, r);
 
   // Every launch must be the evidence pass's configuration (cheap signals); memory from the first.
-  for (size_t k = 0; k < passes.size(); ++k) {
+  for (size_t k = 0; k < passes.size() && !c.attach; ++k) {  // an attached run has no log of its own
     const std::string which = passes.size() > 1 ? " (launch " + std::to_string(k + 1) + ")" : "";
     auto timed_log = analyse_log(passes[k].log_path, ctx.signatures);
     if (!timed_log) {

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "client/stream_client.h"
+#include "flow/attached_pass.h"
 #include "flow/gpu_probe.h"
 #include "flow/request_builder.h"
 #include "util/text.h"
@@ -55,8 +56,8 @@ std::vector<StreamRequest> evidence_requests(const CaseContext& ctx, const std::
   std::vector<StreamRequest> out;
   const int n = job_load_streams(ctx);
   for (int i = 0; i < n && !ctx.prompts.empty(); ++i)
-    out.push_back(build_request(ctx.c, ctx.adapter, base_url, ctx.prompts[static_cast<size_t>(i) % ctx.prompts.size()],
-                                tokens, ctx.c.plan.timeout_s));
+    out.push_back(build_request(ctx, base_url, ctx.prompts[static_cast<size_t>(i) % ctx.prompts.size()], tokens,
+                                ctx.c.plan.timeout_s));
   return out;
 }
 
@@ -73,11 +74,38 @@ Result<LoadAnswers> send_job_load(const CaseContext& ctx, const std::string& bas
                         answers[i].error().message);
     out.prompt_tokens += std::max(0, answers[i]->prompt_tokens);
     out.completion_tokens += std::max(0, answers[i]->completion_tokens);
+    if (out.system_fingerprint.empty()) out.system_fingerprint = answers[i]->system_fingerprint;
   }
   return out;
 }
 
+VerdictInput case_verdict_input(const CaseContext& ctx, const EvidenceOutcome& out, bool gpu_case_probed) {
+  VerdictInput in = verdict_input(ctx.signatures);
+  in.log = out.log_source.empty() && ctx.c.attach ? nullptr : &out.log.scan;
+  in.placement = in.log ? &out.log.placement : nullptr;
+  in.kernels = out.kernels ? &*out.kernels : nullptr;
+  in.expect_backend = ctx.c.expect.backend;
+  in.gpu_backends = ctx.gpu_backends;
+  in.required = ctx.c.expect.evidence.empty() ? default_evidence_levels(ctx.signatures, gpu_case_probed)
+                                              : ctx.c.expect.evidence;
+  if (ctx.model) {
+    in.model_layers = ctx.model->layers;
+    in.layers_from = ctx.model->source + " (" + ctx.model->architecture + ".block_count)";
+  }
+  return in;
+}
+
+void explain_causes(const CaseContext& ctx, EvidenceOutcome& out) {
+  if (!ctx.c.expect.fused_attention || verdict_as_expected(out.verdict, true)) return;
+  Facts known = model_facts_known(ctx);
+  for (const auto& [k, v] : verdict_facts(out.verdict)) known[k] = v;
+  out.facts = gather_facts(known, out.argv, out.log.records, ctx.signatures.causes);
+  out.causes = match_causes(ctx.signatures.causes, out.facts, out.log.records);
+  out.causes_line = causes_text(out.causes, out.facts);
+}
+
 Result<EvidenceOutcome> run_evidence_pass(const CaseContext& ctx) {
+  if (ctx.c.attach) return run_attached_evidence_pass(ctx);
   auto t0 = std::chrono::steady_clock::now();
   EvidenceOutcome out;
   out.log_path = ctx.out_dir + "/evidence.log";
@@ -116,35 +144,18 @@ Result<EvidenceOutcome> run_evidence_pass(const CaseContext& ctx) {
     else no_tally_why = "the probe's tally is missing or unreadable (a missing file: the probe was not loaded, "
                         "CUDA_INJECTION64_PATH wrong or the runtime never initialised CUDA): " + tally.error().message;
   }
-  VerdictInput in = verdict_input(ctx.signatures);
-  in.log = &out.log.scan;
-  in.placement = &out.log.placement;
-  in.kernels = out.kernels ? &*out.kernels : nullptr;
-  in.expect_backend = ctx.c.expect.backend;
-  in.gpu_backends = ctx.gpu_backends;
   // Level 3 is a default requirement of a case that runs on the GPU (a GPU backend, or an attention
   // backend: vLLM) where the probe is attached; a CPU case on a GPU machine needs no kernels.
   const bool gpu_case = gpus_needed(ctx.c, ctx.signatures, ctx.gpu_box ? ctx.gpu_box->gpus : 1) > 0 ||
                         ctx.signatures.names_attention_backends();
-  in.required = ctx.c.expect.evidence.empty() ? default_evidence_levels(ctx.signatures, probe.attached && gpu_case)
-                                              : ctx.c.expect.evidence;
+  VerdictInput in = case_verdict_input(ctx, out, probe.attached && gpu_case);
   // A GPU box may not lose level 3: no probe, a probe not loaded or refused by CUPTI is no evidence.
   if (ctx.gpu_box && gpu_case && std::find(in.required.begin(), in.required.end(), "kernels") == in.required.end())
     in.required.push_back("kernels");
-  if (ctx.model) {
-    in.model_layers = ctx.model->layers;
-    in.layers_from = ctx.model->source + " (" + ctx.model->architecture + ".block_count)";
-  }
   if (!probe.attached) in.hints["kernels"] = probe.why_not;
   if (!no_tally_why.empty()) in.hints["kernels"] = no_tally_why;
   out.verdict = decide(in);
-  if (ctx.c.expect.fused_attention && !verdict_as_expected(out.verdict, true)) {
-    Facts known = model_facts_known(ctx);
-    for (const auto& [k, v] : verdict_facts(out.verdict)) known[k] = v;
-    out.facts = gather_facts(known, out.argv, out.log.records, ctx.signatures.causes);
-    out.causes = match_causes(ctx.signatures.causes, out.facts, out.log.records);
-    out.causes_line = causes_text(out.causes, out.facts);
-  }
+  explain_causes(ctx, out);
   out.signals = cheap_signals(out.log.scan);
   out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return out;

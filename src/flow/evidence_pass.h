@@ -46,8 +46,14 @@ struct EvidenceOutcome {
   std::map<std::string, std::string> env;
   double wall_s = 0;
   FittedPrompts prompts;  // the prompts at their asked token length (flow/prompt_tokens.h): adopt them
+  // An attached server (flow/attached_pass.h): where its log came from and what to know about it,
+  // and the build its answer named (system_fingerprint).
+  std::string log_source;
+  std::vector<std::string> notes;
+  std::string answer_fingerprint;
 };
 
+// The evidence pass of the case; for an attached case, run_attached_evidence_pass.
 Result<EvidenceOutcome> run_evidence_pass(const CaseContext& ctx);
 
 // Evidence at the job's load: the requests in flight at once in the evidence pass and the probed
@@ -67,7 +73,15 @@ std::vector<StreamRequest> evidence_requests(const CaseContext& ctx, const std::
 // Sends the load and waits for every answer; the first failure is the error.
 struct LoadAnswers {
   long long prompt_tokens = 0, completion_tokens = 0;  // summed over the requests that report them
+  std::string system_fingerprint;                      // the first answer's that names one
 };
 Result<LoadAnswers> send_job_load(const CaseContext& ctx, const std::string& base_url);
+
+// The verdict's input for this case from the levels found: expectation, the machine's GPUs, the
+// required levels and the model's layers. The caller sets the hints of unavailable levels.
+VerdictInput case_verdict_input(const CaseContext& ctx, const EvidenceOutcome& out, bool gpu_case_probed);
+// When fused attention was expected and the verdict is not as expected: the run's facts and the
+// known causes that fit them (out.facts, out.causes, out.causes_line).
+void explain_causes(const CaseContext& ctx, EvidenceOutcome& out);
 
 }  // namespace fp

@@ -1,11 +1,14 @@
 #include "flow/gpu_machine.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <regex>
 
 #include <nlohmann/json.hpp>
 
+#include "measure/nvml.h"
+#include "runtime/ctest_gpus.h"
 #include "util/text.h"
 
 namespace fp {
@@ -47,6 +50,18 @@ Result<std::optional<GpuDeclaration>> declared_gpus(const GetEnvFn& getenv, cons
 
 Result<std::optional<GpuDeclaration>> declared_gpus() {
   return declared_gpus([](const char* name) { return std::getenv(name); });
+}
+
+int visible_gpus() {
+  auto count_list = [](const std::string& list) {
+    return list.empty() ? 0 : static_cast<int>(std::count(list.begin(), list.end(), ',')) + 1;
+  };
+  if (auto ids = ctest_gpu_ids(); ids && *ids) return count_list(**ids);
+  if (const char* v = std::getenv("CUDA_VISIBLE_DEVICES"); v) return count_list(v);
+  auto nvml = Nvml::open();
+  if (!nvml) return 0;
+  auto n = nvml->gpu_count();
+  return n ? static_cast<int>(*n) : 0;
 }
 
 int gpus_needed(const Case& c, const RuntimeSignatures& sigs, int all_gpus) {

@@ -40,4 +40,8 @@ Result<std::optional<GpuDeclaration>> declared_gpus();
 // that expects no GPU backend.
 int gpus_needed(const Case& c, const RuntimeSignatures& sigs, int all_gpus = 1);
 
+// How many GPUs a runtime started now will see: those CTest allotted (runtime/ctest_gpus.h), else
+// those CUDA_VISIBLE_DEVICES names, else every GPU NVML lists; 0 when none is known.
+int visible_gpus();
+
 }  // namespace fp

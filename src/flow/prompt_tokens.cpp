@@ -19,7 +19,7 @@ Result<FittedPrompts> fit_case_prompts(const CaseContext& ctx, const std::string
   const double timeout_s = std::min(30.0, c.plan.stall_timeout_s);
   TokenCounter count = [&](const Prompt& p) -> Result<int> {
     if (!ctx.adapter.tokenizer) return estimate_prompt_tokens(p);
-    return count_prompt_tokens(*ctx.adapter.tokenizer, base_url, p, chat, timeout_s);
+    return count_prompt_tokens(*ctx.adapter.tokenizer, base_url, p, chat, timeout_s, ctx.request_headers);
   };
   for (size_t i = 0; i < out.prompts.size(); ++i) {
     auto fitted = fit_prompt(ctx.prompts[i], c.shape.prompt_tokens, count, filler_seed(c.seed, i));

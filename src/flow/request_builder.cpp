@@ -4,10 +4,13 @@
 
 namespace fp {
 
-StreamRequest build_request(const Case& c, const Adapter& adapter, const std::string& base_url, const Prompt& prompt,
-                            int max_tokens, double timeout_s) {
+StreamRequest build_request(const CaseContext& ctx, const std::string& base_url, const Prompt& prompt, int max_tokens,
+                            double timeout_s) {
+  const Case& c = ctx.c;
+  const Adapter& adapter = ctx.adapter;
   nlohmann::json body = adapter.request_extras;
   if (c.shape.exact_output) body.update(adapter.exact_output);  // shape.output_tokens: every answer max_tokens long
+  if (!ctx.served_model.empty()) body["model"] = ctx.served_model;
   const bool completion = c.job == Job::Completion;
   if (completion) {
     body["prompt"] = prompt.as_text();
@@ -25,6 +28,7 @@ StreamRequest build_request(const Case& c, const Adapter& adapter, const std::st
   r.body = body.dump();
   r.timeout_s = timeout_s;
   r.stall_timeout_s = std::min(timeout_s, c.plan.stall_timeout_s);
+  r.headers = ctx.request_headers;
   return r;
 }
 

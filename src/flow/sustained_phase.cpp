@@ -35,7 +35,7 @@ Result<SustainedPass> run_sustained_phase(const CaseContext& ctx, const Sustaine
   const int conc = std::max(1, options.concurrency);
   auto make = [&](size_t i) {
     const Prompt& p = ctx.prompts[i % ctx.prompts.size()];
-    return build_request(c, ctx.adapter, server.base_url, p, c.shape.max_output_tokens, c.plan.timeout_s);
+    return build_request(ctx, server.base_url, p, c.shape.max_output_tokens, c.plan.timeout_s);
   };
   if (auto w = stream_request(make(0)); !w) out.errors.push_back("sustained warm-up request: " + w.error().message);
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <csignal>
+#include <optional>
 
 #include "client/arrival_schedule.h"
 #include "flow/progress.h"
@@ -34,27 +35,37 @@ Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& opt
   const int warmup = options.warmup >= 0 ? options.warmup : c.plan.warmup;
   const int reps = options.repetitions >= 0 ? options.repetitions : c.plan.repetitions;
   TimedPass out;
-  out.log_path = ctx.out_dir + "/timed.log";
-  FP_TRY(int port, free_loopback_port());
-  out.argv = expand_argv(c, ctx.runtime, ctx.model_path, port, ctx.flag_value, ctx.adapter.timed_args);
-  LaunchSpec spec{out.argv, c.launch.env, out.log_path, port, c.plan.ready_timeout_s, ctx.cgroup_procs, ctx.runtime_cpus};
-  FP_TRY(RunningServer server, start_server(spec, ctx.adapter));
-  out.argv = server.argv;
-  out.ready_s = server.ready_s;
+  // An attached server (case "attach") is used as it is: no launch, no cold start, no process of ours.
+  std::optional<RunningServer> launched;
+  std::string base_url;
+  if (c.attach) {
+    base_url = c.attach->endpoint;
+  } else {
+    out.log_path = ctx.out_dir + "/timed.log";
+    FP_TRY(int port, free_loopback_port());
+    out.argv = expand_argv(c, ctx.runtime, ctx.model_path, port, ctx.flag_value, ctx.adapter.timed_args);
+    LaunchSpec spec{out.argv, c.launch.env, out.log_path, port, c.plan.ready_timeout_s, ctx.cgroup_procs, ctx.runtime_cpus};
+    FP_TRY(RunningServer server, start_server(spec, ctx.adapter));
+    out.argv = server.argv;
+    out.ready_s = server.ready_s;
+    base_url = server.base_url;
+    launched = std::move(server);
+  }
   const Clock::time_point ready = Clock::now();
   // Fitted by the evidence pass already on `flashproof run`'s path; otherwise here (tokenizer
   // requests only, before the cold first request).
-  FP_TRY(FittedPrompts fitted, fit_case_prompts(ctx, server.base_url));
+  FP_TRY(FittedPrompts fitted, fit_case_prompts(ctx, base_url));
   const std::vector<Prompt>& prompts = fitted.prompts;
 
-  const pid_t pgid = server.process.pid();
-  GpuSampler sampler(Nvml::open(), [pgid] { return group_pids(pgid); });
+  const pid_t pgid = launched ? launched->process.pid() : 0;
+  GpuSampler sampler(launched ? Nvml::open() : Result<Nvml>(make_error("attached: the server is not flashproof's process")),
+                     [pgid] { return group_pids(pgid); });
   sampler.start();
 
   auto deadline = Clock::now() + std::chrono::duration<double>(c.plan.timeout_s);
   auto time_left = [&] { return std::max(seconds(deadline - Clock::now()), 1.0); };
   auto make = [&](const Prompt& p, double timeout_s) {
-    return build_request(c, ctx.adapter, server.base_url, p, c.shape.max_output_tokens, timeout_s);
+    return build_request(ctx, base_url, p, c.shape.max_output_tokens, timeout_s);
   };
   auto request = [&](const Prompt& p) { return stream_request(make(p, time_left())); };
   auto fail = [&](const std::string& what, const Error& e) {
@@ -88,10 +99,12 @@ Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& opt
     }
   };
 
-  // Cold: the first request after ready, on its own.
-  out.cold_first_prompt = prompts.front().id;
-  if (auto r = request(prompts.front())) out.cold_first = *r;
-  else fail("cold first request (" + out.cold_first_prompt + ")", r.error());
+  // Cold: the first request after ready, on its own (an attached server was warm before we came).
+  if (launched) {
+    out.cold_first_prompt = prompts.front().id;
+    if (auto r = request(prompts.front())) out.cold_first = *r;
+    else fail("cold first request (" + out.cold_first_prompt + ")", r.error());
+  }
 
   for (int w = 0; w < warmup && out.errors.empty() && !interrupted(); ++w) {
     progress_repetition("warm-up", w + 1, warmup);
@@ -123,10 +136,10 @@ Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& opt
       continue;
     }
     for (const auto& p : prompts) {
-      const auto cpu0 = thread_cpu_seconds(server.process.pid());
+      const auto cpu0 = launched ? thread_cpu_seconds(pgid) : std::nullopt;
       const double sent = seconds(Clock::now() - ready);
       auto r = request(p);
-      const auto cpu1 = thread_cpu_seconds(server.process.pid());
+      const auto cpu1 = launched ? thread_cpu_seconds(pgid) : std::nullopt;
       if (!r) {
         fail("request " + p.id + " round " + std::to_string(round + 1), r.error());
         break;
@@ -135,10 +148,11 @@ Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& opt
     }
   }
   if (interrupted()) out.errors.push_back("interrupted");
-  out.peak_rss_bytes = peak_rss_bytes(server.process.pid());
+  if (launched) out.peak_rss_bytes = peak_rss_bytes(pgid);
   GpuSamplerReport gpu = sampler.stop();
   out.gpu_memory = gpu.measured ? gpu.describe() : gpu.not_measured_reason;
-  ExitInfo e = server.process.stop(5.0);
+  if (!launched) return out;
+  ExitInfo e = launched->process.stop(5.0);
   if (!out.errors.empty() && e.exited && (e.signal == SIGKILL || e.signal == SIGSEGV || e.signal == SIGABRT))
     out.errors.push_back("the runtime " + e.describe());
   return out;

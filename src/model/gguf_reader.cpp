@@ -179,6 +179,7 @@ Result<ModelFacts> model_facts(const GgufMetadata& m) {
   if (m.integer(a + "attention.value_length")) {
     FP_TRY(f.head_size_v, positive_int(m, a + "attention.value_length"));
   }
+  if (auto ctx = m.integer(a + "context_length"); ctx && *ctx > 0 && *ctx <= INT32_MAX) f.trained_context = static_cast<int>(*ctx);
   return f;
 }
 

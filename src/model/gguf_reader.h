@@ -45,6 +45,7 @@ struct ModelFacts {
   int layers = 0;                // <arch>.block_count: the attention layers (one attention op each)
   int n_embd = 0, n_head = 0, n_head_kv = 0;
   int head_size_k = 0, head_size_v = 0;  // <arch>.attention.key_length / value_length, else n_embd / n_head
+  int trained_context = 0;       // <arch>.context_length; 0 when the header does not say
 };
 
 // The facts from a header; an error names the missing key and the file.

@@ -51,6 +51,11 @@ std::string result_to_text(const RunResult& r) {
   line(out, "fingerprint", r.fingerprint_id);
   line(out, "model.path", r.model_path);
   line(out, "model.sha256", r.model_sha256);
+  if (!r.attached.empty()) {
+    line(out, "attach.endpoint", r.attached);
+    line(out, "attach.log", r.attached_log);
+    for (size_t i = 0; i < r.attached_notes.size(); ++i) line(out, "attach.note." + std::to_string(i + 1), r.attached_notes[i]);
+  }
   line(out, "launch.flag", r.flag_value);
   line(out, "launch.timed", quote_args(r.timed_line.empty() ? r.timed_argv : r.timed_line));
   line(out, "launch.evidence", quote_args(r.evidence_line.empty() ? r.evidence_argv : r.evidence_line));
@@ -82,9 +87,10 @@ std::string result_to_text(const RunResult& r) {
     line(out, "kernels.family." + f.family + (f.fused ? "" : ".unfused"), join(shares, " "));
   }
   line(out, "timed.launches", std::to_string(r.launches));
-  line(out, "cold.ready_ms", num(r.cold_ready_ms));
-  line(out, "cold.first_request_ttft_ms", num(r.cold_first_ttft_ms));
-  line(out, "cold.first_request_e2e_ms", num(r.cold_first_e2e_ms));
+  const std::string not_attached = "not measured: attached";  // a server started by something else
+  line(out, "cold.ready_ms", r.attached.empty() ? num(r.cold_ready_ms) : not_attached);
+  line(out, "cold.first_request_ttft_ms", r.attached.empty() ? num(r.cold_first_ttft_ms) : not_attached);
+  line(out, "cold.first_request_e2e_ms", r.attached.empty() ? num(r.cold_first_e2e_ms) : not_attached);
   for (const auto& f : r.figures) {
     const std::string k = "figure." + f.name;
     line(out, k + ".n", std::to_string(f.summary.n));
@@ -130,6 +136,7 @@ nlohmann::ordered_json result_to_json(const RunResult& r) {
   j["fingerprint_detail"] = r.fingerprint;
   j["suite"] = r.suite_root;
   j["model"] = {{"path", r.model_path}, {"file", r.model_file}, {"sha256", r.model_sha256}};
+  if (!r.attached.empty()) j["attach"] = {{"endpoint", r.attached}, {"log", r.attached_log}, {"notes", r.attached_notes}};
   j["launch"] = {{"flag", r.flag_value}, {"timed_argv", r.timed_argv}, {"evidence_argv", r.evidence_argv}, {"evidence_env", r.evidence_env},
                  {"timed_line", r.timed_line}, {"evidence_line", r.evidence_line}};
   j["status"] = r.status();
@@ -144,6 +151,7 @@ nlohmann::ordered_json result_to_json(const RunResult& r) {
   for (const auto& f : r.kernel_families) families.push_back({{"family", f.family}, {"fused", f.fused}, {"shares", f.shares}});
   j["kernels"] = {{"launches", r.kernel_launches}, {"families", families}};
   j["cold"] = {{"ready_ms", r.cold_ready_ms}, {"first_request_ttft_ms", r.cold_first_ttft_ms}, {"first_request_e2e_ms", r.cold_first_e2e_ms}};
+  if (!r.attached.empty()) j["cold"]["not_measured"] = "attached";
   json figs = json::object();
   for (const auto& f : r.figures)
     figs[f.name] = {{"n", f.summary.n}, {"p50", f.summary.median}, {"p95", f.summary.p95}, {"p99", f.summary.p99},
@@ -252,6 +260,11 @@ Result<RunResult> load_result_json(const std::string& path) {
       for (const auto& f : j["kernels"].value("families", nlohmann::json::array()))
         r.kernel_families.push_back({f.at("family").get<std::string>(), f.at("fused").get<bool>(),
                                      f.at("shares").get<std::vector<double>>()});
+    }
+    if (j.contains("attach") && j["attach"].is_object()) {
+      r.attached = j["attach"].value("endpoint", "");
+      r.attached_log = j["attach"].value("log", "");
+      r.attached_notes = j["attach"].value("notes", std::vector<std::string>{});
     }
     r.verdict_backend = j.at("verdict").value("backend", "");
     r.verdict_causes = j.at("verdict").value("causes", std::vector<std::string>{});

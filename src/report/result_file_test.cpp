@@ -141,6 +141,25 @@ TEST(ResultFile, KernelSetLevelsAndLoadRoundTrip) {
   EXPECT_THAT(result_to_text(sample()), HasSubstr("kernels.families = not recorded (no kernel probe)\n"));
 }
 
+TEST(ResultFile, AttachedRunSaysColdStartIsNotMeasuredAndWhereTheLogCameFrom) {
+  RunResult r = sample();
+  r.attached = "http://127.0.0.1:8080";
+  r.attached_log = "log file /var/log/llama.log";
+  r.attached_notes = {"read 10 bytes"};
+  const std::string t = result_to_text(r);
+  EXPECT_THAT(t, HasSubstr("attach.endpoint = http://127.0.0.1:8080\n"));
+  EXPECT_THAT(t, HasSubstr("attach.log = log file /var/log/llama.log\n"));
+  EXPECT_THAT(t, HasSubstr("cold.ready_ms = not measured: attached\n"));
+  EXPECT_THAT(t, HasSubstr("cold.first_request_ttft_ms = not measured: attached\n"));
+  const std::string dir = ::testing::TempDir() + "/attached-result";
+  std::filesystem::create_directories(dir);
+  ASSERT_TRUE(write_result_files(dir, r).ok());
+  auto back = load_result_json(dir + "/result.json");
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->attached, "http://127.0.0.1:8080");
+  EXPECT_EQ(back->attached_notes, std::vector<std::string>{"read 10 bytes"});
+}
+
 TEST(ResultFile, IncompleteRunSaysSo) {
   RunResult r = sample();
   r.complete = false;

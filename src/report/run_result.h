@@ -49,6 +49,10 @@ struct RunResult {
   std::string model_file;                       // the model file opened (model_path resolved)
   bool expect_fused = true;
   std::string expect_backend;
+  // An attached server (case "attach"): its endpoint, where its log came from ("none"), notes on the
+  // log; empty when flashproof launched the runtime. Cold start is then not measured.
+  std::string attached, attached_log;
+  std::vector<std::string> attached_notes;
 
   // Evidence
   std::string verdict = "no evidence";   // active | not active | no evidence

@@ -14,8 +14,9 @@ nlohmann::json messages_json(const Prompt& p) {
   return m;
 }
 
-Result<nlohmann::json> post_json(const std::string& url, const nlohmann::json& body, double timeout_s) {
-  FP_TRY(HttpResponse r, http_post_json(url, body.dump(), timeout_s));
+Result<nlohmann::json> post_json(const std::string& url, const nlohmann::json& body, double timeout_s,
+                                 const std::vector<std::string>& headers) {
+  FP_TRY(HttpResponse r, http_post_json(url, body.dump(), timeout_s, kDefaultMaxBodyBytes, headers));
   if (r.status < 200 || r.status > 299)
     return make_error("POST " + url + ": HTTP " + std::to_string(r.status) + ": " + r.body.substr(0, 300));
   auto j = nlohmann::json::parse(r.body, nullptr, /*allow_exceptions=*/false);
@@ -48,7 +49,7 @@ Result<int> count_in_answer(const TokenizerEndpoint& e, const nlohmann::json& j,
 }
 
 Result<int> count_prompt_tokens(const TokenizerEndpoint& e, const std::string& base_url, const Prompt& p, bool chat,
-                                double timeout_s) {
+                                double timeout_s, const std::vector<std::string>& headers) {
   nlohmann::json body;
   if (!chat) {
     body = tokenize_text_body(e, p.as_text());
@@ -56,13 +57,13 @@ Result<int> count_prompt_tokens(const TokenizerEndpoint& e, const std::string& b
     body = tokenize_chat_body(e, p);
   } else {
     const std::string url = base_url + e.template_path;
-    FP_TRY(nlohmann::json rendered, post_json(url, {{e.template_messages_field, messages_json(p)}}, timeout_s));
+    FP_TRY(nlohmann::json rendered, post_json(url, {{e.template_messages_field, messages_json(p)}}, timeout_s, headers));
     if (!rendered.contains(e.template_text_field) || !rendered[e.template_text_field].is_string())
       return make_error("POST " + url + ": the answer has no text field " + quote(e.template_text_field) + " (runtime data tokenizer.chat.text_field)");
     body = tokenize_text_body(e, rendered[e.template_text_field].get<std::string>());
   }
   const std::string url = base_url + e.path;
-  FP_TRY(nlohmann::json answer, post_json(url, body, timeout_s));
+  FP_TRY(nlohmann::json answer, post_json(url, body, timeout_s, headers));
   return count_in_answer(e, answer, url);
 }
 

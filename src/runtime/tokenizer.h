@@ -18,9 +18,9 @@ inline constexpr double kCharsPerTokenEstimate = 4.0;
 
 // The request's prompt tokens, `chat` for the chat endpoint (turns through the chat template), else
 // the prompt as one text (the completions endpoint). Errors name the endpoint, the HTTP status and
-// the server's message.
+// the server's message. `headers`: extra request headers (an attached server's API key).
 Result<int> count_prompt_tokens(const TokenizerEndpoint& e, const std::string& base_url, const Prompt& p, bool chat,
-                                double timeout_s);
+                                double timeout_s, const std::vector<std::string>& headers = {});
 
 // The estimate: every message's characters / kCharsPerTokenEstimate, rounded up.
 int estimate_prompt_tokens(const Prompt& p);

@@ -42,6 +42,16 @@ bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
+std::vector<std::string> split_commas(std::string_view text) {
+  std::vector<std::string> out;
+  for (size_t start = 0, comma = 0; comma != std::string_view::npos; start = comma + 1) {
+    comma = text.find(',', start);
+    std::string item = trim(text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
+
 std::string join(const std::vector<std::string>& parts, std::string_view sep) {
   std::string out;
   for (size_t i = 0; i < parts.size(); ++i) {

@@ -15,6 +15,8 @@ std::string trim(std::string_view s);
 bool starts_with(std::string_view s, std::string_view prefix);
 bool ends_with(std::string_view s, std::string_view suffix);
 std::string join(const std::vector<std::string>& parts, std::string_view sep);
+// "a, b,,c" -> {"a", "b", "c"}: trimmed, empty items dropped.
+std::vector<std::string> split_commas(std::string_view text);
 // Quotes a value for an error message: "value" with control characters escaped, cut at 120 chars.
 std::string quote(std::string_view s);
 

@@ -1,0 +1,34 @@
+#include "runtime/attached_data.h"
+
+#include <regex>
+
+#include "case/json_fields.h"
+#include "runtime/runtime_data.h"
+
+namespace fp {
+
+Result<AttachedData> load_attached_data(const std::string& runtime) {
+  FP_TRY(RuntimeDataFile f, read_runtime_data(runtime));
+  FP_TRY(nlohmann::json j, parse_json_object(f.text, f.path));
+  AttachedData d;
+  if (!j.contains("attached")) return d;
+  JsonFields top(j, f.path);
+  FP_TRY(JsonFields a, top.object("attached"));
+  FP_TRY_STATUS(a.only_keys({"hints", "build_from_system_fingerprint", "comment"}));
+  if (a.has("hints")) {
+    FP_TRY(JsonFields h, a.object("hints"));
+    FP_TRY_STATUS(h.only_keys({"log", "placement", "kernels"}));
+    for (const auto& [level, _] : h.raw().items()) {
+      FP_TRY(d.hints[level], h.string(level));
+    }
+  }
+  FP_TRY(d.build_from_system_fingerprint, a.string_or("build_from_system_fingerprint", ""));
+  try {
+    std::regex re(d.build_from_system_fingerprint);
+  } catch (const std::regex_error& e) {
+    return a.error("build_from_system_fingerprint", std::string("not a valid regular expression: ") + e.what());
+  }
+  return d;
+}
+
+}  // namespace fp
