@@ -96,7 +96,23 @@ echo "library path: $LIBS" >>"$O/device.txt"
 server --version >>"$O/device.txt" 2>&1
 LLAMA_ARG_LOG_VERBOSITY=5 server --list-devices >"$O/list-devices.txt" 2>&1
 grep -v 'failed to enumerate' "$O/list-devices.txt" | tee -a "$O/device.txt" >&2
-grep -q '^ *Vulkan0: ' "$O/list-devices.txt" || die "llama-server lists no Vulkan0 (list-devices.txt)"
+# Why NVIDIA's ICD refused, where it did: the device nodes a Vulkan driver opens (nvidia-modeset,
+# dri), the driver's GL/Vulkan libraries beside libGLX_nvidia (a container given only the compute
+# capability lacks libnvidia-glcore and libnvidia-glvkspirv), what the dynamic loader failed to open.
+diagnose() {
+  {
+    echo "## device nodes"; ls -la /dev/nvidia* /dev/dri 2>&1
+    echo "## NVIDIA_* environment"; env | grep '^NVIDIA_' || echo "(none)"
+    echo "## driver folder ${drvdir:-?}: GL, EGL, Vulkan parts"
+    [ -n "${drvdir:-}" ] && ls "$drvdir" | grep -Ei 'glx|glcore|egl|vk|spirv|gpucomp|tls|glsi|dispatch' 
+    echo "## ldd libGLX_nvidia.so.0"; [ -n "${glx:-}" ] && LD_LIBRARY_PATH=$LIBS ldd "$glx" 2>&1
+    echo "## Vulkan layer and ICD files"; find /etc/vulkan /usr/share/vulkan /usr/local/share/vulkan -name '*.json' 2>/dev/null
+    echo "## LD_DEBUG=libs: failures"
+    LD_DEBUG=libs server --list-devices 2>&1 | grep -Ei 'cannot open|error|not found|fatal' | sort | uniq -c | head -40
+  } >"$O/diagnose.txt" 2>&1
+  log "diagnosis in diagnose.txt"
+}
+grep -q '^ *Vulkan0: ' "$O/list-devices.txt" || { diagnose; die "llama-server lists no Vulkan0 (list-devices.txt)"; }
 
 . "$here/device_flashproof.sh"
 fp_unpack "$B" || die "no flashproof.tar.xz in $B"
