@@ -105,13 +105,28 @@ diagnose() {
     echo "## NVIDIA_* environment"; env | grep '^NVIDIA_' || echo "(none)"
     echo "## driver folder ${drvdir:-?}: GL, EGL, Vulkan parts"
     [ -n "${drvdir:-}" ] && ls "$drvdir" | grep -Ei 'glx|glcore|egl|vk|spirv|gpucomp|tls|glsi|dispatch' 
-    echo "## ldd libGLX_nvidia.so.0"; [ -n "${glx:-}" ] && LD_LIBRARY_PATH=$LIBS ldd "$glx" 2>&1
     echo "## Vulkan layer and ICD files"; find /etc/vulkan /usr/share/vulkan /usr/local/share/vulkan -name '*.json' 2>/dev/null
     echo "## LD_DEBUG=libs: failures"
     LD_DEBUG=libs server --list-devices 2>&1 | grep -Ei 'cannot open|error|not found|fatal' | sort | uniq -c | head -40
   } >"$O/diagnose.txt" 2>&1
   log "diagnosis in diagnose.txt"
 }
+if ! grep -q '^ *Vulkan0: ' "$O/list-devices.txt" && [ -z "${FP_VK_ICD:-}" ]; then
+  # Headless: NVIDIA's GLX ICD needs an X server's symbols (libnvidia-glcore: "undefined symbol:
+  # ErrorF") and glibc's removed malloc hooks; the same driver's EGL library carries the Vulkan ICD
+  # too and needs neither (seen on the H200, driver 580.159.04: diagnose.txt).
+  diagnose
+  egl=$(ldconfig -p 2>/dev/null | awk '$1=="libEGL_nvidia.so.0" {print $NF; exit}')
+  [ -n "$egl" ] || egl=$(find "${drvdir:-/nonexistent}" /usr/lib /usr/local /usr/lib64 -name 'libEGL_nvidia.so.0' 2>/dev/null | head -1)
+  if [ -n "$egl" ]; then
+    icd=$W/nvidia_egl_icd.json
+    printf '{"file_format_version": "1.0.1", "ICD": {"library_path": "%s", "api_version": "1.3"}}\n' "$egl" >"$icd"
+    export VK_DRIVER_FILES=$icd VK_ICD_FILENAMES=$icd
+    log "NVIDIA's GLX ICD lists no device; trying its EGL library as the ICD: $egl"
+    LLAMA_ARG_LOG_VERBOSITY=5 server --list-devices >"$O/list-devices.txt" 2>&1
+    grep -v 'failed to enumerate' "$O/list-devices.txt" | tee -a "$O/device.txt" >&2
+  fi
+fi
 grep -q '^ *Vulkan0: ' "$O/list-devices.txt" || { diagnose; die "llama-server lists no Vulkan0 (list-devices.txt)"; }
 
 . "$here/device_flashproof.sh"
