@@ -9,7 +9,9 @@
 #   3. the same -fa on / off runs once more with GGML_VK_PERF_LOGGER=1: ggml-vulkan's own per-op GPU
 #      timestamps ("Vulkan Timings: FLASH_ATTN_EXT ...: N x T us"), what the Vulkan device executed;
 #   4. flashproof itself on cases-vulkan/*.json (expect.backend Vulkan0; no kernel probe: CUPTI sees
-#      CUDA kernels only, so levels 1 and 2 decide).
+#      CUDA kernels only, so levels 1 and 2 decide);
+#   5. with FP_VK_MATRIX=1, `flashproof matrix` on Vulkan0: every KV type with the flag on and off,
+#      head sizes 32-256 (matrix-kv.table.txt, matrix-hd.table.txt).
 # usage (repository root, on the device): bash tests/gpu/llama-cuda/vulkan_device.sh VKBUNDLE OUTDIR [CONFIG...]
 #   VKBUNDLE  what make_vulkan_bundle.sh wrote (carried as .gpu-bundle-vulkan)
 #   OUTDIR    gets vulkan/: device.txt, list-devices.txt, summary.txt (the matrix), explain/*.txt,
@@ -190,5 +192,19 @@ for c in "$here"/cases-vulkan/*.json; do
   log "case $n: flashproof exit $?"
   pack
 done
+# --- flashproof's own support matrix on Vulkan0 (FP_VK_MATRIX=1): every KV type x flag on the
+# realistic model, head sizes 32-256 from its recipe; the table flashproof writes for an operator ---
+if [ "${FP_VK_MATRIX:-0}" = 1 ]; then
+  for m in "kv --kv same --flag on,off" "hd --kv f16 --flag on --head-sizes 32,36,48,64,80,96,112,128,192,256"; do
+    read -r mname margs <<<"$m"
+    if (($(date +%s) - t0 > DEADLINE + 60)); then log "deadline: matrix $mname not run"; continue; fi
+    # shellcheck disable=SC2086
+    (cd "$root" && fp matrix "$here/cases-vulkan/live-vulkan-realistic-fa-on.json" $margs --models "$W/models/matrix" \
+       --out "$W/harness/matrix-$mname") >"$O/matrix-$mname.txt" 2>&1
+    log "matrix $mname: flashproof exit $?"
+    cp -f "$W/harness/matrix-$mname/matrix.txt" "$O/matrix-$mname.table.txt" 2>/dev/null
+  done
+  pack
+fi
 cat "$O/summary.txt" >&2
 log "done"
