@@ -99,7 +99,8 @@ struct RunPlan {
   std::map<std::string, double> min_effect;
   // The figures the side-by-side gate and A/B gate on; empty: the job's choice
   // (paired_gated_figures). One of paired_figure_names(). Naming gpu_kernel_ms or
-  // attention_kernel_ms attaches the kernel probe to every timed launch (a GPU with the probe).
+  // attention_kernel_ms adds a probed launch per arm and block, after the timed one (a GPU with
+  // the probe); the timed launches never carry the probe.
   std::vector<std::string> gated;
   int blocks = 4;
   int max_blocks = 40;

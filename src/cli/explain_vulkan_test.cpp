@@ -64,5 +64,49 @@ TEST(ExplainVulkan, LavapipeFactsReachTheCauses) {
   EXPECT_TRUE(has(r.out, "the Vulkan device is CPU-type")) << r.out;
 }
 
+// NVIDIA's Vulkan driver on the H200 (fixtures/logs/h200-vulkan/b11669_h200: Debian's build 11669,
+// driver 580.159.04, the EGL library as the ICD): where FLASH_ATTN ran, and why not where it did not.
+Ran explain_h200_vulkan(const std::string& name) {
+  return fp::testing::run_explain({"--runtime", "llama-server", "--log",
+                                   fp::testing::fixture("logs/h200-vulkan/b11669_h200/" + name + ".verbose.log.gz"),
+                                   "--expect-backend", "Vulkan0"});
+}
+
+TEST(ExplainVulkanH200, ActiveOnTheH200) {
+  Ran r = explain_h200_vulkan("fa_on");
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_TRUE(has(r.out, "level 2 placement: 76 of 76 FLASH_ATTN nodes on Vulkan0")) << r.out;
+  EXPECT_TRUE(has(r.out, "\"Vulka\" is Vulkan0")) << r.out;
+}
+
+// Debian's 0.27.0 runs an iq4_nl cache on Vulkan (upstream's list leaves it out; ggml-cuda does not).
+TEST(ExplainVulkanH200, Iq4NlCacheRunsOnVulkan) {
+  Ran r = explain_h200_vulkan("iq4_nl");
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_TRUE(has(r.out, "76 of 76 FLASH_ATTN nodes on Vulkan0")) << r.out;
+}
+
+TEST(ExplainVulkanH200, HeadSize36FallsBackWithItsCause) {
+  Ran r = explain_h200_vulkan("hd36");
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_TRUE(has(r.out, "38 of 38 FLASH_ATTN nodes on CPU (none on Vulkan0)")) << r.out;
+  EXPECT_TRUE(has(r.out, "ggml-vulkan did not run Flash Attention for head size 36 here")) << r.out;
+  EXPECT_TRUE(has(r.out, "a model whose head size is a multiple of 8 runs fused attention on Vulkan")) << r.out;
+  EXPECT_FALSE(has(r.out, "no known cause")) << r.out;
+}
+
+TEST(ExplainVulkanH200, HeadSize48RunsOnVulkan) {
+  Ran r = explain_h200_vulkan("hd48");
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_TRUE(has(r.out, "38 of 38 FLASH_ATTN nodes on Vulkan0")) << r.out;
+}
+
+TEST(ExplainVulkanH200, PartialOffloadNamesIt) {
+  Ran r = explain_h200_vulkan("partial_ngl2");
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_TRUE(has(r.out, "Vulkan0 76, CPU 60") || has(r.out, "CPU 60, Vulkan0 76") || has(r.out, "Vulkan0 43, CPU 33")) << r.out;
+  EXPECT_TRUE(has(r.out, "not every layer is offloaded to the GPU")) << r.out;
+}
+
 }  // namespace
 }  // namespace fp

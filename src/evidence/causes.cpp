@@ -66,8 +66,8 @@ Status parse_sets(const json& obj, FactTest::Kind kind, const std::string& where
 }
 
 Result<ConditionGroup> parse_group(const json& obj, const std::string& where) {
-  FP_TRY_STATUS(only_keys(obj, where, {"fact_in", "fact_not_in", "fact_matches", "fact_below", "facts_differ", "log",
-                                       "no_log", "log_facts"}));
+  FP_TRY_STATUS(only_keys(obj, where, {"fact_in", "fact_not_in", "fact_matches", "fact_below", "facts_differ",
+                                       "fact_not_multiple_of", "log", "no_log", "log_facts"}));
   ConditionGroup g;
   if (obj.contains("fact_in")) FP_TRY_STATUS(parse_sets(obj.at("fact_in"), FactTest::Kind::In, where + ".fact_in", g.facts));
   if (obj.contains("fact_not_in"))
@@ -94,6 +94,19 @@ Result<ConditionGroup> parse_group(const json& obj, const std::string& where) {
       if (v.is_number()) t.number = v.get<double>();
       else if (v.is_string()) t.other_fact = v.get<std::string>();
       else return err(where + ".fact_below." + fact, "value " + quote(v.dump()) + " is not a number or a fact name");
+      g.facts.push_back(std::move(t));
+    }
+  }
+  if (obj.contains("fact_not_multiple_of")) {  // {"head_size": 8}
+    const json& m = obj.at("fact_not_multiple_of");
+    if (!m.is_object()) return err(where + ".fact_not_multiple_of", "value is not an object of fact -> whole number");
+    for (const auto& [fact, v] : m.items()) {
+      if (!v.is_number_integer() || v.get<long long>() < 2)
+        return err(where + ".fact_not_multiple_of." + fact, "value " + quote(v.dump()) + " is not a whole number of 2 or more");
+      FactTest t;
+      t.fact = fact;
+      t.kind = FactTest::Kind::NotMultipleOf;
+      t.number = static_cast<double>(v.get<long long>());
       g.facts.push_back(std::move(t));
     }
   }
@@ -126,7 +139,8 @@ Result<ConditionGroup> parse_group(const json& obj, const std::string& where) {
     }
   }
   if (g.facts.empty() && g.log_pattern.empty() && g.no_log_pattern.empty())
-    return err(where, "no condition; valid: fact_in, fact_not_in, fact_matches, fact_below, facts_differ, log, no_log");
+    return err(where, "no condition; valid: fact_in, fact_not_in, fact_matches, fact_below, facts_differ, "
+                      "fact_not_multiple_of, log, no_log");
   return g;
 }
 
@@ -215,6 +229,11 @@ bool holds(const FactTest& t, const Facts& f) {
     case FactTest::Kind::DiffersFrom: {
       auto o = f.find(t.other_fact);
       return o != f.end() && o->second != v;
+    }
+    case FactTest::Kind::NotMultipleOf: {  // a fact that is not a whole number proves nothing
+      auto a = number(f, t.fact);
+      if (!a || *a != static_cast<double>(static_cast<long long>(*a))) return false;
+      return static_cast<long long>(*a) % static_cast<long long>(*t.number) != 0;
     }
   }
   return false;

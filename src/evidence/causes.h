@@ -27,11 +27,11 @@ using Facts = std::map<std::string, std::string>;
 // One condition on a fact.
 struct FactTest {
   std::string fact;
-  enum class Kind { In, NotIn, Matches, Below, DiffersFrom } kind = Kind::In;
+  enum class Kind { In, NotIn, Matches, Below, DiffersFrom, NotMultipleOf } kind = Kind::In;
   std::vector<std::string> values;  // In, NotIn
   std::regex regex;                 // Matches
   std::string pattern;
-  std::optional<double> number;     // Below a number
+  std::optional<double> number;     // Below a number; NotMultipleOf a whole number
   std::string other_fact;           // Below another fact, DiffersFrom another fact
 };
 

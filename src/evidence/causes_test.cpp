@@ -169,6 +169,30 @@ TEST(Causes, ExplainNamesTheCauseAndTheRemedy) {
   EXPECT_FALSE(has(ok.out, "likely cause")) << ok.out;
 }
 
+TEST(Causes, NotMultipleOfTakesWholeNumbersOnly) {
+  auto rules = parse_cause_rules(nlohmann::json::parse(R"({"rules": [{"name": "x", "cause": "c", "remedy": "r", "comment": "c",
+      "when": {"fact_not_multiple_of": {"head_size": 8}}, "examples": [{"facts": {"head_size": "36"}}]}]})"),
+                                 "f.json: evidence.causes");
+  ASSERT_TRUE(rules.ok()) << rules.error().message;
+  auto names = [&](const Facts& f) {
+    std::vector<std::string> out;
+    for (const auto& c : match_causes(*rules, f, {})) out.push_back(c.rule);
+    return out;
+  };
+  EXPECT_EQ(names({{"head_size", "36"}}), std::vector<std::string>{"x"});
+  EXPECT_TRUE(names({{"head_size", "48"}}).empty());
+  EXPECT_TRUE(names({{"head_size", "36.5"}}).empty());  // not a whole number: proves nothing
+  EXPECT_TRUE(names({{"head_size", "n/a"}}).empty());
+  EXPECT_TRUE(names({}).empty());
+  auto bad = parse_cause_rules(nlohmann::json::parse(R"({"rules": [{"name": "x", "cause": "c", "remedy": "r", "comment": "c",
+      "when": {"fact_not_multiple_of": {"head_size": 0}}, "examples": [{}]}]})"),
+                               "f.json: evidence.causes");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_TRUE(has(bad.error().message, "f.json: evidence.causes.rules[0].when.fact_not_multiple_of.head_size: value"))
+      << bad.error().message;
+  EXPECT_TRUE(has(bad.error().message, "0\" is not a whole number of 2 or more")) << bad.error().message;
+}
+
 TEST(Causes, BadRulesNameTheField) {
   auto bad = parse_cause_rules(nlohmann::json::parse(R"({"rules": [{"name": "x", "cause": "c", "remedy": "r", "comment": "c",
       "when": {"fact_below": {"gpu_layers": true}}, "examples": [{}]}]})"),

@@ -111,6 +111,8 @@ TEST(LiveH200, HeadSize48SilentFallbackToCpu) {
   EXPECT_EQ(v.activity, Activity::NotActive);
   EXPECT_TRUE(v.silent_fallback);
   EXPECT_TRUE(v.disagreement);
+  // Only the log's word against placement and kernels, which agree: the matrix's finding, no failure.
+  EXPECT_FALSE(v.measured_disagreement);
   EXPECT_FALSE(v.partial_offload);
   EXPECT_EQ(v.fused_backends, (std::map<std::string, int>{{"CPU", 38}}));
   EXPECT_TRUE(has_quote(v, "sched_reserve: graph: nodes = 71, splits = 6, input objects = 4, input tensors = 9"));

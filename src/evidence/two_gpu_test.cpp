@@ -128,6 +128,7 @@ TEST(TwoGpus, PlacementOnCuda1ButKernelsOnlyOnDevice0IsADisagreement) {
   EXPECT_TRUE(v.disagreement) << format_verdict(v);
   EXPECT_TRUE(has(v.disagreement_detail, "placement says 38 FLASH_ATTN nodes on CUDA1")) << v.disagreement_detail;
   EXPECT_TRUE(has(v.disagreement_detail, "0 fused attention kernel launches on device 1")) << v.disagreement_detail;
+  EXPECT_TRUE(v.measured_disagreement);
   EXPECT_FALSE(verdict_as_expected(v, true));
 }
 

@@ -190,6 +190,7 @@ LevelFinding log_level_backend(const VerdictInput& in, Verdict& v) {
     for (const auto& [proc, backends] : v.backends_by_process) {
       if (backends == first.second) continue;
       v.disagreement = true;
+      v.measured_disagreement = true;
       std::string a, b;
       for (const auto* d : decisions) {
         if (a.empty() && process_name(d->quote.process) == first.first) a = d->quote.text;
@@ -453,6 +454,7 @@ void find_device_disagreement(const VerdictInput& in, Verdict& v) {
     long long ran = it == in.kernels->fused_launches_by_device.end() ? 0 : it->second;
     if ((placed > 0) == (ran > 0)) continue;
     v.disagreement = true;
+    v.measured_disagreement = true;
     const std::string name = device_name(d, names, gpus);
     v.disagreement_detail = "placement says " + std::to_string(placed) + " " + in.placement->fused_op + " nodes on " + name +
                             "; kernels say " + std::to_string(ran) + " fused attention kernel launches on device " +
@@ -461,8 +463,13 @@ void find_device_disagreement(const VerdictInput& in, Verdict& v) {
   }
 }
 
-// First pair of used levels whose "some fused work on the expected backend" answers differ.
+// First pair of used levels whose "some fused work on the expected backend" answers differ; and
+// whether two measured levels (placement, kernels: not the log) differ.
 void find_disagreement(Verdict& v) {
+  for (size_t i = 1; i < v.levels.size(); ++i)
+    for (size_t j = i + 1; j < v.levels.size(); ++j)
+      if (v.levels[i].used && v.levels[j].used && v.levels[i].any_on_expected != v.levels[j].any_on_expected)
+        v.measured_disagreement = true;
   for (size_t i = 0; i < v.levels.size(); ++i) {
     for (size_t j = i + 1; j < v.levels.size(); ++j) {
       const LevelFinding& a = v.levels[i];

@@ -89,6 +89,9 @@ struct Verdict {
   std::vector<std::string> quotes;    // everything relied on, level by level
   bool disagreement = false;
   std::string disagreement_detail;    // both sides quoted (levels, or processes of one log)
+  // The disagreement is more than the log's word against the measured levels (a silent fallback):
+  // placement against kernels, per GPU, or processes of one log that decided differently.
+  bool measured_disagreement = false;
   bool silent_fallback = false;       // log says enabled; placement or kernels say not on the expected backend
   bool partial_offload = false;       // fused op partly on the expected backend, partly elsewhere
   std::string explanation;            // one paragraph for a person

@@ -126,7 +126,9 @@ void fill_evidence(MatrixRow& row, const EvidenceOutcome& ev) {
   if (v.activity == Activity::NoEvidence) {
     row.outcome = RowOutcome::Failed;
     row.detail = "no evidence: " + v.explanation;
-  } else if (v.disagreement) {
+  } else if (v.disagreement && (v.measured_disagreement || !v.silent_fallback)) {
+    // A silent fallback (the log's word against placement and kernels that agree) is a finding of
+    // the matrix, not a failure; measured levels that contradict each other are.
     row.outcome = RowOutcome::Failed;
     row.detail = "the evidence levels disagree: " + v.disagreement_detail;
   } else {

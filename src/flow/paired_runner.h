@@ -36,8 +36,9 @@ struct PairedPlan {
   bool concurrent_rounds = false;              // batch: every prompt of a round in flight at once
   std::vector<std::string> gated;              // figure names the job gates on
   std::map<std::string, double> min_effect;    // per figure; kDefaultMinEffect otherwise
-  // Attach the kernel probe to every timed launch and measure gpu_kernel_ms and
-  // attention_kernel_ms (set when a gated figure needs it: needs_kernel_probe).
+  // After each timed launch, launch the same arm once more with the kernel probe attached and take
+  // gpu_kernel_ms and attention_kernel_ms from it (set when a gated figure needs them:
+  // needs_kernel_probe). The timed launches never carry the probe.
   bool kernel_time = false;
   bool quiet = false;
 };
@@ -61,7 +62,7 @@ std::vector<std::string> paired_gated_figures(const Case& c);
 // Whether one of the figures is measured from the kernels the GPU ran (the CUPTI probe).
 bool needs_kernel_probe(const std::vector<std::string>& figures);
 
-// Per-launch kernel figures from the launch's kernel tally (the probe, from start to stop: both arms
+// Per-launch kernel figures from the probed launch's kernel tally (from start to stop: both arms
 // serve the same requests, so the totals compare): gpu_kernel_ms, the GPU time of every kernel;
 // attention_kernel_ms, of the attention kernels (fused and unfused). Host-side noise (scheduling,
 // launch overhead, the CPU's other tenants) does not reach them; GPU clocks and the kernels do.

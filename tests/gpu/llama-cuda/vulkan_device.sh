@@ -9,7 +9,9 @@
 #   3. the same -fa on / off runs once more with GGML_VK_PERF_LOGGER=1: ggml-vulkan's own per-op GPU
 #      timestamps ("Vulkan Timings: FLASH_ATTN_EXT ...: N x T us"), what the Vulkan device executed;
 #   4. flashproof itself on cases-vulkan/*.json (expect.backend Vulkan0; no kernel probe: CUPTI sees
-#      CUDA kernels only, so levels 1 and 2 decide).
+#      CUDA kernels only, so levels 1 and 2 decide);
+#   5. with FP_VK_MATRIX=1, `flashproof matrix` on Vulkan0: every KV type with the flag on and off,
+#      head sizes 32-256 (matrix-kv.table.txt, matrix-hd.table.txt).
 # usage (repository root, on the device): bash tests/gpu/llama-cuda/vulkan_device.sh VKBUNDLE OUTDIR [CONFIG...]
 #   VKBUNDLE  what make_vulkan_bundle.sh wrote (carried as .gpu-bundle-vulkan)
 #   OUTDIR    gets vulkan/: device.txt, list-devices.txt, summary.txt (the matrix), explain/*.txt,
@@ -96,7 +98,38 @@ echo "library path: $LIBS" >>"$O/device.txt"
 server --version >>"$O/device.txt" 2>&1
 LLAMA_ARG_LOG_VERBOSITY=5 server --list-devices >"$O/list-devices.txt" 2>&1
 grep -v 'failed to enumerate' "$O/list-devices.txt" | tee -a "$O/device.txt" >&2
-grep -q '^ *Vulkan0: ' "$O/list-devices.txt" || die "llama-server lists no Vulkan0 (list-devices.txt)"
+# Why NVIDIA's ICD refused, where it did: the device nodes a Vulkan driver opens (nvidia-modeset,
+# dri), the driver's GL/Vulkan libraries beside libGLX_nvidia (a container given only the compute
+# capability lacks libnvidia-glcore and libnvidia-glvkspirv), what the dynamic loader failed to open.
+diagnose() {
+  {
+    echo "## device nodes"; ls -la /dev/nvidia* /dev/dri 2>&1
+    echo "## NVIDIA_* environment"; env | grep '^NVIDIA_' || echo "(none)"
+    echo "## driver folder ${drvdir:-?}: GL, EGL, Vulkan parts"
+    [ -n "${drvdir:-}" ] && ls "$drvdir" | grep -Ei 'glx|glcore|egl|vk|spirv|gpucomp|tls|glsi|dispatch' 
+    echo "## Vulkan layer and ICD files"; find /etc/vulkan /usr/share/vulkan /usr/local/share/vulkan -name '*.json' 2>/dev/null
+    echo "## LD_DEBUG=libs: failures"
+    LD_DEBUG=libs server --list-devices 2>&1 | grep -Ei 'cannot open|error|not found|fatal' | sort | uniq -c | head -40
+  } >"$O/diagnose.txt" 2>&1
+  log "diagnosis in diagnose.txt"
+}
+if ! grep -q '^ *Vulkan0: ' "$O/list-devices.txt" && [ -z "${FP_VK_ICD:-}" ]; then
+  # Headless: NVIDIA's GLX ICD needs an X server's symbols (libnvidia-glcore: "undefined symbol:
+  # ErrorF") and glibc's removed malloc hooks; the same driver's EGL library carries the Vulkan ICD
+  # too and needs neither (seen on the H200, driver 580.159.04: diagnose.txt).
+  diagnose
+  egl=$(ldconfig -p 2>/dev/null | awk '$1=="libEGL_nvidia.so.0" {print $NF; exit}')
+  [ -n "$egl" ] || egl=$(find "${drvdir:-/nonexistent}" /usr/lib /usr/local /usr/lib64 -name 'libEGL_nvidia.so.0' 2>/dev/null | head -1)
+  if [ -n "$egl" ]; then
+    icd=$W/nvidia_egl_icd.json
+    printf '{"file_format_version": "1.0.1", "ICD": {"library_path": "%s", "api_version": "1.3"}}\n' "$egl" >"$icd"
+    export VK_DRIVER_FILES=$icd VK_ICD_FILENAMES=$icd
+    log "NVIDIA's GLX ICD lists no device; trying its EGL library as the ICD: $egl"
+    LLAMA_ARG_LOG_VERBOSITY=5 server --list-devices >"$O/list-devices.txt" 2>&1
+    grep -v 'failed to enumerate' "$O/list-devices.txt" | tee -a "$O/device.txt" >&2
+  fi
+fi
+grep -q '^ *Vulkan0: ' "$O/list-devices.txt" || { diagnose; die "llama-server lists no Vulkan0 (list-devices.txt)"; }
 
 . "$here/device_flashproof.sh"
 fp_unpack "$B" || die "no flashproof.tar.xz in $B"
@@ -159,5 +192,19 @@ for c in "$here"/cases-vulkan/*.json; do
   log "case $n: flashproof exit $?"
   pack
 done
+# --- flashproof's own support matrix on Vulkan0 (FP_VK_MATRIX=1): every KV type x flag on the
+# realistic model, head sizes 32-256 from its recipe; the table flashproof writes for an operator ---
+if [ "${FP_VK_MATRIX:-0}" = 1 ]; then
+  for m in "kv --kv same --flag on,off" "hd --kv f16 --flag on --head-sizes 32,36,48,64,80,96,112,128,192,256"; do
+    read -r mname margs <<<"$m"
+    if (($(date +%s) - t0 > DEADLINE + 60)); then log "deadline: matrix $mname not run"; continue; fi
+    # shellcheck disable=SC2086
+    (cd "$root" && fp matrix "$here/cases-vulkan/live-vulkan-realistic-fa-on.json" $margs --models "$W/models/matrix" \
+       --out "$W/harness/matrix-$mname") >"$O/matrix-$mname.txt" 2>&1
+    log "matrix $mname: flashproof exit $?"
+    cp -f "$W/harness/matrix-$mname/matrix.txt" "$O/matrix-$mname.table.txt" 2>/dev/null
+  done
+  pack
+fi
 cat "$O/summary.txt" >&2
 log "done"
