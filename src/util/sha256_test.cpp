@@ -50,14 +50,18 @@ TEST(Sha256, LeavesThePageCacheAsItFoundIt) {
   ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
   const int64_t pages = (32 << 20) / ::sysconf(_SC_PAGESIZE);
   ASSERT_EQ(resident_pages(fd), 0) << "the kernel kept the pages: cannot observe here";
+  // The kernel may drop or keep a page of its own accord (memory pressure from other tenants: 8191
+  // of 8192 was seen under load); the faults under test move all of them, so 1% is the slack.
+  const int64_t slack = pages / 100;
   ASSERT_TRUE(sha256_file(path).ok());
-  EXPECT_EQ(resident_pages(fd), 0) << "hashing left the model in the page cache";
+  EXPECT_LE(resident_pages(fd), slack) << "hashing left the model in the page cache";
 
   std::string sink(32 << 20, '\0');
   ASSERT_EQ(::pread(fd, sink.data(), sink.size(), 0), static_cast<ssize_t>(sink.size()));  // now cached
-  ASSERT_EQ(resident_pages(fd), pages);
+  const int64_t cached = resident_pages(fd);
+  if (cached < pages - slack) GTEST_SKIP() << "the kernel kept only " << cached << " of " << pages << " pages: cannot observe here";
   ASSERT_TRUE(sha256_file(path).ok());
-  EXPECT_EQ(resident_pages(fd), pages) << "hashing evicted pages that were cached before";
+  EXPECT_GE(resident_pages(fd), cached - slack) << "hashing evicted pages that were cached before";
   ::close(fd);
 }
 
