@@ -24,3 +24,6 @@ export FLASHPROOF_LLAMA_SERVER=$W/prefix/usr/bin/llama-server FLASHPROOF_LOADER=
 export FLASHPROOF_LIBRARY_PATH=$(cat "$W/library-path") FLASHPROOF_PROBE_LIB=$(cat "$W/probe-path") FLASHPROOF_PROGRESS=lines
 export CUDA_CACHE_PATH=$W/jit-cache CUDA_CACHE_MAXSIZE=4294967296 CUDA_MODULE_LOADING=LAZY
 fp() { "$L/ld-linux-x86-64.so.2" --library-path "$L:$W/fpbin/lib:$W/drv" "$W/fpbin/flashproof" "$@"; }
+# No hd48 model in the bundle: generated here from its recipe (the same seeded bytes as anywhere).
+[ -f "$root/fixtures/models/generated/hd48.gguf" ] || (cd "$root" && fp make-model tests/gpu/llama-cuda/models/hd48.json >/dev/null) ||
+  echo "flashproof_env.sh: could not generate the hd48 model; its case will skip" >&2
