@@ -13,12 +13,17 @@ namespace {
 
 using fp::testing::Ran;
 
-Ran explain_vulkan(const std::string& name, std::vector<std::string> extra = {}) {
-  std::vector<std::string> args = {"--runtime", "llama-server", "--log",
-                                   fp::testing::fixture("logs/vulkan/b11669_tiny_lavapipe_" + name + ".log.gz"),
-                                   "--expect-backend", "Vulkan0", "--layers", "2"};
+// `explain --expect-backend Vulkan0` on a recorded log under fixtures/logs/.
+Ran explain_vulkan_log(const std::string& log, std::vector<std::string> extra = {}) {
+  std::vector<std::string> args = {"--runtime", "llama-server", "--log", fp::testing::fixture("logs/" + log),
+                                   "--expect-backend", "Vulkan0"};
   args.insert(args.end(), extra.begin(), extra.end());
   return fp::testing::run_explain(args);
+}
+
+Ran explain_vulkan(const std::string& name, std::vector<std::string> extra = {}) {
+  extra.insert(extra.begin(), {"--layers", "2"});
+  return explain_vulkan_log("vulkan/b11669_tiny_lavapipe_" + name + ".log.gz", extra);
 }
 
 bool has(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
@@ -67,9 +72,7 @@ TEST(ExplainVulkan, LavapipeFactsReachTheCauses) {
 // NVIDIA's Vulkan driver on the H200 (fixtures/logs/h200-vulkan/b11669_h200: Debian's build 11669,
 // driver 580.159.04, the EGL library as the ICD): where FLASH_ATTN ran, and why not where it did not.
 Ran explain_h200_vulkan(const std::string& name) {
-  return fp::testing::run_explain({"--runtime", "llama-server", "--log",
-                                   fp::testing::fixture("logs/h200-vulkan/b11669_h200/" + name + ".verbose.log.gz"),
-                                   "--expect-backend", "Vulkan0"});
+  return explain_vulkan_log("h200-vulkan/b11669_h200/" + name + ".verbose.log.gz");
 }
 
 TEST(ExplainVulkanH200, ActiveOnTheH200) {
