@@ -13,6 +13,7 @@
 
 #include "flow/case_context.h"
 #include "flow/evidence_pass.h"
+#include "flow/gpu_probe.h"
 #include "flow/paired_runner.h"
 #include "flow/probed_check.h"
 #include "case/prompt_set.h"
@@ -39,7 +40,19 @@ std::string fmt(const char* f, double v) {
   return buf;
 }
 
-PairedPlan plan_for(const Case& c, const BuildGateOptions& o) {
+// Whether the case's fused attention is expected on a CUDA device: where the kernel probe can time it.
+bool runs_on_cuda(const CaseContext& ctx) {
+  for (const auto& b : ctx.c.expect.backends) {
+    if (starts_with(b, "CUDA")) return true;
+    if (b == "all-gpus")
+      for (const auto& g : ctx.gpu_backends)
+        if (starts_with(g, "CUDA")) return true;
+  }
+  return false;
+}
+
+PairedPlan plan_for(const CaseContext& ctx, const BuildGateOptions& o, std::string* gated_note) {
+  const Case& c = ctx.c;
   PairedPlan p;
   p.warmup = o.warmup >= 0 ? o.warmup : c.plan.warmup;
   p.rounds = o.rounds > 0 ? o.rounds : c.plan.repetitions;
@@ -47,9 +60,12 @@ PairedPlan plan_for(const Case& c, const BuildGateOptions& o) {
   p.max_blocks = std::max(p.first_blocks, o.max_blocks > 0 ? o.max_blocks : c.plan.max_blocks);
   p.budget_s = o.budget_s > 0 ? o.budget_s : c.plan.budget_s;
   p.concurrent_rounds = c.job == Job::Batch;
-  p.gated = paired_gated_figures(c);
+  const bool cuda = runs_on_cuda(ctx);
+  const GatedFigures g = gated_figures(c, cuda, cuda && c.plan.gated.empty() && plan_gpu_probe("").attached);
+  p.gated = g.figures;
+  p.min_effect = g.min_effect;
+  *gated_note = g.note;
   p.kernel_time = needs_kernel_probe(p.gated);
-  for (const auto& g : p.gated) p.min_effect[g] = min_effect(c, g);
   for (const auto& [f, v] : o.min_effect) p.min_effect[f] = v;
   p.quiet = o.quiet;
   return p;
@@ -193,7 +209,8 @@ BuildGateCase gate_case(const std::string& path, const BuildGateOptions& o, TeeT
     bc.problems.push_back("fused attention moved: " + verdict_text(ev_base->verdict) + " -> " + verdict_text(ev_cand->verdict));
 
   // The timed blocks.
-  const PairedPlan plan = plan_for(c, o);
+  std::string gated_note;
+  const PairedPlan plan = plan_for(*resolved, o, &gated_note);
   say("timed blocks: ABBA, " + std::to_string(plan.rounds) + " round(s) of " + std::to_string(resolved->prompts.size()) +
       " prompts per launch after " + std::to_string(plan.warmup) + " warm-up; first look after " +
       std::to_string(plan.first_blocks) + " blocks, at most " + std::to_string(plan.max_blocks) + ", budget " +
@@ -203,7 +220,7 @@ BuildGateCase gate_case(const std::string& path, const BuildGateOptions& o, TeeT
   PairedOutcome po = run_paired(A, B, plan);
   say("blocks: " + std::to_string(po.blocks) + " in " + fmt("%.0f", po.wall_s) + " s (" + po.stopped + ")\n");
   for (const auto& p : po.pinning) say("  " + p + "\n");
-  say("gated figures (candidate against baseline, paired per block and prompt):\n");
+  say("gated figures (" + gated_note + "; candidate against baseline, paired per block and prompt):\n");
   if (po.decisions.empty()) say("  none: the " + std::string(job_name(c.job)) + " job gates on its answers only\n");
   for (const auto& d : po.decisions) say("  " + decision_line(d, "candidate") + "\n");
   say("reported, not gated:\n");

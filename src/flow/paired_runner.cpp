@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <iostream>
 #include <numeric>
+#include <map>
 #include <set>
 #include <thread>
 
@@ -17,6 +18,7 @@
 #include "flow/evidence_pass.h"
 #include "flow/gpu_probe.h"
 #include "runtime/process.h"
+#include "runtime/thread_args.h"
 
 namespace fp {
 namespace {
@@ -83,6 +85,37 @@ std::vector<std::string> paired_gated_figures(Job job) {
 
 std::vector<std::string> paired_gated_figures(const Case& c) {
   return c.plan.gated.empty() ? paired_gated_figures(c.job) : c.plan.gated;
+}
+
+GatedFigures gated_figures(const Case& c, bool runs_on_cuda, bool kernel_probe_attaches) {
+  GatedFigures g;
+  std::map<std::string, double> defaults;
+  if (!c.plan.gated.empty()) {
+    g.figures = c.plan.gated;
+    g.note = "the case's plan.gated";
+  } else {
+    const std::vector<std::string> job = paired_gated_figures(c.job);
+    if (!job.empty() && runs_on_cuda && kernel_probe_attaches) {
+      g.figures.push_back("gpu_kernel_ms");
+      defaults["gpu_kernel_ms"] = kKernelTimeMinEffect;
+      for (const auto& f : job) {
+        g.figures.push_back(f);
+        defaults[f] = kHostClockOnGpuMinEffect;
+      }
+      g.note = std::string("the ") + job_name(c.job) +
+               " job's on CUDA with the kernel probe: GPU kernel time first (low noise), host-clock figures at a wider minimum effect";
+    } else {
+      g.figures = job;
+      g.note = std::string("the ") + job_name(c.job) + " job's";
+      if (!job.empty() && runs_on_cuda) g.note += " (no GPU kernel time: the kernel probe does not attach here)";
+    }
+  }
+  for (const auto& f : g.figures) {
+    auto named = c.plan.min_effect.find(f);
+    auto d = defaults.find(f);
+    g.min_effect[f] = named != c.plan.min_effect.end() ? named->second : d != defaults.end() ? d->second : kDefaultMinEffect;
+  }
+  return g;
 }
 
 bool needs_kernel_probe(const std::vector<std::string>& figures) {
@@ -203,6 +236,16 @@ PairedOutcome run_paired(const PairedArm& a, const PairedArm& b, const PairedPla
     o.pinning.push_back("client and runtime not pinned: " + std::to_string(cpus) +
                         " CPUs here, too few to give the client one of its own");
   }
+  // A pinned runtime gets as many threads as it has CPUs (runtime/thread_args.h), the same in both arms.
+  std::map<const PairedArm*, std::vector<std::string>> thread_args;
+  if (!runtime_cpus.empty()) {
+    std::set<std::string> notes;
+    for (const PairedArm* arm : {&a, &b}) {
+      const ThreadArgs t = thread_args_for_cpus(arm->ctx.adapter, arm->ctx.c.launch.argv, static_cast<int>(runtime_cpus.size()));
+      thread_args[arm] = t.args;
+      if (notes.insert(t.note).second) o.pinning.push_back(t.note);
+    }
+  }
   TimedOptions t;
   t.warmup = plan.warmup;
   t.repetitions = plan.rounds;
@@ -224,6 +267,7 @@ PairedOutcome run_paired(const PairedArm& a, const PairedArm& b, const PairedPla
     for (const PairedArm* arm : order) {
       CaseContext ctx = arm->ctx;
       ctx.runtime_cpus = runtime_cpus;
+      for (const auto& arg : thread_args[arm]) ctx.adapter.timed_args.push_back(arg);
       ctx.out_dir = arm->ctx.out_dir + "/block-" + std::to_string(k + 1);
       std::error_code ec;
       fs::create_directories(ctx.out_dir, ec);
@@ -264,6 +308,12 @@ PairedOutcome run_paired(const PairedArm& a, const PairedArm& b, const PairedPla
       decide_paired(o, plan);
       if (!o.any_unresolved()) {
         o.stopped = "every gated figure decided after " + std::to_string(o.blocks) + " blocks";
+        break;
+      }
+      // One regression decides the case (exit 1) whatever the undecided figures would show: no more
+      // blocks for them (Holm's correction already covers every figure at every look).
+      if (o.any_regression()) {
+        o.stopped = "a gated figure regressed after " + std::to_string(o.blocks) + " blocks; the others were not waited for";
         break;
       }
     }

@@ -62,6 +62,23 @@ std::vector<std::string> paired_gated_figures(const Case& c);
 // Whether one of the figures is measured from the kernels the GPU ran (the CUPTI probe).
 bool needs_kernel_probe(const std::vector<std::string>& figures);
 
+// What the side-by-side gate gates on, low-noise figures first. The case's plan.gated where it names
+// figures; otherwise the job's (paired_gated_figures), and where the case runs on CUDA and the kernel
+// probe attaches here, the GPU time of every kernel first: minimum effect 2% for it, 25% for the
+// job's host-clock figures. Why: on the H200 the kernels' block spread was 0.1-0.3%, TTFT's 2-18%
+// (whole launches 20-50% slower in host bursts, in either build: fixtures/logs/h200-live/gate/README.md).
+// TTFT cannot resolve 2% there within minutes; at 25% identical builds resolve within the default
+// budget in 98% of simulated trials even when one launch in four bursts (PairedGateSimulation.GpuDefault*),
+// at 20% in 89%. plan.min_effect overrides any figure's minimum effect.
+inline constexpr double kKernelTimeMinEffect = 0.02;
+inline constexpr double kHostClockOnGpuMinEffect = 0.25;
+struct GatedFigures {
+  std::vector<std::string> figures;
+  std::map<std::string, double> min_effect;  // every figure in `figures`
+  std::string note;                          // where the choice came from, one line
+};
+GatedFigures gated_figures(const Case& c, bool runs_on_cuda, bool kernel_probe_attaches);
+
 // Per-launch kernel figures from the probed launch's kernel tally (from start to stop: both arms
 // serve the same requests, so the totals compare): gpu_kernel_ms, the GPU time of every kernel;
 // attention_kernel_ms, of the attention kernels (fused and unfused). Host-side noise (scheduling,

@@ -9,6 +9,7 @@ namespace fp {
 namespace {
 
 using ::testing::ElementsAre;
+using ::testing::HasSubstr;
 
 TimedRequest request(const std::string& prompt, int round, double ttft_s, double cpu_s) {
   TimedRequest r;
@@ -60,6 +61,36 @@ TEST(PairedRunner, TheCaseMayChooseItsGatedFiguresAndKernelFiguresNeedTheProbe) 
   EXPECT_THAT(paired_gated_figures(c), ElementsAre("ttft_ms", "gpu_kernel_ms"));
   EXPECT_TRUE(needs_kernel_probe(paired_gated_figures(c)));
   EXPECT_TRUE(needs_kernel_probe({"attention_kernel_ms"}));
+}
+
+TEST(PairedRunner, OnCudaWithTheProbeKernelTimeIsGatedFirst) {
+  Case c;
+  c.job = Job::Completion;
+  // A CPU case, or CUDA without the probe: the job's figures at the default minimum effect.
+  auto cpu = gated_figures(c, false, false);
+  EXPECT_THAT(cpu.figures, ElementsAre("ttft_ms", "itl_ms"));
+  EXPECT_DOUBLE_EQ(cpu.min_effect["ttft_ms"], kDefaultMinEffect);
+  auto no_probe = gated_figures(c, true, false);
+  EXPECT_THAT(no_probe.figures, ElementsAre("ttft_ms", "itl_ms"));
+  EXPECT_THAT(no_probe.note, HasSubstr("the kernel probe does not attach here"));
+  // CUDA with the probe: kernel time first at 2%, the host-clock figures at 25%.
+  auto gpu = gated_figures(c, true, true);
+  EXPECT_THAT(gpu.figures, ElementsAre("gpu_kernel_ms", "ttft_ms", "itl_ms"));
+  EXPECT_DOUBLE_EQ(gpu.min_effect["gpu_kernel_ms"], 0.02);
+  EXPECT_DOUBLE_EQ(gpu.min_effect["ttft_ms"], 0.25);
+  EXPECT_TRUE(needs_kernel_probe(gpu.figures));
+  // The case's minimum effect wins over the machine's default; its own figures over the job's.
+  c.plan.min_effect["ttft_ms"] = 0.1;
+  EXPECT_DOUBLE_EQ(gated_figures(c, true, true).min_effect["ttft_ms"], 0.1);
+  c.plan.gated = {"ttft_ms"};
+  auto named = gated_figures(c, true, true);
+  EXPECT_THAT(named.figures, ElementsAre("ttft_ms"));
+  EXPECT_DOUBLE_EQ(named.min_effect["ttft_ms"], 0.1);
+  EXPECT_EQ(named.note, "the case's plan.gated");
+  // A job that gates on answers only gains no timing figure on a GPU.
+  Case extraction;
+  extraction.job = Job::Extraction;
+  EXPECT_TRUE(gated_figures(extraction, true, true).figures.empty());
 }
 
 // A recorded H200 tally (-fa on, realistic model): every kernel's GPU time and the attention kernels'.

@@ -1,5 +1,6 @@
 #include "runtime/adapter.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <regex>
 
@@ -58,7 +59,8 @@ Result<Adapter> load_adapter_file(const std::string& path, const std::string& ru
   FP_TRY(JsonFields a, top.object("adapter"));
   FP_TRY_STATUS(a.only_keys({"executable_var", "executable_name", "health_path", "ready_paths", "chat_path", "completion_path",
                              "version_args", "version_regex", "build_regex", "timed_args", "evidence_args",
-                             "evidence_env", "port_in_use_regex", "request_extras", "tokenizer", "exact_output", "list_devices_args", "comment"}));
+                             "evidence_env", "port_in_use_regex", "request_extras", "tokenizer", "exact_output", "list_devices_args",
+                             "threads_args", "threads_options", "comment"}));
   Adapter ad;
   ad.name = runtime;
   ad.data_file = path;
@@ -107,6 +109,15 @@ Result<Adapter> load_adapter_file(const std::string& path, const std::string& ru
     return a.error("exact_output", "expected an object merged into a request that must produce exactly max_tokens tokens, e.g. {\"ignore_eos\": true}");
   if (a.has("tokenizer")) {
     FP_TRY(ad.tokenizer, load_tokenizer(a));
+  }
+  if (a.has("threads_args")) {
+    FP_TRY(ad.threads_args, a.string_list("threads_args"));
+    FP_TRY(ad.threads_options, a.string_list("threads_options"));
+    const bool placeholder = std::any_of(ad.threads_args.begin(), ad.threads_args.end(),
+                                         [](const std::string& s) { return s.find("{threads}") != std::string::npos; });
+    if (!placeholder) return a.error("threads_args", "has no {threads}; expected e.g. [\"-t\", \"{threads}\"]");
+    if (ad.threads_options.empty())
+      return a.error("threads_options", "empty; expected the options by which a launch line sets the threads, e.g. [\"-t\", \"--threads\"]");
   }
   return ad;
 }

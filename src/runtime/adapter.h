@@ -52,6 +52,10 @@ struct Adapter {
   // Merged into a request when the case asks for exact output lengths (shape.output_tokens), e.g.
   // {"ignore_eos": true}; empty: the runtime has no way, outputs may stop early, the result says so.
   nlohmann::json exact_output = nlohmann::json::object();
+  // How the harness sizes the runtime's threads to the CPUs it pins it to (runtime/thread_args.h):
+  // threads_args with "{threads}" (llama-server: -t {threads}); threads_options, the options by which
+  // a case sets them itself (then left alone). Empty: the runtime sizes its own.
+  std::vector<std::string> threads_args, threads_options;
 };
 
 Result<Adapter> load_adapter(const std::string& runtime);

@@ -1,0 +1,61 @@
+#include "runtime/thread_args.h"
+
+#include <cstdlib>
+
+#include "util/text.h"
+
+namespace fp {
+namespace {
+
+// The value the case gives one of `options` ("-t 8" or "--threads=8"); the last occurrence wins.
+struct Found {
+  std::string option, value;
+};
+
+std::vector<Found> find_options(const std::vector<std::string>& argv, const std::vector<std::string>& options) {
+  std::vector<Found> out;
+  for (size_t i = 0; i < argv.size(); ++i)
+    for (const auto& o : options) {
+      if (argv[i] == o) out.push_back({o, i + 1 < argv.size() ? argv[i + 1] : ""});
+      else if (starts_with(argv[i], o + "=")) out.push_back({o, argv[i].substr(o.size() + 1)});
+    }
+  return out;
+}
+
+}  // namespace
+
+ThreadArgs thread_args_for_cpus(const Adapter& adapter, const std::vector<std::string>& case_argv, int cpus) {
+  ThreadArgs t;
+  const std::string n = std::to_string(cpus);
+  if (adapter.threads_args.empty()) {
+    t.note = "runtime threads: the runtime data (" + adapter.data_file +
+             ") has no threads_args, so the runtime sizes its own; more threads than its " + n +
+             " CPUs would make launch times bimodal";
+    return t;
+  }
+  const auto found = find_options(case_argv, adapter.threads_options);
+  if (!found.empty()) {
+    std::string said;
+    for (const auto& f : found) {
+      said += (said.empty() ? "" : ", ") + f.option + " " + f.value;
+      char* end = nullptr;
+      const long v = std::strtol(f.value.c_str(), &end, 10);
+      // llama.cpp reads -t -1 (or any value < 1) as "all the machine's CPUs".
+      if (end != f.value.c_str() && *end == '\0' && (v > cpus || v < 1)) t.oversubscribed = true;
+    }
+    t.note = "runtime threads: the case's own (" + said + ")";
+    if (t.oversubscribed)
+      t.note += ", more than the " + n + " CPUs the runtime is pinned to: threads share CPUs and launch times turn "
+                "bimodal; set them to " + n + " or fewer";
+    return t;
+  }
+  for (std::string a : adapter.threads_args) {
+    for (size_t pos = 0; (pos = a.find("{threads}", pos)) != std::string::npos; pos += n.size()) a.replace(pos, 9, n);
+    t.args.push_back(a);
+  }
+  t.note = "runtime threads: " + join(t.args, " ") + ", one per CPU it is pinned to (" + adapter.name +
+           " would size them from all the machine's CPUs)";
+  return t;
+}
+
+}  // namespace fp
