@@ -1,9 +1,11 @@
 // flashproof gate CASE.json... --baseline-runtime OLD [--candidate-runtime NEW]: the side-by-side
 // gate (flow/build_gate.h); without --baseline-runtime, the gate against stored goldens
 // (flow/upgrade_gate.h).
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cli/args.h"
@@ -12,6 +14,7 @@
 #include "flow/build_gate.h"
 #include "flow/upgrade_gate.h"
 #include "runtime/process.h"
+#include "util/cpu_list.h"
 #include "util/text.h"
 
 namespace fp {
@@ -41,6 +44,10 @@ const char* kUsage =
     "  --baseline-cpu-share X     the same for the baseline\n"
     "  --candidate-prompt-scale X calibration on a GPU box: the candidate's long prompt X times longer\n"
     "                             (more real prompt tokens; the answers are then not compared)\n"
+    "  --runtime-cpus LIST        pin both builds to these CPUs (e.g. 0-13, the GPU's NUMA node) and the\n"
+    "                             client to the others; default: with 4 or more CPUs the client gets the\n"
+    "                             last one and the runtime the rest. A pinned runtime gets one thread\n"
+    "                             per CPU (llama-server: -t N) unless the case sets its threads\n"
     "exit: 0 no regression, 1 regression (a gated figure, a lost kernel or a changed answer), 2 incomplete\n"
     "      or bad input, 3 unresolved within the budget, 64 usage, 125 every case skipped\n\n"
     "Against stored goldens (when the old build is gone): says what changed between this fingerprint and\n"
@@ -105,6 +112,13 @@ int gate_command(int argc, char** argv) {
     } else if (a == "--candidate-cpu-share" || a == "--baseline-cpu-share") {
       const double x = args.number(0.01, 0.999, "a fraction of the machine's CPU time, e.g. 0.95");
       (a == "--candidate-cpu-share" ? b.candidate_cpu_share : b.baseline_cpu_share) = x;
+    } else if (a == "--runtime-cpus") {
+      const std::string v = args.value();
+      auto list = parse_cpu_list(v, static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+      if (!list) args.usage_error("--runtime-cpus: " + list.error().message);
+      b.runtime_cpus = *list;
+      if (b.runtime_cpus.size() >= std::max(1u, std::thread::hardware_concurrency()))
+        args.usage_error("--runtime-cpus " + quote(v) + ": every CPU; leave at least one for the client");
     } else if (a == "--golden") {
       g.run.golden_root = args.value();
     } else if (a == "--results") {
@@ -143,6 +157,7 @@ int gate_command(int argc, char** argv) {
   if (side_by_side) return run_build_gate(cases, b, std::cout).exit_code;
   if (!b.candidate_runtime.empty())
     args.usage_error("--candidate-runtime needs --baseline-runtime (the side-by-side gate)");
+  if (!b.runtime_cpus.empty()) args.usage_error("--runtime-cpus needs --baseline-runtime (the side-by-side gate)");
   GateReport report = run_upgrade_gate(cases, g, std::cout);
   return report.exit_code;
 }

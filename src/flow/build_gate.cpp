@@ -68,6 +68,7 @@ PairedPlan plan_for(const CaseContext& ctx, const BuildGateOptions& o, std::stri
   p.kernel_time = needs_kernel_probe(p.gated);
   for (const auto& [f, v] : o.min_effect) p.min_effect[f] = v;
   p.quiet = o.quiet;
+  p.runtime_cpus = o.runtime_cpus;
   return p;
 }
 

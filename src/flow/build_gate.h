@@ -42,6 +42,7 @@ struct BuildGateOptions {
   std::map<std::string, double> min_effect;  // figure -> relative, over the cases' own
   bool quiet = false;
   bool rehash = false;             // read the model files again instead of trusting the hash cache
+  std::vector<int> runtime_cpus;   // --runtime-cpus (PairedPlan::runtime_cpus); empty: automatic
 };
 
 // Exit codes of `flashproof gate --baseline-runtime`.

@@ -19,6 +19,7 @@
 #include "flow/gpu_probe.h"
 #include "runtime/process.h"
 #include "runtime/thread_args.h"
+#include "util/cpu_list.h"
 
 namespace fp {
 namespace {
@@ -216,25 +217,42 @@ PairedOutcome run_paired(const PairedArm& a, const PairedArm& b, const PairedPla
   PairedOutcome o;
   o.arm_a = a.name;
   o.arm_b = b.name;
-  // Client and runtime on disjoint CPUs where there are enough: the client gets the last CPU, the
-  // runtime the others. With fewer than 4 the runtime's threads would lose too much: not pinned.
+  // Client and runtime on disjoint CPUs: as the plan says, or where there are enough, the client on
+  // the last CPU and the runtime on the others. With fewer than 4 the runtime's threads would lose
+  // too much: not pinned.
   const int cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   std::vector<int> runtime_cpus;
   cpu_set_t harness_cpus;
   const bool restore = ::sched_getaffinity(0, sizeof harness_cpus, &harness_cpus) == 0;
-  if (cpus >= 4) {
-    cpu_set_t client;
-    CPU_ZERO(&client);
-    CPU_SET(cpus - 1, &client);
-    if (::sched_setaffinity(0, sizeof client, &client) == 0) {
-      for (int i = 0; i < cpus - 1; ++i) runtime_cpus.push_back(i);
-      o.pinning.push_back("client pinned to CPU " + std::to_string(cpus - 1) + ", runtime to CPUs 0-" + std::to_string(cpus - 2));
-    } else {
-      o.pinning.push_back(std::string("client and runtime not pinned: sched_setaffinity failed: ") + std::strerror(errno));
-    }
+  std::vector<int> client_cpus;
+  std::string chosen;
+  if (!plan.runtime_cpus.empty()) {
+    for (int i = 0; i < CPU_SETSIZE && restore; ++i)
+      if (CPU_ISSET(i, &harness_cpus) && std::find(plan.runtime_cpus.begin(), plan.runtime_cpus.end(), i) == plan.runtime_cpus.end())
+        client_cpus.push_back(i);
+    chosen = " (--runtime-cpus)";
+    if (client_cpus.empty())
+      o.pinning.push_back("client and runtime not pinned: --runtime-cpus " + cpu_list_text(plan.runtime_cpus) +
+                          " leaves the client no CPU of its own");
+  } else if (cpus >= 4) {
+    client_cpus = {cpus - 1};
   } else {
     o.pinning.push_back("client and runtime not pinned: " + std::to_string(cpus) +
                         " CPUs here, too few to give the client one of its own");
+  }
+  if (!client_cpus.empty()) {
+    cpu_set_t client;
+    CPU_ZERO(&client);
+    for (int c : client_cpus) CPU_SET(c, &client);
+    if (::sched_setaffinity(0, sizeof client, &client) == 0) {
+      if (!plan.runtime_cpus.empty()) runtime_cpus = plan.runtime_cpus;
+      else
+        for (int i = 0; i < cpus - 1; ++i) runtime_cpus.push_back(i);
+      o.pinning.push_back("client pinned to CPU" + std::string(client_cpus.size() > 1 ? "s " : " ") + cpu_list_text(client_cpus) +
+                          ", runtime to CPU" + (runtime_cpus.size() > 1 ? "s " : " ") + cpu_list_text(runtime_cpus) + chosen);
+    } else {
+      o.pinning.push_back(std::string("client and runtime not pinned: sched_setaffinity failed: ") + std::strerror(errno));
+    }
   }
   // A pinned runtime gets as many threads as it has CPUs (runtime/thread_args.h), the same in both arms.
   std::map<const PairedArm*, std::vector<std::string>> thread_args;

@@ -40,6 +40,10 @@ struct PairedPlan {
   // gpu_kernel_ms and attention_kernel_ms from it (set when a gated figure needs them:
   // needs_kernel_probe). The timed launches never carry the probe.
   bool kernel_time = false;
+  // The runtime's CPUs as the operator chose them (gate --runtime-cpus); the client gets the others
+  // the harness may use. Empty: with at least 4 CPUs the client gets the last one and the runtime the
+  // rest, with fewer neither is pinned.
+  std::vector<int> runtime_cpus;
   bool quiet = false;
 };
 

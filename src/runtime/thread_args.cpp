@@ -27,10 +27,11 @@ std::vector<Found> find_options(const std::vector<std::string>& argv, const std:
 ThreadArgs thread_args_for_cpus(const Adapter& adapter, const std::vector<std::string>& case_argv, int cpus) {
   ThreadArgs t;
   const std::string n = std::to_string(cpus);
+  const std::string n_cpus = n + (cpus == 1 ? " CPU" : " CPUs");
   if (adapter.threads_args.empty()) {
     t.note = "runtime threads: the runtime data (" + adapter.data_file +
-             ") has no threads_args, so the runtime sizes its own; more threads than its " + n +
-             " CPUs would make launch times bimodal";
+             ") has no threads_args, so the runtime sizes its own; more threads than its " + n_cpus +
+             " would make launch times bimodal";
     return t;
   }
   const auto found = find_options(case_argv, adapter.threads_options);
@@ -45,7 +46,7 @@ ThreadArgs thread_args_for_cpus(const Adapter& adapter, const std::vector<std::s
     }
     t.note = "runtime threads: the case's own (" + said + ")";
     if (t.oversubscribed)
-      t.note += ", more than the " + n + " CPUs the runtime is pinned to: threads share CPUs and launch times turn "
+      t.note += ", more than the " + n_cpus + " the runtime is pinned to: threads share CPUs and launch times turn "
                 "bimodal; set them to " + n + " or fewer";
     return t;
   }

@@ -6,6 +6,9 @@
 #   same-build      the same prefix as baseline and candidate: must be "no regression" (exit 0)
 #   reduced-build   the reduced prefix as candidate: must be "regression" (exit 1), the gated figure
 #                   named, and the evidence still active in both builds
+#   pinned-threads  --runtime-cpus 0 on two tiny cases, two blocks: the runtime runs on CPU 0 and the
+#                   client on the other; a case without -t gets -t 1 and llama-server's log says
+#                   n_threads = 1; a case with -t 2 keeps it and is told it oversubscribes
 # usage: side_by_side.sh TEST FLASHPROOF WORKDIR CASE
 # Exit 0 pass, 1 fail (with the reason; the gate's folder is kept), 125 skipped (no llama-server).
 set -uo pipefail
@@ -26,6 +29,29 @@ expect_out() { grep -Eq -- "$1" "$T/out.txt" || fail "output does not match /$1/
 case $test_name in
   reduced-prefix)
     bash "$(dirname "$0")/../../ci/reduced-prefix.sh" "$PREFIX" "$REDUCED" || fail "could not make a reduced build"
+    exit 0 ;;
+  pinned-threads)
+    [ "$(nproc)" -ge 2 ] || { echo "SKIP: one CPU here: --runtime-cpus 0 would leave the client none"; exit 125; }
+    rm -rf "$T" && mkdir -p "$T/cases"
+    # chat-tiny-short without its "-t 2": the harness must size the threads itself.
+    awk 'skip { skip = 0; next } /^ *"-t",$/ { skip = 1; next } { print }' cases/chat-tiny-short.json |
+      sed 's/"name": "chat-tiny-short"/"name": "chat-tiny-no-threads"/' >"$T/cases/chat-tiny-no-threads.json"
+    grep -q '"-t"' "$T/cases/chat-tiny-no-threads.json" && fail "could not drop -t from the case"
+    "$FP" gate cases/chat-tiny-short.json "$T/cases/chat-tiny-no-threads.json" --root . --baseline-runtime "$PREFIX" \
+      --candidate-runtime "$PREFIX" --runtime-cpus 0 --blocks 2 --max-blocks 2 --rounds 1 --warmup 0 \
+      --results "$T/results" --quiet >"$T/out.txt" 2>&1
+    rc=$?
+    cat "$T/out.txt"
+    # Two blocks rarely decide anything, and the verdict is not this test's point: no regression or
+    # unresolved, never a regression or a failure.
+    [ "$rc" -eq 0 ] || [ "$rc" -eq 3 ] || fail "expected exit 0 or 3, got $rc"
+    expect_out "client pinned to CPU 1, runtime to CPU 0 \(--runtime-cpus\)"
+    expect_out "runtime threads: the case's own \(-t 2\), more than the 1 CPU the runtime is pinned to"
+    expect_out "runtime threads: -t 1, one per CPU it is pinned to"
+    logs=$(find "$T/results" -path '*chat-tiny-no-threads*' -path '*block-*' -name timed.log | wc -l)
+    [ "$logs" -ge 4 ] || fail "expected 4 timed launch logs of chat-tiny-no-threads, found $logs"
+    bad=$(find "$T/results" -path '*chat-tiny-no-threads*' -path '*block-*' -name timed.log -exec grep -L 'n_threads = 1 (n_threads_batch = 1)' {} +)
+    [ -z "$bad" ] || fail "llama-server did not run 1 thread in: $bad"
     exit 0 ;;
   same-build) candidate=$PREFIX; want=0 ;;
   reduced-build) candidate=$REDUCED; want=1 ;;
