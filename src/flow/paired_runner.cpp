@@ -259,7 +259,8 @@ PairedOutcome run_paired(const PairedArm& a, const PairedArm& b, const PairedPla
   if (!runtime_cpus.empty()) {
     std::set<std::string> notes;
     for (const PairedArm* arm : {&a, &b}) {
-      const ThreadArgs t = thread_args_for_cpus(arm->ctx.adapter, arm->ctx.c.launch.argv, static_cast<int>(runtime_cpus.size()));
+      const ThreadArgs t = thread_args_for_cpus(arm->ctx.adapter, arm->ctx.c.launch.argv, static_cast<int>(runtime_cpus.size()),
+                                                runtime_default_threads(arm->ctx.adapter));
       thread_args[arm] = t.args;
       if (notes.insert(t.note).second) o.pinning.push_back(t.note);
     }

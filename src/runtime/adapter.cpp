@@ -60,7 +60,7 @@ Result<Adapter> load_adapter_file(const std::string& path, const std::string& ru
   FP_TRY_STATUS(a.only_keys({"executable_var", "executable_name", "health_path", "ready_paths", "chat_path", "completion_path",
                              "version_args", "version_regex", "build_regex", "timed_args", "evidence_args",
                              "evidence_env", "port_in_use_regex", "request_extras", "tokenizer", "exact_output", "list_devices_args",
-                             "threads_args", "threads_options", "comment"}));
+                             "threads_args", "threads_options", "threads_default", "comment"}));
   Adapter ad;
   ad.name = runtime;
   ad.data_file = path;
@@ -116,6 +116,11 @@ Result<Adapter> load_adapter_file(const std::string& path, const std::string& ru
     const bool placeholder = std::any_of(ad.threads_args.begin(), ad.threads_args.end(),
                                          [](const std::string& s) { return s.find("{threads}") != std::string::npos; });
     if (!placeholder) return a.error("threads_args", "has no {threads}; expected e.g. [\"-t\", \"{threads}\"]");
+    if (a.has("threads_default")) {
+      FP_TRY(ad.threads_default, a.string("threads_default"));
+      if (ad.threads_default != "cpus" && ad.threads_default != "physical_cores")
+        return a.error("threads_default", quote(ad.threads_default) + ": expected \"cpus\" or \"physical_cores\"");
+    }
     if (ad.threads_options.empty())
       return a.error("threads_options", "empty; expected the options by which a launch line sets the threads, e.g. [\"-t\", \"--threads\"]");
   }

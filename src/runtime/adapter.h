@@ -56,6 +56,7 @@ struct Adapter {
   // threads_args with "{threads}" (llama-server: -t {threads}); threads_options, the options by which
   // a case sets them itself (then left alone). Empty: the runtime sizes its own.
   std::vector<std::string> threads_args, threads_options;
+  std::string threads_default = "cpus";  // how many it starts by itself: "cpus" or "physical_cores"
 };
 
 Result<Adapter> load_adapter(const std::string& runtime);

@@ -1,6 +1,10 @@
 #include "runtime/thread_args.h"
 
+#include <algorithm>
 #include <cstdlib>
+#include <fstream>
+#include <set>
+#include <thread>
 
 #include "util/text.h"
 
@@ -24,7 +28,8 @@ std::vector<Found> find_options(const std::vector<std::string>& argv, const std:
 
 }  // namespace
 
-ThreadArgs thread_args_for_cpus(const Adapter& adapter, const std::vector<std::string>& case_argv, int cpus) {
+ThreadArgs thread_args_for_cpus(const Adapter& adapter, const std::vector<std::string>& case_argv, int cpus,
+                                int default_threads) {
   ThreadArgs t;
   const std::string n = std::to_string(cpus);
   const std::string n_cpus = n + (cpus == 1 ? " CPU" : " CPUs");
@@ -50,13 +55,33 @@ ThreadArgs thread_args_for_cpus(const Adapter& adapter, const std::vector<std::s
                 "bimodal; set them to " + n + " or fewer";
     return t;
   }
+  if (default_threads > 0 && default_threads <= cpus) {
+    t.note = "runtime threads: " + adapter.name + "'s own (" + std::to_string(default_threads) + ", " +
+             (adapter.threads_default == "physical_cores" ? "the machine's physical cores" : "the machine's CPUs") +
+             "), within the " + n_cpus + " it is pinned to";
+    return t;
+  }
   for (std::string a : adapter.threads_args) {
     for (size_t pos = 0; (pos = a.find("{threads}", pos)) != std::string::npos; pos += n.size()) a.replace(pos, 9, n);
     t.args.push_back(a);
   }
-  t.note = "runtime threads: " + join(t.args, " ") + ", one per CPU it is pinned to (" + adapter.name +
-           " would size them from all the machine's CPUs)";
+  t.note = "runtime threads: " + join(t.args, " ") + ", one per CPU it is pinned to (" + adapter.name + " would start " +
+           std::to_string(default_threads) + ": " +
+           (adapter.threads_default == "physical_cores" ? "the machine's physical cores" : "the machine's CPUs") + ")";
   return t;
+}
+
+int runtime_default_threads(const Adapter& adapter) {
+  const int cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (adapter.threads_default != "physical_cores") return cpus;
+  std::set<std::string> cores;
+  for (int i = 0; i < cpus; ++i) {
+    std::ifstream f("/sys/devices/system/cpu/cpu" + std::to_string(i) + "/topology/thread_siblings");
+    std::string mask;
+    if (!(f >> mask)) return cpus;
+    cores.insert(mask);
+  }
+  return cores.empty() ? cpus : static_cast<int>(cores.size());
 }
 
 }  // namespace fp

@@ -7,7 +7,9 @@
 // realistic model, pinned to one CPU (taskset -c 0, -fa 1, 3 repetitions): -t 1 decodes 722-730
 // tokens/s, -t 2 435-456 (-39%); prompt 883-887 vs 866-878 tokens/s, with a spread of up to 31.
 // So the harness sizes the runtime's threads to its CPUs, through the runtime data's
-// "threads_args", unless the case sets them itself. (On the H200 with every layer on the GPU, -t 15
+// "threads_args", unless the case sets them itself or the runtime's own default already fits
+// ("threads_default": llama.cpp starts one thread per physical core, so an 8-core machine with SMT
+// keeps its 8 threads on 15 pinned CPUs, as deployed). (On the H200 with every layer on the GPU, -t 15
 // against 16 threads made no difference: the bursts there come from elsewhere,
 // fixtures/logs/h200-live/gate/README.md round 7.)
 #pragma once
@@ -26,7 +28,13 @@ struct ThreadArgs {
 };
 
 // `case_argv` is the case's launch line (before expansion), `cpus` how many CPUs the runtime is
-// pinned to (> 0).
-ThreadArgs thread_args_for_cpus(const Adapter& adapter, const std::vector<std::string>& case_argv, int cpus);
+// pinned to (> 0), `default_threads` how many it would start by itself (runtime_default_threads).
+ThreadArgs thread_args_for_cpus(const Adapter& adapter, const std::vector<std::string>& case_argv, int cpus,
+                                int default_threads);
+
+// What the runtime starts by itself on this machine, from the runtime data's threads_default:
+// "physical_cores" (the distinct cores of /sys/devices/system/cpu/cpu*/topology/thread_siblings) or
+// "cpus" (every online CPU; also the answer when sysfs cannot tell).
+int runtime_default_threads(const Adapter& adapter);
 
 }  // namespace fp
