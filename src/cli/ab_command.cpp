@@ -45,7 +45,7 @@ const char* kUsage =
 
 int ab_command(int argc, char** argv) {
   AbRunOptions o;
-  std::string case_path, root;
+  OneCaseArgs one;
   Args args("ab", argc, argv, kUsage);
   while (args.next()) {
     const std::string& a = args.arg();
@@ -66,29 +66,17 @@ int ab_command(int argc, char** argv) {
       o.out_dir = args.value();
     } else if (a == "--results") {
       o.results_root = args.value();
-    } else if (a == "--root") {
-      root = args.value();
-    } else if (a == "--quiet") {
-      o.quiet = true;
     } else if (a == "--rehash") {
       o.rehash = true;
-    } else if (args.is_option()) {
-      args.usage_error("unknown option " + quote(a));
-    } else if (!case_path.empty()) {
-      args.usage_error("one case at a time (got " + quote(case_path) + " and " + quote(a) + ")");
     } else {
-      case_path = a;
+      take_one_case_arg(args, one);
     }
   }
-  if (case_path.empty()) {
-    std::cerr << "flashproof ab: name a case file, e.g. cases/chat-tiny-short.json\n" << kUsage;
-    return kAbUsage;
-  }
-  auto suite = command_suite(root, {case_path});
-  if (!suite) {
-    std::cerr << "flashproof ab: " << suite.error().message << "\n";
-    return kAbIncomplete;
-  }
+  int code = 0;
+  auto suite = one_case_suite("ab", one, kUsage, kAbUsage, kAbIncomplete, &code);
+  if (!suite) return code;
+  const std::string& case_path = one.case_path;
+  o.quiet = one.quiet;
   o.suite = *suite;
   install_child_cleanup_handlers();
   AbOutcome out = run_ab(case_path, o);

@@ -83,8 +83,7 @@ std::vector<bool> flags(Args& args) {
 
 int matrix_command(int argc, char** argv) {
   MatrixOptions o;
-  std::string case_path;
-  std::string root;
+  OneCaseArgs one;
   Args args("matrix", argc, argv, kUsage);
   while (args.next()) {
     const std::string& a = args.arg();
@@ -116,27 +115,15 @@ int matrix_command(int argc, char** argv) {
       o.out_dir = args.value();
     } else if (a == "--results") {
       o.results_root = args.value();
-    } else if (a == "--root") {
-      root = args.value();
-    } else if (a == "--quiet") {
-      o.quiet = true;
-    } else if (args.is_option()) {
-      args.usage_error("unknown option " + quote(a));
-    } else if (!case_path.empty()) {
-      args.usage_error("one case at a time (got " + quote(case_path) + " and " + quote(a) + ")");
     } else {
-      case_path = a;
+      take_one_case_arg(args, one);
     }
   }
-  if (case_path.empty()) {
-    std::cerr << "flashproof matrix: name a case file, e.g. cases/chat-tiny-short.json\n" << kUsage;
-    return kMatrixUsage;
-  }
-  auto suite = command_suite(root, {case_path});
-  if (!suite) {
-    std::cerr << "flashproof matrix: " << suite.error().message << "\n";
-    return kMatrixIncomplete;
-  }
+  int code = 0;
+  auto suite = one_case_suite("matrix", one, kUsage, kMatrixUsage, kMatrixIncomplete, &code);
+  if (!suite) return code;
+  const std::string& case_path = one.case_path;
+  o.quiet = one.quiet;
   o.suite = *suite;
   install_child_cleanup_handlers();
   MatrixOutcome out = run_matrix(case_path, o);
