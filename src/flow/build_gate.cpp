@@ -288,6 +288,8 @@ BuildGateCase gate_case(const std::string& path, const BuildGateOptions& o, TeeT
                       {"blocks", po.blocks},
                       {"wall_s", po.wall_s},
                       {"stopped", po.stopped},
+                      {"pinning", po.pinning},
+                      {"gated_by", gated_note},
                       {"gated", nlohmann::json::array()},
                       {"reported", nlohmann::json::array()},
                       {"problems", bc.problems}};

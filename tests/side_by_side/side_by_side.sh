@@ -49,6 +49,8 @@ case $test_name in
     expect_out "runtime threads: the case's own \(-t 2\), more than the 1 CPU the runtime is pinned to"
     # -t 1 added, or llama.cpp's own default already 1 (one physical core): either way one thread.
     expect_out "runtime threads: (-t 1, one per CPU it is pinned to|llama-server's own \(1, )"
+    gj=$(find "$T/results" -path '*chat-tiny-no-threads*' -name gate.json | head -1)
+    grep -q '"client pinned to CPU 1, runtime to CPU 0 (--runtime-cpus)"' "$gj" 2>/dev/null || fail "gate.json ($gj) does not record the pinning"
     logs=$(find "$T/results" -path '*chat-tiny-no-threads*' -path '*block-*' -name timed.log | wc -l)
     [ "$logs" -ge 4 ] || fail "expected 4 timed launch logs of chat-tiny-no-threads, found $logs"
     bad=$(find "$T/results" -path '*chat-tiny-no-threads*' -path '*block-*' -name timed.log -exec grep -L 'n_threads = 1 (n_threads_batch = 1)' {} +)
