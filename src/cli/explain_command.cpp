@@ -6,6 +6,7 @@
 #include <map>
 #include <string>
 
+#include "evidence/device_timings.h"
 #include "evidence/kernel_set.h"
 #include "evidence/kernel_tally.h"
 #include "evidence/log_records.h"
@@ -31,6 +32,8 @@ const char* const kUsage =
     "  --runtime         runtime data file stem, e.g. llama-server\n"
     "  --log             the runtime's whole log, plain or gzipped\n"
     "  --kernels         kernel tally from the CUPTI probe (launches, gpu ns, [device,] name per line);\n"
+    "                    without it, a backend's own op timings in the log are level 3 (ggml-vulkan's\n"
+    "                    GGML_VK_PERF_LOGGER blocks)\n"
     "                    for DIR/kernels.tsv the per-process tallies DIR/kernels.<pid>.tsv are merged when present\n"
     "  --expect-backend  backends the fused op must run on, each of them and no other: CUDA0, CPU,\n"
     "                    CUDA0,CUDA1, or all-gpus (every GPU backend the log names)\n"
@@ -155,6 +158,14 @@ int explain_command(int argc, char** argv) {
     if (!tally) return usage_error("--kernels: " + tally.error().message);
     kernels = classify_kernels(*tally, *sigs);
     in.kernels = &kernels;
+  } else if (sigs->device_timings) {
+    // A backend's own op timings in the log (evidence/device_timings.h): level 3 for Vulkan.
+    KernelTally t = device_timing_tally(*text, *sigs->device_timings, opts["--log"]);
+    if (!t.kernels.empty()) {
+      kernels = classify_kernels(t, *sigs);
+      in.kernels = &kernels;
+      in.gpu_backend_pattern = sigs->device_timings->backend.pattern;
+    }
   }
   Verdict v = decide(in);
   std::cout << "runtime: " << sigs->runtime << " (" << sigs->source << ")\n"

@@ -111,5 +111,30 @@ TEST(ExplainVulkanH200, PartialOffloadNamesIt) {
   EXPECT_TRUE(has(r.out, "not every layer is offloaded to the GPU")) << r.out;
 }
 
+// Level 3 on Vulkan: ggml-vulkan's own op timings (GGML_VK_PERF_LOGGER), measured on the device, in
+// flashproof's recorded lavapipe evidence logs (fixtures/logs/lavapipe-perf) and the H200 recording.
+TEST(ExplainVulkanTimings, FusedOpMeasuredOnVulkan0IsLevel3) {
+  Ran r = explain_vulkan_log("lavapipe-perf/fa_on.evidence.log.gz", {"--layers", "2", "--require", "log,placement,kernels"});
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_TRUE(has(r.out, "verdict: active")) << r.out;
+  EXPECT_TRUE(has(r.out, "attention kernel families: vulkan-flash-attn 100.0%")) << r.out;
+  EXPECT_TRUE(has(r.out, "level 3 kernels: ")) << r.out;
+  EXPECT_TRUE(has(r.out, "by device: Vulkan0 ")) << r.out;
+  EXPECT_FALSE(has(r.out, "does not see what Vulkan0 dispatches")) << r.out;
+}
+
+TEST(ExplainVulkanTimings, FlagOffShowsTheUnfusedSoftmaxOnTheDevice) {
+  Ran r = explain_vulkan_log("lavapipe-perf/fa_off.evidence.log.gz", {"--layers", "2", "--require", "kernels"});
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_TRUE(has(r.out, "verdict: not active")) << r.out;
+  EXPECT_TRUE(has(r.out, "unfused attention launches (\"SOFT_MAX\")")) << r.out;
+}
+
+TEST(ExplainVulkanTimings, H200RecordingIsActiveWithoutPlacement) {
+  Ran r = explain_vulkan_log("h200-vulkan/b11669_h200/fa_on.perf.log.gz", {"--require", "log,kernels"});
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_TRUE(has(r.out, "level 3 kernels: 80 fused attention kernel launches")) << r.out;
+}
+
 }  // namespace
 }  // namespace fp

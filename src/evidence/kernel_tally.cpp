@@ -185,7 +185,12 @@ KernelSummary classify_kernels(const KernelTally& tally, const RuntimeSignatures
   s.devices_known = !tally.kernels.empty();
   for (const auto& k : tally.kernels) s.devices_known = s.devices_known && k.device >= 0;
   std::map<std::string, std::vector<Ranked>> by_backend;
-  for (const auto& rule : sigs.kernels) {
+  // A probe tally meets the probe's rules, device timings the timings' rules.
+  std::vector<const Rule*> rules;
+  for (const auto& rule : sigs.kernels)
+    if (rule.device_timings == tally.device_timings) rules.push_back(&rule);
+  for (const Rule* r : rules) {
+    const Rule& rule = *r;
     const std::string looked_for = rule.family.empty() ? rule.pattern : rule.family;
     if (rule.kind == RuleKind::FusedKernel &&
         std::find(s.fused_patterns.begin(), s.fused_patterns.end(), looked_for) == s.fused_patterns.end())
@@ -199,7 +204,8 @@ KernelSummary classify_kernels(const KernelTally& tally, const RuntimeSignatures
   for (const auto& k : tally.kernels) {
     add_saturating(s.total_launches, k.launches);
     add_saturating(s.total_ns, k.gpu_ns);
-    for (const auto& rule : sigs.kernels) {
+    for (const Rule* r : rules) {
+      const Rule& rule = *r;
       if (!rule_search(rule, k.name, m)) continue;
       bool is_fused = rule.kind == RuleKind::FusedKernel;
       add_saturating(is_fused ? s.fused_launches : s.unfused_launches, k.launches);

@@ -27,6 +27,8 @@ struct KernelTally {
   std::string status;  // the probe header's status=ok|refused|failed; "" without a header
   std::string reason;  // the header's reason=..., for refused or failed
   size_t processes = 1;  // processes whose tallies it holds (merge_kernel_tallies)
+  bool device_timings = false;  // op names from a backend's own timings (evidence/device_timings.h),
+                                // classified by the kernel rules with source "device_timings" only
 };
 
 // Parses tally text; blank lines and lines starting with '#' are skipped. A malformed line is an

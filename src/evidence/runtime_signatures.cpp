@@ -163,7 +163,7 @@ Result<Rule> parse_rule(const json& obj, const std::string& section, const Where
   if (!obj.is_object()) return where.error("value " + quote(obj.dump()) + " is not an object");
   FP_TRY_STATUS(check_keys(obj, where,
                            {"name", "kind", "pattern", "captures", "fused", "states", "scale_to_mib", "comment",
-                            "examples", "counter_examples", "backend", "family", "name_width"}));
+                            "examples", "counter_examples", "backend", "family", "name_width", "source"}));
   Rule rule;
   FP_TRY(rule.name, get_string(obj, "name", where, true));
   FP_TRY(std::string kind, get_string(obj, "kind", where, true));
@@ -188,6 +188,11 @@ Result<Rule> parse_rule(const json& obj, const std::string& section, const Where
   FP_TRY(rule.backend, get_string(obj, "backend", where, false));
   if (!rule.backend.empty() && section != "kernels")
     return where.at("backend").error("belongs to kernel rules only (the attention backend a kernel belongs to)");
+  FP_TRY(std::string source, get_string(obj, "source", where, false));
+  if (!source.empty() && (section != "kernels" || source != "device_timings"))
+    return where.at("source").error("value " + quote(source) + ": kernel rules only, and only \"device_timings\" (the rule reads "
+                                    "op names from device_timings; without it, kernel names from the probe)");
+  rule.device_timings = source == "device_timings";
   FP_TRY(rule.family, get_string(obj, "family", where, false));
   if (!rule.family.empty() && section != "kernels")
     return where.at("family").error("belongs to kernel rules only (the kernel family a kernel belongs to, e.g. fattn-mma)");
@@ -280,6 +285,59 @@ Status parse_attention_backends(const json& obj, const Where& where, RuntimeSign
   return ok_status();
 }
 
+// One pattern of device_timings: pattern, comment, examples, counter_examples, and for some the
+// capture roles it must have (group numbers, like a rule's "captures").
+Result<Rule> parse_timing_rule(const json& parent, const std::string& key, const Where& where,
+                               const std::vector<std::string>& roles) {
+  if (!parent.contains(key)) return where.at(key).error("missing");
+  const json& obj = parent.at(key);
+  Where w = where.at(key);
+  if (!obj.is_object()) return w.error("value " + quote(obj.dump()) + " is not an object");
+  json plain = obj;
+  plain.erase("captures");
+  FP_TRY(Rule rule, parse_prefix(plain, w));
+  rule.name = key;
+  for (const auto& role : roles) {
+    if (!obj.contains("captures") || !obj.at("captures").is_object() || !obj.at("captures").contains(role) ||
+        !obj.at("captures").at(role).is_number_integer())
+      return w.at("captures").error("needs the group number of " + quote(role) + ", e.g. {\"" + role + "\": 1}");
+    const int group = obj.at("captures").at(role).get<int>();
+    if (group < 1 || static_cast<unsigned>(group) > rule.regex.mark_count())
+      return w.at("captures").at(role).error("group " + std::to_string(group) + " is not a group of the pattern (it has " +
+                                             std::to_string(rule.regex.mark_count()) + ")");
+    rule.captures[role] = group;
+  }
+  return rule;
+}
+
+Result<DeviceTimings> parse_device_timings(const json& obj, const Where& where) {
+  if (!obj.is_object()) return where.error("value " + quote(obj.dump()) + " is not an object");
+  FP_TRY_STATUS(check_keys(obj, where, {"comment", "env", "block", "end", "op", "devices", "backend"}));
+  DeviceTimings t;
+  FP_TRY(t.comment, get_string(obj, "comment", where, true));
+  if (!obj.contains("env") || !obj.at("env").is_object() || obj.at("env").empty())
+    return where.at("env").error("needs the environment that makes the runtime print its timings, e.g. {\"GGML_VK_PERF_LOGGER\": \"1\"}");
+  for (const auto& [k, v] : obj.at("env").items()) {
+    if (!v.is_string()) return where.at("env").at(k).error("value " + quote(v.dump()) + " is not a string");
+    t.env[k] = v.get<std::string>();
+  }
+  FP_TRY(t.block, parse_timing_rule(obj, "block", where, {}));
+  FP_TRY(t.end, parse_timing_rule(obj, "end", where, {}));
+  FP_TRY(t.op, parse_timing_rule(obj, "op", where, {"name", "count", "total_us"}));
+  FP_TRY(t.devices, parse_timing_rule(obj, "devices", where, {"count"}));
+  if (!obj.contains("backend") || !obj.at("backend").is_object()) return where.at("backend").error("missing: {pattern, name_format, ...}");
+  json backend = obj.at("backend");
+  FP_TRY(t.backend_format, get_string(backend, "name_format", where.at("backend"), true));
+  if (t.backend_format.find("{device}") == std::string::npos)
+    return where.at("backend").at("name_format").error("value " + quote(t.backend_format) + " has no {device}; e.g. \"Vulkan{device}\"");
+  backend.erase("name_format");
+  json wrapped = {{"backend", backend}};
+  FP_TRY(t.backend, parse_timing_rule(wrapped, "backend", where, {}));
+  if (t.backend.regex.mark_count() < 1)
+    return where.at("backend").at("pattern").error("value " + quote(t.backend.pattern) + " has no group; group 1 must capture the device number");
+  return t;
+}
+
 Status parse_hints(const json& obj, const Where& where, std::map<std::string, std::string>& hints) {
   if (!obj.is_object()) return where.error("value " + quote(obj.dump()) + " is not an object");
   FP_TRY_STATUS(check_keys(obj, where, {"log", "placement", "kernels"}));
@@ -328,7 +386,7 @@ Result<RuntimeSignatures> parse_runtime_signatures(const std::string& json_text,
     return *base;
   }
   FP_TRY_STATUS(check_keys(ev, where, {"comment", "record_prefix", "process_prefix", "attention_backends", "hints",
-                                       "gpu_backend", "log", "placement", "kernels", "causes"}));
+                                       "gpu_backend", "device_timings", "log", "placement", "kernels", "causes"}));
   RuntimeSignatures sigs;
   sigs.runtime = runtime;
   sigs.source = path;
@@ -355,6 +413,10 @@ Result<RuntimeSignatures> parse_runtime_signatures(const std::string& json_text,
     if (gpu.regex.mark_count() < 1)
       return w.at("pattern").error("value " + quote(gpu.pattern) + " has no group; group 1 must capture the device number");
     sigs.gpu_backend = std::move(gpu);
+  }
+  if (ev.contains("device_timings")) {
+    FP_TRY(DeviceTimings t, parse_device_timings(ev.at("device_timings"), where.at("device_timings")));
+    sigs.device_timings = std::move(t);
   }
   if (ev.contains("attention_backends"))
     FP_TRY_STATUS(parse_attention_backends(ev.at("attention_backends"), where.at("attention_backends"), sigs));

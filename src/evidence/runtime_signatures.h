@@ -56,11 +56,27 @@ struct Rule {
   double scale_to_mib = 1.0;              // multiplies captured sizes ("mib", "k_mib", "v_mib")
   std::string backend;                    // kernel rules: the attention backend the kernel belongs to ("" any)
   std::string family;                     // kernel rules: the kernel family (fattn-mma, FA3, ...); "" none
+  bool device_timings = false;            // kernel rules: matches op names of device_timings (key "source":
+                                          // "device_timings"), not the probe's kernel names
   int name_width = 0;                     // node rules: the backend name is printed cut to this many
                                           // characters (ggml's "%5.5s"); 0: printed whole
   std::string comment;
   std::vector<std::string> examples;
   std::vector<std::string> counter_examples;
+};
+
+// Key "device_timings": a GPU backend's own per-op timings, measured with the device's timestamp
+// queries and printed into the log when the runtime runs with `env` (ggml-vulkan's
+// GGML_VK_PERF_LOGGER): level 3 where the CUPTI probe sees nothing (evidence/device_timings.h).
+struct DeviceTimings {
+  std::map<std::string, std::string> env;  // added to the evidence pass's environment
+  Rule block;    // the line that opens one graph's timings ("Vulkan Timings:")
+  Rule end;      // the line that closes it ("Total time: ...")
+  Rule op;       // one op: captures "name", "count" (dispatches) and "total_us"
+  Rule devices;  // capture "count": how many devices the backend found (one: the timings are device 0's)
+  Rule backend;  // the backend names the timings are for, group 1 the device number ("Vulkan0")
+  std::string backend_format;  // the backend name of a device, "Vulkan{device}"
+  std::string comment;
 };
 
 // Everything one runtime's data file says about evidence.
@@ -78,7 +94,8 @@ struct RuntimeSignatures {
   std::string gpu_backend_name(int device) const;
   std::vector<Rule> log;                  // level 1
   std::vector<Rule> placement;            // level 2; empty when the runtime has none
-  std::vector<Rule> kernels;              // level 3
+  std::vector<Rule> kernels;              // level 3 (the probe's kernel names, and device_timings' op names)
+  std::optional<DeviceTimings> device_timings;
   CauseRules causes;                      // key "causes": known causes of a fallback (evidence/causes.h)
   std::map<std::string, std::string> hints;  // "log"/"placement"/"kernels" -> how to get that level
   // Key "attention_backends": when present, an expected backend names an attention backend

@@ -17,6 +17,10 @@ std::vector<const Rule*> all_rules(const RuntimeSignatures& s) {
   std::vector<const Rule*> out;
   for (const auto* section : {&s.log, &s.placement, &s.kernels})
     for (const auto& r : *section) out.push_back(&r);
+  if (s.device_timings)
+    for (const Rule* r : {&s.device_timings->block, &s.device_timings->end, &s.device_timings->op, &s.device_timings->devices,
+                          &s.device_timings->backend})
+      out.push_back(r);
   return out;
 }
 
@@ -26,7 +30,9 @@ TEST(RuntimeSignatures, LlamaServerFileLoads) {
   EXPECT_EQ(r->runtime, "llama-server");
   EXPECT_GE(r->log.size(), 14u);
   EXPECT_EQ(r->placement.size(), 6u);  // nodes, split headers and three device listings
-  EXPECT_EQ(r->kernels.size(), 7u);  // five families, the catch-all, soft_max
+  EXPECT_EQ(r->kernels.size(), 9u);  // five families, the catch-all, soft_max; Vulkan's two ops
+  ASSERT_TRUE(r->device_timings.has_value());
+  EXPECT_EQ(r->device_timings->env.at("GGML_VK_PERF_LOGGER"), "1");
   ASSERT_TRUE(r->record_prefix.has_value());
   EXPECT_EQ(r->hints.count("placement"), 1u);
 }

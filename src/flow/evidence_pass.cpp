@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "client/stream_client.h"
+#include "evidence/device_timings.h"
 #include "flow/attached_pass.h"
 #include "flow/gpu_probe.h"
 #include "flow/request_builder.h"
@@ -114,6 +115,13 @@ Result<EvidenceOutcome> run_evidence_pass(const CaseContext& ctx) {
   out.probe = plan_gpu_probe(ctx.out_dir + "/kernels.tsv");  // one file per process, merged into this one
   const GpuProbePlan& probe = out.probe;
   for (const auto& [k, v] : probe.env) out.env[k] = v;
+  // A backend the probe cannot see (Vulkan) that times its own ops: level 3 from those timings.
+  const DeviceTimings* timings = ctx.signatures.device_timings &&
+                                         timed_backend_expected(ctx.c.expect.backends, *ctx.signatures.device_timings)
+                                     ? &*ctx.signatures.device_timings
+                                     : nullptr;
+  if (timings)
+    for (const auto& [k, v] : timings->env) out.env[k] = v;
 
   FP_TRY(int port, free_loopback_port());
   out.argv = expand_argv(ctx.c, ctx.runtime, ctx.model_path, port, ctx.flag_value, ctx.adapter.evidence_args);
@@ -144,16 +152,30 @@ Result<EvidenceOutcome> run_evidence_pass(const CaseContext& ctx) {
     else no_tally_why = "the probe's tally is missing or unreadable (a missing file: the probe was not loaded, "
                         "CUDA_INJECTION64_PATH wrong or the runtime never initialised CUDA): " + tally.error().message;
   }
+  std::string timings_why;
+  if (timings) {
+    auto text = read_file(out.log_path);
+    if (!text) {
+      timings_why = "the log could not be read again for its device timings: " + text.error().message;
+    } else {
+      KernelTally t = device_timing_tally(*text, *timings, out.log_path);
+      if (t.kernels.empty()) timings_why = t.reason;
+      else out.kernels = classify_kernels(t, ctx.signatures);
+    }
+  }
   // Level 3 is a default requirement of a case that runs on the GPU (a GPU backend, or an attention
-  // backend: vLLM) where the probe is attached; a CPU case on a GPU machine needs no kernels.
+  // backend: vLLM) where the probe is attached, and of a case on a timed backend that printed its
+  // timings; a CPU case on a GPU machine needs no kernels.
   const bool gpu_case = gpus_needed(ctx.c, ctx.signatures, ctx.gpu_box ? ctx.gpu_box->gpus : 1) > 0 ||
                         ctx.signatures.names_attention_backends();
-  VerdictInput in = case_verdict_input(ctx, out, probe.attached && gpu_case);
+  VerdictInput in = case_verdict_input(ctx, out, (probe.attached && gpu_case) || (timings && out.kernels));
+  if (timings) in.gpu_backend_pattern = timings->backend.pattern;
   // A GPU box may not lose level 3: no probe, a probe not loaded or refused by CUPTI is no evidence.
   if (ctx.gpu_box && gpu_case && std::find(in.required.begin(), in.required.end(), "kernels") == in.required.end())
     in.required.push_back("kernels");
   if (!probe.attached) in.hints["kernels"] = probe.why_not;
   if (!no_tally_why.empty()) in.hints["kernels"] = no_tally_why;
+  if (!timings_why.empty()) in.hints["kernels"] = timings_why;
   out.verdict = decide(in);
   explain_causes(ctx, out);
   out.signals = cheap_signals(out.log.scan);
