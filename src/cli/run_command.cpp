@@ -1,4 +1,5 @@
 // flashproof run CASE.json...: runs each case and prints a short table.
+#include <algorithm>
 #include <cstdlib>
 #include <cstdio>
 #include <iostream>
@@ -69,7 +70,13 @@ const FigureResult* figure(const RunResult& r, const std::string& name) {
   return nullptr;
 }
 
-void print_row(const CaseRun& run, const std::string& case_path) {
+// "active (CPU 30) [log+placement]": the summary table's verdict column.
+std::string verdict_column(const RunResult& r) {
+  return r.verdict + (r.verdict_backend.empty() ? "" : " (" + r.verdict_backend + ")") +
+         (r.levels_used.empty() ? "" : " [" + join(r.levels_used, "+") + "]");
+}
+
+void print_row(const CaseRun& run, const std::string& case_path, int verdict_width) {
   const RunResult& r = run.result;
   if (r.case_name.empty()) {
     std::printf("%-28s %s\n", case_path.c_str(), run.message.c_str());
@@ -87,9 +94,8 @@ void print_row(const CaseRun& run, const std::string& case_path) {
   std::string answers = !r.answers.empty() && none == r.answers.size()
                             ? "no reference"
                             : std::to_string(same) + "/" + std::to_string(r.answers.size()) + " " + (recorded ? "recorded" : "match");
-  std::string verdict = r.verdict + (r.verdict_backend.empty() ? "" : " (" + r.verdict_backend + ")") +
-                        (r.levels_used.empty() ? "" : " [" + join(r.levels_used, "+") + "]");
-  std::printf("%-28s %-10s %-34s %8s %8s %8s  %s\n", r.case_name.c_str(), r.status().c_str(), verdict.c_str(),
+  const std::string verdict = verdict_column(r);
+  std::printf("%-28s %-10s %-*s %8s %8s %8s  %s\n", r.case_name.c_str(), r.status().c_str(), verdict_width, verdict.c_str(),
               ttft ? fmt(ttft->summary.median).c_str() : "-", ttft ? fmt(ttft->summary.p95).c_str() : "-",
               tps ? fmt(tps->summary.median).c_str() : "-", answers.c_str());
 }
@@ -204,8 +210,12 @@ int run_command(int argc, char** argv) {
     runs.push_back(std::move(run));
     if (interrupted()) break;
   }
-  std::printf("\n%-28s %-10s %-34s %8s %8s %8s  %s\n", "case", "status", "verdict [evidence]", "TTFT p50", "p95", "tok/s", "answers");
-  for (size_t i = 0; i < runs.size(); ++i) print_row(runs[i], cases[i]);
+  int verdict_width = 34;
+  for (const auto& run : runs)
+    if (!run.result.case_name.empty()) verdict_width = std::max(verdict_width, static_cast<int>(verdict_column(run.result).size()));
+  std::printf("\n%-28s %-10s %-*s %8s %8s %8s  %s\n", "case", "status", verdict_width, "verdict [evidence]", "TTFT p50", "p95",
+              "tok/s", "answers");
+  for (size_t i = 0; i < runs.size(); ++i) print_row(runs[i], cases[i], verdict_width);
   if (ctest) print_for_ctest(runs);
   std::fflush(stdout);
   if (interrupted()) {
