@@ -7,12 +7,6 @@
 #include "util/text.h"
 
 namespace fp {
-namespace {
-
-bool matches(const Rule& rule, const std::string& line, std::smatch& m) { return rule_search(rule, line, m); }
-
-}  // namespace
-
 KernelTally device_timing_tally(std::string_view log, const DeviceTimings& t, const std::string& source) {
   KernelTally tally;
   tally.source = source + " (device op timings)";
@@ -27,19 +21,19 @@ KernelTally device_timing_tally(std::string_view log, const DeviceTimings& t, co
     // Timing lines are printed whole; the runtime's own records around them carry a prefix.
     const std::string line = trim(raw);
     std::smatch m;
-    if (devices < 0 && matches(t.devices, line, m)) devices = std::atoi(capture(t.devices, m, "count").c_str());
-    if (matches(t.block, line, m)) {
+    if (devices < 0 && rule_search(t.devices, line, m)) devices = std::atoi(capture(t.devices, m, "count").c_str());
+    if (rule_search(t.block, line, m)) {
       in_block = true;
       ++blocks;
       continue;
     }
     if (!in_block) continue;
-    if (matches(t.end, line, m)) {
+    if (rule_search(t.end, line, m)) {
       in_block = false;
       continue;
     }
     // Another thread's record may land inside a block: skipped, the block goes on.
-    if (!matches(t.op, line, m)) continue;
+    if (!rule_search(t.op, line, m)) continue;
     const std::string name = capture(t.op, m, "name");
     const long long count = std::atoll(capture(t.op, m, "count").c_str());
     const double total_us = std::strtod(capture(t.op, m, "total_us").c_str(), nullptr);

@@ -295,6 +295,7 @@ Result<Rule> parse_timing_rule(const json& parent, const std::string& key, const
   if (!obj.is_object()) return w.error("value " + quote(obj.dump()) + " is not an object");
   json plain = obj;
   plain.erase("captures");
+  if (key == "backend") plain.erase("name_format");  // read by parse_device_timings
   FP_TRY(Rule rule, parse_prefix(plain, w));
   rule.name = key;
   for (const auto& role : roles) {
@@ -325,14 +326,10 @@ Result<DeviceTimings> parse_device_timings(const json& obj, const Where& where) 
   FP_TRY(t.end, parse_timing_rule(obj, "end", where, {}));
   FP_TRY(t.op, parse_timing_rule(obj, "op", where, {"name", "count", "total_us"}));
   FP_TRY(t.devices, parse_timing_rule(obj, "devices", where, {"count"}));
-  if (!obj.contains("backend") || !obj.at("backend").is_object()) return where.at("backend").error("missing: {pattern, name_format, ...}");
-  json backend = obj.at("backend");
-  FP_TRY(t.backend_format, get_string(backend, "name_format", where.at("backend"), true));
+  FP_TRY(t.backend, parse_timing_rule(obj, "backend", where, {}));
+  FP_TRY(t.backend_format, get_string(obj.at("backend"), "name_format", where.at("backend"), true));
   if (t.backend_format.find("{device}") == std::string::npos)
     return where.at("backend").at("name_format").error("value " + quote(t.backend_format) + " has no {device}; e.g. \"Vulkan{device}\"");
-  backend.erase("name_format");
-  json wrapped = {{"backend", backend}};
-  FP_TRY(t.backend, parse_timing_rule(wrapped, "backend", where, {}));
   if (t.backend.regex.mark_count() < 1)
     return where.at("backend").at("pattern").error("value " + quote(t.backend.pattern) + " has no group; group 1 must capture the device number");
   return t;

@@ -19,6 +19,7 @@ Result<LogAnalysis> analyse_log(const std::string& path, const RuntimeSignatures
   a.records = split_records(text, sigs);
   a.scan = scan_log(a.records, sigs);
   a.placement = scan_placement(a.records, sigs);
+  if (sigs.device_timings) a.device_timings = device_timing_tally(text, *sigs.device_timings, path);
   return a;
 }
 
@@ -153,15 +154,10 @@ Result<EvidenceOutcome> run_evidence_pass(const CaseContext& ctx) {
                         "CUDA_INJECTION64_PATH wrong or the runtime never initialised CUDA): " + tally.error().message;
   }
   std::string timings_why;
-  if (timings) {
-    auto text = read_file(out.log_path);
-    if (!text) {
-      timings_why = "the log could not be read again for its device timings: " + text.error().message;
-    } else {
-      KernelTally t = device_timing_tally(*text, *timings, out.log_path);
-      if (t.kernels.empty()) timings_why = t.reason;
-      else out.kernels = classify_kernels(t, ctx.signatures);
-    }
+  if (timings && out.log.device_timings) {
+    const KernelTally& t = *out.log.device_timings;
+    if (t.kernels.empty()) timings_why = t.reason;
+    else out.kernels = classify_kernels(t, ctx.signatures);
   }
   // Level 3 is a default requirement of a case that runs on the GPU (a GPU backend, or an attention
   // backend: vLLM) where the probe is attached, and of a case on a timed backend that printed its

@@ -24,9 +24,11 @@ struct LogAnalysis {
   std::vector<LogRecord> records;
   LogScan scan;
   Placement placement;
+  std::optional<KernelTally> device_timings;  // the runtime data has device_timings: its blocks in the log
 };
 
-// Reads a runtime log file and runs levels 1 and 2 over it.
+// Reads a runtime log file and runs levels 1 and 2 over it (and collects a backend's own op
+// timings for level 3, evidence/device_timings.h).
 Result<LogAnalysis> analyse_log(const std::string& path, const RuntimeSignatures& sigs);
 
 struct EvidenceOutcome {

@@ -6,27 +6,10 @@
 #include <set>
 #include <thread>
 
+#include "runtime/launch_line.h"
 #include "util/text.h"
 
 namespace fp {
-namespace {
-
-// The value the case gives one of `options` ("-t 8" or "--threads=8"); the last occurrence wins.
-struct Found {
-  std::string option, value;
-};
-
-std::vector<Found> find_options(const std::vector<std::string>& argv, const std::vector<std::string>& options) {
-  std::vector<Found> out;
-  for (size_t i = 0; i < argv.size(); ++i)
-    for (const auto& o : options) {
-      if (argv[i] == o) out.push_back({o, i + 1 < argv.size() ? argv[i + 1] : ""});
-      else if (starts_with(argv[i], o + "=")) out.push_back({o, argv[i].substr(o.size() + 1)});
-    }
-  return out;
-}
-
-}  // namespace
 
 ThreadArgs thread_args_for_cpus(const Adapter& adapter, const std::vector<std::string>& case_argv, int cpus,
                                 int default_threads) {
@@ -39,7 +22,9 @@ ThreadArgs thread_args_for_cpus(const Adapter& adapter, const std::vector<std::s
              " would make launch times bimodal";
     return t;
   }
-  const auto found = find_options(case_argv, adapter.threads_options);
+  std::vector<OptionValue> found;  // each of the options the case sets (the last occurrence of each)
+  for (const auto& o : adapter.threads_options)
+    if (auto v = find_option(case_argv, {o})) found.push_back(*v);
   if (!found.empty()) {
     std::string said;
     for (const auto& f : found) {
