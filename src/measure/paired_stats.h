@@ -15,8 +15,9 @@
 //     gamma absorbs a position effect (the second launch of a block systematically faster or
 //     slower, e.g. a warmer page cache), which the ABBA order balances. Least squares gives
 //     theta = (mean of the A-first blocks + mean of the B-first blocks) / 2, and the residual
-//     variance has n - 2 degrees of freedom. With fewer than two blocks of either order the
-//     position term is dropped (theta = mean, n - 1 degrees of freedom);
+//     variance has n - 2 degrees of freedom. With fewer than three blocks of either order the
+//     position term is dropped (theta = mean, n - 1 degrees of freedom): at four blocks it would
+//     leave 2 degrees of freedom, too few for a variance estimate to be trusted;
 //  4. a Student-t interval for theta, and the one-sided p-value of "B is not worse" (theta <= 0).
 // Holm's step-down correction across the gated figures of a case controls the family-wise rate of
 // false "regression" calls. Unit tests check the false-alarm rate and the power on simulated data.

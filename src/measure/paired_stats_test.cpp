@@ -58,6 +58,23 @@ TEST(PairedEstimate, IgnoresUnusableUnitsAndNeedsTwoBlocks) {
   EXPECT_EQ(d[0].verdict, TimingVerdict::unresolved);
 }
 
+// gate:same-build in a fresh clone (2026-12-01): the same build on both sides, TTFT per launch and
+// prompt over four blocks, the candidate 1.5-6% slower in each block and the second launch ~2%
+// slower. With a position term at four blocks (2 degrees of freedom) this read "regression" +4.0%,
+// p 0.004; four blocks are too few to tell that from chance, so it must stay open.
+TEST(PairedEstimate, FourSameSignBlocksAreNotARegression) {
+  const double base[4][3] = {{938.6, 809.1, 743.6}, {941.8, 814.7, 744.6}, {972.2, 833.9, 764.2}, {961.3, 825.5, 747.7}};
+  const double cand[4][3] = {{962.7, 879.6, 810.6}, {953.3, 834.4, 745.8}, {1022.7, 829.6, 866.1}, {1008.7, 819.1, 772.1}};
+  std::vector<PairedUnit> u;
+  for (int k = 0; k < 4; ++k)
+    for (int p = 0; p < 3; ++p) u.push_back({k, k % 2 == 0, "p" + std::to_string(p), base[k][p], cand[k][p]});
+  PairedEstimate e = estimate_paired(u, true);
+  EXPECT_FALSE(e.order_term);
+  EXPECT_EQ(e.df, 3);
+  auto d = decide_figures({{"ttft_ms", true, 0.05, u}});
+  EXPECT_EQ(d[0].verdict, TimingVerdict::unresolved) << decision_line(d[0]);
+}
+
 TEST(PairedEstimate, PositionEffectIsAbsorbed) {
   // The second launch of every block is 3% slower; A and B are the same build.
   std::vector<PairedUnit> u;
