@@ -95,7 +95,8 @@ struct RunPlan {
   // worth failing (figure -> fraction, e.g. {"ttft_ms": 0.05}); figures not named take the job's
   // default (default_min_effect). Blocks: one fresh launch per arm each, ABBA order; the first look
   // after `blocks`, then one more block pair at a time until every gated figure is decided, the
-  // blocks reach `max_blocks` or the timed blocks would pass `budget_s`.
+  // blocks reach `max_blocks` or the timed blocks would pass `budget_s` (0, the default: the gate's
+  // budget in blocks at the block time it measures, flow/paired_runner.h kDefaultBudgetBlocks).
   std::map<std::string, double> min_effect;
   // The figures the side-by-side gate and A/B gate on; empty: the job's choice
   // (paired_gated_figures). One of paired_figure_names(). Naming gpu_kernel_ms or
@@ -104,7 +105,7 @@ struct RunPlan {
   std::vector<std::string> gated;
   int blocks = 4;
   int max_blocks = 40;
-  double budget_s = 300;
+  double budget_s = 0;
   // Load levels (docs/workloads.md). Each level of `concurrency` is measured on its own, its
   // figures named "c<level>.<figure>"; empty: the job's own way (one request at a time, batch: a
   // round's prompts at once) and figures named as they always were. `requests`: requests per round

@@ -86,8 +86,15 @@ nlohmann::json decision_json(const FigureDecision& d) {
                       {"block_sd_log", num(e.block_sd_log)},
                       {"order_effect_rel", num(std::expm1(e.order_log))},
                       {"min_effect", d.min_effect},
+                      {"p_regression", num(d.p_regression)},
+                      {"trimmed_each_end", e.trimmed_each_end},
                       {"why", d.why}};
   if (d.more_blocks) j["more_blocks"] = *d.more_blocks;
+  if (d.likely_blocks) j["likely_blocks"] = *d.likely_blocks;
+  j["block_values"] = nlohmann::json::array();
+  for (const auto& b : e.block_values)
+    j["block_values"].push_back({{"block", b.block + 1}, {"baseline_first", b.a_first}, {"worse_rel", num(std::expm1(b.d))},
+                                 {"baseline", num(b.a)}, {"candidate", num(b.b)}, {"trimmed", b.trimmed}, {"burst", b.burst}});
   return j;
 }
 
@@ -215,15 +222,33 @@ BuildGateCase gate_case(const std::string& path, const BuildGateOptions& o, TeeT
   say("timed blocks: ABBA, " + std::to_string(plan.rounds) + " round(s) of " + std::to_string(resolved->prompts.size()) +
       " prompts per launch after " + std::to_string(plan.warmup) + " warm-up; first look after " +
       std::to_string(plan.first_blocks) + " blocks, at most " + std::to_string(plan.max_blocks) + ", budget " +
-      std::to_string(static_cast<int>(plan.budget_s)) + " s\n");
+      (plan.budget_s > 0 ? std::to_string(static_cast<int>(plan.budget_s)) + " s"
+                         : std::to_string(plan.budget_blocks) + " blocks (the default: in seconds from the first look's block time)") +
+      "\n");
   PairedArm A{"baseline", base, ev_base->signals};
   PairedArm B{"candidate", cand, ev_cand->signals};
   PairedOutcome po = run_paired(A, B, plan);
   say("blocks: " + std::to_string(po.blocks) + " in " + fmt("%.0f", po.wall_s) + " s (" + po.stopped + ")\n");
+  if (po.block_s > 0) {
+    std::string f = "  budget " + fmt("%.0f", po.budget_s) + " s at " + fmt("%.1f", po.block_s) + " s per block; at the first look (" +
+                    std::to_string(plan.first_blocks) + " blocks) ";
+    if (!po.any_unresolved() && po.blocks == plan.first_blocks) f += "every gated figure was decided";
+    else if (po.first_forecast) f += "a decision likely needed about " + std::to_string(*po.first_forecast) + " blocks (about " +
+                                     fmt("%.0f", *po.first_forecast * po.block_s) + " s)";
+    else f += "no number of blocks was likely to decide at its estimate";
+    say(f + "\n");
+  }
   for (const auto& p : po.pinning) say("  " + p + "\n");
   say("gated figures (" + gated_note + "; candidate against baseline, paired per block and prompt):\n");
   if (po.decisions.empty()) say("  none: the " + std::string(job_name(c.job)) + " job gates on its answers only\n");
-  for (const auto& d : po.decisions) say("  " + decision_line(d, "candidate") + "\n");
+  for (const auto& d : po.decisions) {
+    say("  " + decision_line(d, "candidate") + "\n");
+    for (const auto& b : d.estimate.bursts())
+      say("    block " + std::to_string(b.block + 1) + " looks like a burst: " + fmt("%+.1f%%", 100 * std::expm1(b.d)) +
+          " (baseline " + fmt("%.4g", b.a) + ", candidate " + fmt("%.4g", b.b) + ", " +
+          (b.a_first ? "baseline" : "candidate") + " launched first; " +
+          (b.trimmed ? "trimmed" : "kept: more blocks than the trimming drops look like bursts") + ")\n");
+  }
   say("reported, not gated:\n");
   for (const auto& d : po.reported) {
     const PairedEstimate& e = d.estimate;
@@ -273,9 +298,11 @@ BuildGateCase gate_case(const std::string& path, const BuildGateOptions& o, TeeT
   if (bc.outcome == "unresolved")
     for (const auto& d : po.decisions)
       if (d.verdict == TimingVerdict::unresolved)
-        bc.problems.push_back("UNRESOLVED " + d.figure + (d.more_blocks ? ": about " + std::to_string(*d.more_blocks) +
-                                                                              " more blocks (raise plan.budget_s or --budget)"
-                                                                        : std::string()));
+        bc.problems.push_back("UNRESOLVED " + d.figure +
+                              (d.likely_blocks ? ": about " + std::to_string(*d.more_blocks) + " more blocks; a budget of about " +
+                                                     fmt("%.0f", *d.likely_blocks * po.block_s) +
+                                                     " s would likely decide it (plan.budget_s or --budget)"
+                                               : std::string(": its estimate sits at the regression bound; no budget is likely to decide it")));
   for (const auto& p : bc.problems) say("  PROBLEM " + p + "\n");
   say("case " + c.name + ": " + bc.outcome + "\n");
 
@@ -288,6 +315,9 @@ BuildGateCase gate_case(const std::string& path, const BuildGateOptions& o, TeeT
                       {"blocks", po.blocks},
                       {"wall_s", po.wall_s},
                       {"stopped", po.stopped},
+                      {"budget_s", po.budget_s},
+                      {"block_s", po.block_s},
+                      {"stopped_early", po.gave_up},
                       {"pinning", po.pinning},
                       {"gated_by", gated_note},
                       {"gated", nlohmann::json::array()},

@@ -138,8 +138,7 @@ LaunchUnits launch_units(const TimedPass& pass) {
     if (r.ttft_s >= 0) put(reps, "ttft_ms", p, r.ttft_s * 1e3);
     if (r.e2e_s >= 0) put(reps, "e2e_ms", p, r.e2e_s * 1e3);
     if (auto t = tpot_s(r); t && *t > 0) put(reps, "tpot_ms", p, *t * 1e3);
-    std::vector<double> gaps = inter_event_gaps_s(r);
-    if (!gaps.empty()) put(reps, "itl_ms", p, median(gaps) * 1e3);
+    for (double g : inter_event_gaps_s(r)) put(reps, "itl_gaps_ms", "", g * 1e3);
     put(reps, "server_prompt_ms", p, server_number(r, "prompt_ms"));
     const double predicted_n = server_number(r, "predicted_n");
     if (predicted_n >= 1) put(reps, "server_tpot_ms", p, server_number(r, "predicted_ms") / predicted_n);
@@ -156,7 +155,12 @@ LaunchUnits launch_units(const TimedPass& pass) {
   }
   LaunchUnits out;
   for (const auto& [figure, by_prompt] : reps)
-    for (const auto& [prompt, values] : by_prompt) out[figure][prompt] = median(values);
+    for (const auto& [prompt, values] : by_prompt) {
+      // itl_ms: one unit per launch, the median of every gap between streamed tokens of every
+      // measured request (a few hundred to thousands), so that one slow prompt moves it little.
+      if (figure == "itl_gaps_ms") out["itl_ms"][""] = median(values);
+      else out[figure][prompt] = median(values);
+    }
   return out;
 }
 
@@ -271,12 +275,14 @@ PairedOutcome run_paired(const PairedArm& a, const PairedArm& b, const PairedPla
   t.concurrent_rounds = plan.concurrent_rounds;
   const auto t0 = Clock::now();
   std::vector<double> block_s;
+  auto mean_block_s = [&] { return std::accumulate(block_s.begin(), block_s.end(), 0.0) / static_cast<double>(block_s.size()); };
+  o.budget_s = plan.budget_s;
   for (int k = 0; k < plan.max_blocks && !interrupted(); ++k) {
     if (k >= plan.first_blocks && !block_s.empty()) {
-      const double mean_block = std::accumulate(block_s.begin(), block_s.end(), 0.0) / static_cast<double>(block_s.size());
-      if (seconds_since(t0) + mean_block > plan.budget_s) {
+      const double mean_block = mean_block_s();
+      if (seconds_since(t0) + mean_block > o.budget_s) {
         o.stopped = "time budget: another block (about " + std::to_string(static_cast<int>(std::lround(mean_block))) +
-                    " s) would pass plan.budget_s " + std::to_string(static_cast<int>(plan.budget_s)) + " s";
+                    " s) would pass the budget of " + std::to_string(static_cast<int>(o.budget_s)) + " s";
         break;
       }
     }
@@ -325,6 +331,11 @@ PairedOutcome run_paired(const PairedArm& a, const PairedArm& b, const PairedPla
     }
     if (o.blocks >= plan.first_blocks && o.blocks % 2 == 0) {
       decide_paired(o, plan);
+      const double mean_block = mean_block_s();
+      o.block_s = mean_block;
+      // The default budget is a number of blocks: fixed in seconds at the first look, from the
+      // blocks measured so far.
+      if (o.blocks == plan.first_blocks && plan.budget_s <= 0) o.budget_s = plan.budget_blocks * mean_block;
       if (!o.any_unresolved()) {
         o.stopped = "every gated figure decided after " + std::to_string(o.blocks) + " blocks";
         break;
@@ -333,6 +344,18 @@ PairedOutcome run_paired(const PairedArm& a, const PairedArm& b, const PairedPla
       // blocks for them (Holm's correction already covers every figure at every look).
       if (o.any_regression()) {
         o.stopped = "a gated figure regressed after " + std::to_string(o.blocks) + " blocks; the others were not waited for";
+        break;
+      }
+      const int affordable = std::min(plan.max_blocks, o.blocks + static_cast<int>(std::floor((o.budget_s - seconds_since(t0)) / mean_block)));
+      const std::optional<int> need = likely_blocks(o.decisions);
+      if (o.blocks == plan.first_blocks) o.first_forecast = need;
+      if (beyond_budget(o.decisions, o.blocks, affordable)) {
+        o.gave_up = true;
+        o.stopped = "stopped early: a decision would likely need " +
+                    (need ? "about " + std::to_string(*need) + " blocks (about " +
+                                std::to_string(static_cast<int>(std::lround(*need * mean_block))) + " s)"
+                          : std::string("more blocks than any budget (the estimate sits at the regression bound)")) +
+                    ", the budget allows about " + std::to_string(affordable);
         break;
       }
     }

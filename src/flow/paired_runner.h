@@ -32,7 +32,10 @@ struct PairedPlan {
   int rounds = 3;
   int first_blocks = 4;
   int max_blocks = 40;
-  double budget_s = 300;
+  // Time budget of the timed blocks; <= 0: budget_blocks blocks at the block time measured by the
+  // first look (the default: cases whose blocks take 1 s and 34 s get the same chance to decide).
+  double budget_s = 0;
+  int budget_blocks = kDefaultBudgetBlocks;
   bool concurrent_rounds = false;              // batch: every prompt of a round in flight at once
   std::vector<std::string> gated;              // figure names the job gates on
   std::map<std::string, double> min_effect;    // per figure; kDefaultMinEffect otherwise
@@ -51,7 +54,8 @@ struct PairedPlan {
 // prompt's repetitions in the launch.
 using LaunchUnits = std::map<std::string, std::map<std::string, double>>;
 
-// The unit values of one timed launch: ttft_ms, itl_ms (median gap between streamed events),
+// The unit values of one timed launch: ttft_ms, itl_ms (per launch: the median of every gap
+// between streamed tokens of every measured request),
 // tpot_ms, e2e_ms, the runtime's own server_prompt_ms and server_tpot_ms (llama-server `timings`),
 // cpu_ms_per_token (the runtime's CPU time per processed token), and per launch cold_ready_ms,
 // cold_first_ttft_ms and, for concurrent rounds, throughput_tokens_per_s.
@@ -111,6 +115,10 @@ struct PairedOutcome {
   std::map<std::string, std::string> answers_a, answers_b;  // prompt id -> answer (first launch)
   std::vector<std::string> unstable;         // "arm: prompt" answers that changed between launches
   std::vector<std::string> pinning;          // where the client and the runtime ran
+  double budget_s = 0;                       // the budget in force (the default fixed at the first look)
+  double block_s = 0;                        // mean wall time of one block
+  std::optional<int> first_forecast;         // at the first look: blocks a decision likely needs
+  bool gave_up = false;                      // stopped before the budget: a decision was out of its reach
   bool any_unresolved() const;
   bool any_regression() const;
 };

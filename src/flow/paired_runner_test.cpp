@@ -35,12 +35,32 @@ TEST(LaunchUnits, MedianOfEachPromptsRepetitions) {
   LaunchUnits u = launch_units(p);
   EXPECT_DOUBLE_EQ(u["ttft_ms"]["a"], 120);
   EXPECT_DOUBLE_EQ(u["ttft_ms"]["b"], 310);
-  EXPECT_DOUBLE_EQ(u["itl_ms"]["a"], 15);  // gaps 10 and 20 ms: median 15, every round alike
+  // itl_ms: one unit per launch, the median of all 12 gaps (six 10 ms, six 20 ms).
+  EXPECT_EQ(u["itl_ms"].size(), 1u);
+  EXPECT_DOUBLE_EQ(u["itl_ms"][""], 15);
   EXPECT_DOUBLE_EQ(u["server_tpot_ms"]["a"], 2);
   EXPECT_DOUBLE_EQ(u["cpu_ms_per_token"]["b"], 4);  // 400 ms over 100 tokens
   EXPECT_DOUBLE_EQ(u["cold_ready_ms"][""], 1500);
   EXPECT_DOUBLE_EQ(u["cold_first_ttft_ms"][""], 400);
   EXPECT_EQ(u.count("throughput_tokens_per_s"), 0u);  // only for concurrent rounds
+}
+
+// One slow prompt among three (every gap of both its rounds 70% longer: the 1.65 -> 2.78 ms)
+// moved the old unit (per-prompt medians, their mean per block) by about 19%; the median of every gap
+// of the launch does not move.
+TEST(LaunchUnits, OneSlowPromptMovesTheDecodeUnitLittle) {
+  TimedPass p;
+  for (int round = 0; round < 2; ++round)
+    for (const char* prompt : {"a", "b", "c"}) {
+      TimedRequest r = request(prompt, round, 0.1, 0.2);
+      const double gap = std::string(prompt) == "c" ? 2.78e-3 : 1.65e-3;
+      r.result.content_event_times_s.clear();
+      for (int t = 0; t < 32; ++t) r.result.content_event_times_s.push_back(0.1 + t * gap);
+      p.requests.push_back(r);
+    }
+  LaunchUnits u = launch_units(p);
+  ASSERT_EQ(u["itl_ms"].size(), 1u);
+  EXPECT_NEAR(u["itl_ms"][""], 1.65, 1e-9);
 }
 
 TEST(PairedRunner, GatedFiguresAreTheJobsAndDirectionsFollowTheUnit) {
