@@ -14,6 +14,7 @@
 #include "flow/case_context.h"
 #include "flow/evidence_pass.h"
 #include "flow/gpu_probe.h"
+#include "flow/paired_memory.h"
 #include "flow/paired_runner.h"
 #include "flow/probed_check.h"
 #include "case/prompt_set.h"
@@ -64,9 +65,18 @@ PairedPlan plan_for(const CaseContext& ctx, const BuildGateOptions& o, std::stri
   const GatedFigures g = gated_figures(c, cuda, cuda && c.plan.gated.empty() && plan_gpu_probe("").attached);
   p.gated = g.figures;
   p.min_effect = g.min_effect;
+  p.guards = g.guards;
   *gated_note = g.note;
   p.kernel_time = needs_kernel_probe(p.gated);
-  for (const auto& [f, v] : o.min_effect) p.min_effect[f] = v;
+  // --min-effect FIGURE=FRACTION[:FLOOR]: the relative part, and the floor where given (else the
+  // case's or the default floor stays).
+  for (const auto& [f, v] : o.min_effect) {
+    auto it = p.min_effect.find(f);
+    MinEffect e = it != p.min_effect.end() ? it->second : min_effect(c, f);
+    e.relative = v.relative;
+    if (std::isfinite(v.floor)) e.floor = v.floor;
+    p.min_effect[f] = e;
+  }
   p.quiet = o.quiet;
   p.runtime_cpus = o.runtime_cpus;
   return p;
@@ -232,7 +242,7 @@ BuildGateCase gate_case(const std::string& path, const BuildGateOptions& o, TeeT
   if (po.block_s > 0) {
     std::string f = "  budget " + fmt("%.0f", po.budget_s) + " s at " + fmt("%.1f", po.block_s) + " s per block; at the first look (" +
                     std::to_string(plan.first_blocks) + " blocks) ";
-    if (!po.any_unresolved() && po.blocks == plan.first_blocks) f += "every gated figure was decided";
+    if (po.first_forecast && *po.first_forecast <= plan.first_blocks) f += "every gated figure was decided";
     else if (po.first_forecast) f += "a decision likely needed about " + std::to_string(*po.first_forecast) + " blocks (about " +
                                      fmt("%.0f", *po.first_forecast * po.block_s) + " s)";
     else f += "no number of blocks was likely to decide at its estimate";
@@ -249,6 +259,17 @@ BuildGateCase gate_case(const std::string& path, const BuildGateOptions& o, TeeT
           (b.a_first ? "baseline" : "candidate") + " launched first; " +
           (b.trimmed ? "trimmed" : "kept: more blocks than the trimming drops look like bursts") + ")\n");
   }
+  if (!po.guards.empty()) {
+    say("guards (figures a user feels that the job does not gate, each at its guard effect):\n");
+    for (const auto& d : po.guards) say("  guard " + decision_line(d, "candidate") + "\n");
+  }
+  // Memory, by the memory policy: the baseline's median over its launches against the candidate's.
+  const PairedMemory memory = compare_paired_memory(po);
+  if (!memory.judgements.empty() || !memory.only_one_arm.empty()) {
+    say("memory (median of each build's launches; golden/memory_policy.h):\n");
+    for (const auto& j : memory.judgements) say("  " + j.message + "\n");
+    for (const auto& f : memory.only_one_arm) say("  " + f + ": measured in one build only\n");
+  }
   say("reported, not gated:\n");
   for (const auto& d : po.reported) {
     const PairedEstimate& e = d.estimate;
@@ -261,6 +282,7 @@ BuildGateCase gate_case(const std::string& path, const BuildGateOptions& o, TeeT
     for (const auto& m : l.signal_mismatches)
       bc.problems.push_back(l.arm + " launch in block " + std::to_string(l.block + 1) + " differs from its evidence pass: " + m);
   for (const auto& u : po.unstable) bc.problems.push_back("answer changed between launches of one build: " + u);
+  for (const auto& f : memory.failures()) bc.problems.push_back(f);
 
   // Answers, prompt by prompt: the two builds must answer alike.
   size_t same = 0;
@@ -284,11 +306,15 @@ BuildGateCase gate_case(const std::string& path, const BuildGateOptions& o, TeeT
                           " prompts answer differently in the candidate");
   for (const auto& d : po.decisions)
     if (d.verdict == TimingVerdict::regression) bc.problems.push_back("REGRESSION " + decision_line(d, "candidate"));
+  for (const auto& d : po.guards)
+    if (d.verdict == TimingVerdict::regression)
+      bc.problems.push_back("REGRESSION (guard: the job does not gate " + d.figure + ", and it regressed beyond its guard effect) " +
+                            decision_line(d, "candidate"));
 
   const bool incomplete = !po.errors.empty() || interrupted();
   const bool hard_fail = std::any_of(bc.problems.begin(), bc.problems.end(), [](const std::string& p) {
     return starts_with(p, "LOST") || starts_with(p, "EVIDENCE LOST") || starts_with(p, "KERNEL") || starts_with(p, "verdict changed") ||
-           starts_with(p, "fused attention moved") ||
+           starts_with(p, "fused attention moved") || starts_with(p, "MEMORY") || starts_with(p, "KV CACHE MOVED") ||
            starts_with(p, "answers changed") || starts_with(p, "REGRESSION");
   });
   if (hard_fail) bc.outcome = "regression";
@@ -321,9 +347,18 @@ BuildGateCase gate_case(const std::string& path, const BuildGateOptions& o, TeeT
                       {"pinning", po.pinning},
                       {"gated_by", gated_note},
                       {"gated", nlohmann::json::array()},
+                      {"guards", nlohmann::json::array()},
                       {"reported", nlohmann::json::array()},
                       {"problems", bc.problems}};
   for (const auto& d : po.decisions) j["gated"].push_back(decision_json(d));
+  j["memory"] = nlohmann::json::array();
+  for (size_t i = 0; i < memory.judgements.size(); ++i) {
+    const MemoryJudgement& m = memory.judgements[i];
+    j["memory"].push_back({{"figure", memory.figures[i]}, {"status", to_string(m.status)}, {"baseline_mib", m.before},
+                           {"candidate_mib", m.after}, {"tolerance_mib", m.tolerance}});
+  }
+  if (memory.kv_moved) j["kv_cache_moved"] = *memory.kv_moved;
+  for (const auto& d : po.guards) j["guards"].push_back(decision_json(d));
   // Every launch's units, so that the decision can be recomputed and the method checked offline.
   j["launches"] = nlohmann::json::array();
   for (const auto& l : po.launches)

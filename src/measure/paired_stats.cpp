@@ -198,6 +198,7 @@ std::vector<FigureDecision> decide_figures(const std::vector<FigureInput>& figur
     d.figure = f.figure;
     d.lower_is_better = f.lower_is_better;
     d.min_effect = f.min_effect;
+    d.effect_note = f.effect_note;
     d.estimate = estimate_paired(f.units, f.lower_is_better, o.confidence, o.trim);
     // "Regression" is tested against the regression bound, not against no change: a true change
     // below it must not be called a regression however many blocks run.
@@ -271,11 +272,12 @@ bool beyond_budget(const std::vector<FigureDecision>& decisions, int blocks, int
 std::string decision_line(const FigureDecision& d, const std::string& b_name) {
   const PairedEstimate& e = d.estimate;
   char buf[400];
-  std::snprintf(buf, sizeof buf, "%s: %s: %s %s %s (95%% CI %s .. %s), Holm p %.3g, %zu blocks, minimum effect %.0f%%",
+  std::snprintf(buf, sizeof buf, "%s: %s: %s %s %s (95%% CI %s .. %s), Holm p %.3g, %zu blocks, minimum effect %.3g%%",
                 d.figure.c_str(), to_string(d.verdict), b_name.c_str(), e.worse_log > 0 ? "worse by" : "better by",
                 pct(e.worse_rel()).c_str(), pct(e.low_rel()).c_str(), pct(e.high_rel()).c_str(), d.p_holm, e.blocks,
                 100.0 * d.min_effect);
   std::string s = buf;
+  if (!d.effect_note.empty()) s += " (" + d.effect_note + ")";
   if (e.trimmed_each_end > 0)
     s += " (trimmed mean: " + std::to_string(e.trimmed_each_end) + " block" + (e.trimmed_each_end > 1 ? "s" : "") +
          " dropped at each end)";

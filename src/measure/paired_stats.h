@@ -127,6 +127,7 @@ struct FigureDecision {
   bool lower_is_better = true;
   PairedEstimate estimate;
   double min_effect = 0.05;      // relative worsening worth failing
+  std::string effect_note;       // FigureInput::effect_note
   double p_regression = kNoValue;  // one-sided p of "not worse than the regression bound"
   double p_holm = kNoValue;      // the same, Holm-adjusted across the gated figures
   TimingVerdict verdict = TimingVerdict::unresolved;
@@ -172,11 +173,13 @@ struct FigureInput {
   bool lower_is_better = true;
   double min_effect = 0.05;
   std::vector<PairedUnit> units;
+  std::string effect_note;  // how min_effect came about (a floor in force), for the decision line
 };
 std::vector<FigureDecision> decide_figures(const std::vector<FigureInput>& figures, const DecisionOptions& options = {});
 
 // Blocks in all that every unresolved figure likely needs (the largest of their likely_blocks);
-// empty when some figure has none (no number of blocks would settle it at its estimate).
+// 0 when none is unresolved; empty when some figure has none (no number of blocks would settle it
+// at its estimate).
 std::optional<int> likely_blocks(const std::vector<FigureDecision>& decisions);
 
 // Whether the gate should stop before its budget is spent: from kGiveUpFromBlocks blocks on (half
