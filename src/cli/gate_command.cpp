@@ -39,7 +39,7 @@ const char* kUsage =
     "  --blocks N                 first look after N blocks (even; default plan.blocks, 4)\n"
     "  --max-blocks N             at most N blocks (default plan.max_blocks, 40)\n"
     "  --budget SECONDS           time budget per case for the timed blocks (default plan.budget_s; without\n"
-    "                             one, 24 blocks at the block time the first look measured); the gate\n"
+    "                             one, 40 blocks at the block time the first look measured); the gate\n"
     "                             stops earlier when a decision would likely need more than twice that\n"
     "  --rounds N                 measured rounds per launch (default plan.repetitions)\n"
     "  --min-effect FIGURE=X[:F]  smallest relative worsening worth failing, e.g. ttft_ms=0.05, and its floor F in the\n"

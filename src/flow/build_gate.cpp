@@ -362,7 +362,8 @@ BuildGateCase gate_case(const std::string& path, const BuildGateOptions& o, TeeT
   // Every launch's units, so that the decision can be recomputed and the method checked offline.
   j["launches"] = nlohmann::json::array();
   for (const auto& l : po.launches)
-    j["launches"].push_back({{"block", l.block + 1}, {"arm", l.arm}, {"wall_s", l.wall_s}, {"units", l.units}, {"errors", l.errors}});
+    j["launches"].push_back({{"block", l.block + 1}, {"arm", l.arm}, {"wall_s", l.wall_s}, {"units", l.units},
+                             {"itl_per_prompt_ms", l.itl_per_prompt_ms}, {"errors", l.errors}});
   for (const auto& d : po.reported) j["reported"].push_back(decision_json(d));
   if (auto st = write_file_atomic(dir + "/gate.json", j.dump(2) + "\n"); !st) say("  " + st.error().message + "\n");
   return bc;

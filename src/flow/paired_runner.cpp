@@ -182,6 +182,17 @@ std::string effect_note(const MinEffect& effect, double reference, const std::st
   return buf;
 }
 
+std::map<std::string, double> itl_per_prompt_ms(const TimedPass& pass) {
+  std::map<std::string, std::vector<double>> by_prompt;
+  for (const auto& tr : pass.requests) {
+    std::vector<double> gaps = inter_event_gaps_s(tr.result);
+    if (!gaps.empty()) by_prompt[tr.prompt_id].push_back(median(gaps) * 1e3);
+  }
+  std::map<std::string, double> out;
+  for (const auto& [prompt, v] : by_prompt) out[prompt] = median(v);
+  return out;
+}
+
 bool PairedOutcome::any_unresolved() const {
   return std::any_of(decisions.begin(), decisions.end(), [](const FigureDecision& d) { return d.verdict == TimingVerdict::unresolved; });
 }
@@ -345,6 +356,7 @@ PairedOutcome run_paired(const PairedArm& a, const PairedArm& b, const PairedPla
       } else {
         l.errors = pass->errors;
         l.units = launch_units(*pass);
+        l.itl_per_prompt_ms = itl_per_prompt_ms(*pass);
         for (const auto& r : pass->requests) l.answers[r.prompt_id] = r.result.text;
         if (arm->evidence) {
           auto log = analyse_log(pass->log_path, ctx.signatures);

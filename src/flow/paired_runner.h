@@ -112,7 +112,14 @@ struct ArmLaunch {
   std::map<std::string, std::string> answers;  // prompt id -> answer of this launch (last round)
   std::vector<std::string> signal_mismatches;
   std::optional<LaunchMemory> memory;  // from the timed launch's log and process (flow/memory_figures.h)
+  // The unit itl_ms had before it pooled a launch's gaps (per prompt, the median over its rounds of
+  // each request's median gap): kept in gate.json only, so that both units' block spread can be
+  // compared on the same launches (bench/README.md section 3).
+  std::map<std::string, double> itl_per_prompt_ms;
 };
+
+// The per-prompt decode unit of one launch (ArmLaunch::itl_per_prompt_ms).
+std::map<std::string, double> itl_per_prompt_ms(const TimedPass& pass);
 
 struct PairedOutcome {
   std::string arm_a, arm_b;

@@ -1,5 +1,7 @@
 #include "flow/paired_runner.h"
 
+#include <cmath>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -61,6 +63,14 @@ TEST(LaunchUnits, OneSlowPromptMovesTheDecodeUnitLittle) {
   LaunchUnits u = launch_units(p);
   ASSERT_EQ(u["itl_ms"].size(), 1u);
   EXPECT_NEAR(u["itl_ms"][""], 1.65, 1e-9);
+  // The old unit (kept in gate.json): one value per prompt, c's 68% slower; against a launch where
+  // every prompt ran at 1.65 ms its block value (the mean log-ratio over prompts) is +19%.
+  const auto old = itl_per_prompt_ms(p);
+  ASSERT_EQ(old.size(), 3u);
+  EXPECT_NEAR(old.at("c"), 2.78, 1e-9);
+  double block = 0;
+  for (const auto& [prompt, v] : old) block += std::log(v / 1.65) / 3;
+  EXPECT_NEAR(std::expm1(block), 0.19, 0.01);
 }
 
 TEST(PairedRunner, GatedFiguresAreTheJobsAndDirectionsFollowTheUnit) {
