@@ -76,7 +76,7 @@ trap stop_load EXIT
 if [ "$load" = 1 ]; then set -m; start_load; set +m; fi
 load1() { cut -d' ' -f1 /proc/loadavg; }
 
-echo "${#cases[@]} case(s), $trials trials per condition, background load $load, $(nproc) CPUs, $(date -u +%FT%TZ), build $FP" | tee "$out/table.txt"
+echo "${#cases[@]} case(s), conditions: $conditions (default $trials trials each), background load $load, $(nproc) CPUs, $(date -u +%FT%TZ), build $FP" | tee "$out/table.txt"
 printf '%-30s %-9s %6s %5s %7s %6s %5s %6s %9s %8s %11s\n' case condition trials reg "no reg" unres inc blocks "max blk" minutes "load 1-min" | tee -a "$out/table.txt"
 for case_file in "${cases[@]}"; do
   name=$(basename "$case_file" .json)
