@@ -49,6 +49,7 @@ install(FILES tests/expect_failure.cmake DESTINATION ${FP_CMAKE_DIR} RENAME flas
 # cpack -G DEB (in the build folder): flashproof_<version>_<arch>.deb. Depends come from
 # dpkg-shlibdeps (the libraries the binary links: libcurl, zlib, libstdc++, libc); cmake (recommended)
 # configures a suite; llama-server (or another runtime) is the operator's own.
+# Boost.Math (libboost-math-dev) is header-only: a build dependency (ci/setup.sh), compiled in, none at run time.
 set(CPACK_PACKAGE_NAME flashproof)
 set(CPACK_PACKAGE_VENDOR flashproof)
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "prove that fused attention really ran, time the job, diff the answers")

@@ -14,6 +14,7 @@
 #include "flow/case_context.h"
 #include "flow/evidence_pass.h"
 #include "flow/gpu_probe.h"
+#include "flow/paired_memory.h"
 #include "flow/paired_runner.h"
 #include "flow/probed_check.h"
 #include "case/prompt_set.h"
@@ -64,9 +65,18 @@ PairedPlan plan_for(const CaseContext& ctx, const BuildGateOptions& o, std::stri
   const GatedFigures g = gated_figures(c, cuda, cuda && c.plan.gated.empty() && plan_gpu_probe("").attached);
   p.gated = g.figures;
   p.min_effect = g.min_effect;
+  p.guards = g.guards;
   *gated_note = g.note;
   p.kernel_time = needs_kernel_probe(p.gated);
-  for (const auto& [f, v] : o.min_effect) p.min_effect[f] = v;
+  // --min-effect FIGURE=FRACTION[:FLOOR]: the relative part, and the floor where given (else the
+  // case's or the default floor stays).
+  for (const auto& [f, v] : o.min_effect) {
+    auto it = p.min_effect.find(f);
+    MinEffect e = it != p.min_effect.end() ? it->second : min_effect(c, f);
+    e.relative = v.relative;
+    if (std::isfinite(v.floor)) e.floor = v.floor;
+    p.min_effect[f] = e;
+  }
   p.quiet = o.quiet;
   p.runtime_cpus = o.runtime_cpus;
   return p;
@@ -86,8 +96,15 @@ nlohmann::json decision_json(const FigureDecision& d) {
                       {"block_sd_log", num(e.block_sd_log)},
                       {"order_effect_rel", num(std::expm1(e.order_log))},
                       {"min_effect", d.min_effect},
+                      {"p_regression", num(d.p_regression)},
+                      {"trimmed_each_end", e.trimmed_each_end},
                       {"why", d.why}};
   if (d.more_blocks) j["more_blocks"] = *d.more_blocks;
+  if (d.likely_blocks) j["likely_blocks"] = *d.likely_blocks;
+  j["block_values"] = nlohmann::json::array();
+  for (const auto& b : e.block_values)
+    j["block_values"].push_back({{"block", b.block + 1}, {"baseline_first", b.a_first}, {"worse_rel", num(std::expm1(b.d))},
+                                 {"baseline", num(b.a)}, {"candidate", num(b.b)}, {"trimmed", b.trimmed}, {"burst", b.burst}});
   return j;
 }
 
@@ -215,15 +232,44 @@ BuildGateCase gate_case(const std::string& path, const BuildGateOptions& o, TeeT
   say("timed blocks: ABBA, " + std::to_string(plan.rounds) + " round(s) of " + std::to_string(resolved->prompts.size()) +
       " prompts per launch after " + std::to_string(plan.warmup) + " warm-up; first look after " +
       std::to_string(plan.first_blocks) + " blocks, at most " + std::to_string(plan.max_blocks) + ", budget " +
-      std::to_string(static_cast<int>(plan.budget_s)) + " s\n");
+      (plan.budget_s > 0 ? std::to_string(static_cast<int>(plan.budget_s)) + " s"
+                         : std::to_string(plan.budget_blocks) + " blocks (the default: in seconds from the first look's block time)") +
+      "\n");
   PairedArm A{"baseline", base, ev_base->signals};
   PairedArm B{"candidate", cand, ev_cand->signals};
   PairedOutcome po = run_paired(A, B, plan);
   say("blocks: " + std::to_string(po.blocks) + " in " + fmt("%.0f", po.wall_s) + " s (" + po.stopped + ")\n");
+  if (po.block_s > 0) {
+    std::string f = "  budget " + fmt("%.0f", po.budget_s) + " s at " + fmt("%.1f", po.block_s) + " s per block; at the first look (" +
+                    std::to_string(plan.first_blocks) + " blocks) ";
+    if (po.first_forecast && *po.first_forecast <= plan.first_blocks) f += "every gated figure was decided";
+    else if (po.first_forecast) f += "a decision likely needed about " + std::to_string(*po.first_forecast) + " blocks (about " +
+                                     fmt("%.0f", *po.first_forecast * po.block_s) + " s)";
+    else f += "no number of blocks was likely to decide at its estimate";
+    say(f + "\n");
+  }
   for (const auto& p : po.pinning) say("  " + p + "\n");
   say("gated figures (" + gated_note + "; candidate against baseline, paired per block and prompt):\n");
   if (po.decisions.empty()) say("  none: the " + std::string(job_name(c.job)) + " job gates on its answers only\n");
-  for (const auto& d : po.decisions) say("  " + decision_line(d, "candidate") + "\n");
+  for (const auto& d : po.decisions) {
+    say("  " + decision_line(d, "candidate") + "\n");
+    for (const auto& b : d.estimate.bursts())
+      say("    block " + std::to_string(b.block + 1) + " looks like a burst: " + fmt("%+.1f%%", 100 * std::expm1(b.d)) +
+          " (baseline " + fmt("%.4g", b.a) + ", candidate " + fmt("%.4g", b.b) + ", " +
+          (b.a_first ? "baseline" : "candidate") + " launched first; " +
+          (b.trimmed ? "trimmed" : "kept: more blocks than the trimming drops look like bursts") + ")\n");
+  }
+  if (!po.guards.empty()) {
+    say("guards (figures a user feels that the job does not gate, each at its guard effect):\n");
+    for (const auto& d : po.guards) say("  guard " + decision_line(d, "candidate") + "\n");
+  }
+  // Memory, by the memory policy: the baseline's median over its launches against the candidate's.
+  const PairedMemory memory = compare_paired_memory(po);
+  if (!memory.judgements.empty() || !memory.only_one_arm.empty()) {
+    say("memory (median of each build's launches; golden/memory_policy.h):\n");
+    for (const auto& j : memory.judgements) say("  " + j.message + "\n");
+    for (const auto& f : memory.only_one_arm) say("  " + f + ": measured in one build only\n");
+  }
   say("reported, not gated:\n");
   for (const auto& d : po.reported) {
     const PairedEstimate& e = d.estimate;
@@ -236,6 +282,7 @@ BuildGateCase gate_case(const std::string& path, const BuildGateOptions& o, TeeT
     for (const auto& m : l.signal_mismatches)
       bc.problems.push_back(l.arm + " launch in block " + std::to_string(l.block + 1) + " differs from its evidence pass: " + m);
   for (const auto& u : po.unstable) bc.problems.push_back("answer changed between launches of one build: " + u);
+  for (const auto& f : memory.failures()) bc.problems.push_back(f);
 
   // Answers, prompt by prompt: the two builds must answer alike.
   size_t same = 0;
@@ -259,11 +306,15 @@ BuildGateCase gate_case(const std::string& path, const BuildGateOptions& o, TeeT
                           " prompts answer differently in the candidate");
   for (const auto& d : po.decisions)
     if (d.verdict == TimingVerdict::regression) bc.problems.push_back("REGRESSION " + decision_line(d, "candidate"));
+  for (const auto& d : po.guards)
+    if (d.verdict == TimingVerdict::regression)
+      bc.problems.push_back("REGRESSION (guard: the job does not gate " + d.figure + ", and it regressed beyond its guard effect) " +
+                            decision_line(d, "candidate"));
 
   const bool incomplete = !po.errors.empty() || interrupted();
   const bool hard_fail = std::any_of(bc.problems.begin(), bc.problems.end(), [](const std::string& p) {
     return starts_with(p, "LOST") || starts_with(p, "EVIDENCE LOST") || starts_with(p, "KERNEL") || starts_with(p, "verdict changed") ||
-           starts_with(p, "fused attention moved") ||
+           starts_with(p, "fused attention moved") || starts_with(p, "MEMORY") || starts_with(p, "KV CACHE MOVED") ||
            starts_with(p, "answers changed") || starts_with(p, "REGRESSION");
   });
   if (hard_fail) bc.outcome = "regression";
@@ -273,9 +324,11 @@ BuildGateCase gate_case(const std::string& path, const BuildGateOptions& o, TeeT
   if (bc.outcome == "unresolved")
     for (const auto& d : po.decisions)
       if (d.verdict == TimingVerdict::unresolved)
-        bc.problems.push_back("UNRESOLVED " + d.figure + (d.more_blocks ? ": about " + std::to_string(*d.more_blocks) +
-                                                                              " more blocks (raise plan.budget_s or --budget)"
-                                                                        : std::string()));
+        bc.problems.push_back("UNRESOLVED " + d.figure +
+                              (d.likely_blocks ? ": about " + std::to_string(*d.more_blocks) + " more blocks; a budget of about " +
+                                                     fmt("%.0f", *d.likely_blocks * po.block_s) +
+                                                     " s would likely decide it (plan.budget_s or --budget)"
+                                               : std::string(": its estimate sits at the regression bound; no budget is likely to decide it")));
   for (const auto& p : bc.problems) say("  PROBLEM " + p + "\n");
   say("case " + c.name + ": " + bc.outcome + "\n");
 
@@ -288,16 +341,29 @@ BuildGateCase gate_case(const std::string& path, const BuildGateOptions& o, TeeT
                       {"blocks", po.blocks},
                       {"wall_s", po.wall_s},
                       {"stopped", po.stopped},
+                      {"budget_s", po.budget_s},
+                      {"block_s", po.block_s},
+                      {"stopped_early", po.gave_up},
                       {"pinning", po.pinning},
                       {"gated_by", gated_note},
                       {"gated", nlohmann::json::array()},
+                      {"guards", nlohmann::json::array()},
                       {"reported", nlohmann::json::array()},
                       {"problems", bc.problems}};
   for (const auto& d : po.decisions) j["gated"].push_back(decision_json(d));
+  j["memory"] = nlohmann::json::array();
+  for (size_t i = 0; i < memory.judgements.size(); ++i) {
+    const MemoryJudgement& m = memory.judgements[i];
+    j["memory"].push_back({{"figure", memory.figures[i]}, {"status", to_string(m.status)}, {"baseline_mib", m.before},
+                           {"candidate_mib", m.after}, {"tolerance_mib", m.tolerance}});
+  }
+  if (memory.kv_moved) j["kv_cache_moved"] = *memory.kv_moved;
+  for (const auto& d : po.guards) j["guards"].push_back(decision_json(d));
   // Every launch's units, so that the decision can be recomputed and the method checked offline.
   j["launches"] = nlohmann::json::array();
   for (const auto& l : po.launches)
-    j["launches"].push_back({{"block", l.block + 1}, {"arm", l.arm}, {"wall_s", l.wall_s}, {"units", l.units}, {"errors", l.errors}});
+    j["launches"].push_back({{"block", l.block + 1}, {"arm", l.arm}, {"wall_s", l.wall_s}, {"units", l.units},
+                             {"itl_per_prompt_ms", l.itl_per_prompt_ms}, {"errors", l.errors}});
   for (const auto& d : po.reported) j["reported"].push_back(decision_json(d));
   if (auto st = write_file_atomic(dir + "/gate.json", j.dump(2) + "\n"); !st) say("  " + st.error().message + "\n");
   return bc;

@@ -14,6 +14,7 @@
 #include <set>
 #include <thread>
 
+#include "case/effect_defaults.h"
 #include "client/stream_metrics.h"
 #include "flow/evidence_pass.h"
 #include "flow/gpu_probe.h"
@@ -90,7 +91,7 @@ std::vector<std::string> paired_gated_figures(const Case& c) {
 
 GatedFigures gated_figures(const Case& c, bool runs_on_cuda, bool kernel_probe_attaches) {
   GatedFigures g;
-  std::map<std::string, double> defaults;
+  std::map<std::string, MinEffect> defaults;
   if (!c.plan.gated.empty()) {
     g.figures = c.plan.gated;
     g.note = "the case's plan.gated";
@@ -98,10 +99,10 @@ GatedFigures gated_figures(const Case& c, bool runs_on_cuda, bool kernel_probe_a
     const std::vector<std::string> job = paired_gated_figures(c.job);
     if (!job.empty() && runs_on_cuda && kernel_probe_attaches) {
       g.figures.push_back("gpu_kernel_ms");
-      defaults["gpu_kernel_ms"] = kKernelTimeMinEffect;
+      defaults["gpu_kernel_ms"] = MinEffect{kKernelTimeMinEffect, default_floor("gpu_kernel_ms")};
       for (const auto& f : job) {
         g.figures.push_back(f);
-        defaults[f] = kHostClockOnGpuMinEffect;
+        defaults[f] = MinEffect{kHostClockOnGpuMinEffect, default_floor(f)};
       }
       g.note = std::string("the ") + job_name(c.job) +
                " job's on CUDA with the kernel probe: GPU kernel time first (low noise), host-clock figures at a wider minimum effect";
@@ -112,9 +113,12 @@ GatedFigures gated_figures(const Case& c, bool runs_on_cuda, bool kernel_probe_a
     }
   }
   for (const auto& f : g.figures) {
-    auto named = c.plan.min_effect.find(f);
     auto d = defaults.find(f);
-    g.min_effect[f] = named != c.plan.min_effect.end() ? named->second : d != defaults.end() ? d->second : kDefaultMinEffect;
+    g.min_effect[f] = case_min_effect(c, f) ? min_effect(c, f) : d != defaults.end() ? d->second : min_effect(c, f);
+  }
+  for (const auto& f : paired_figure_names()) {
+    if (std::find(g.figures.begin(), g.figures.end(), f) != g.figures.end()) continue;
+    if (auto guard = guard_effect(c, f)) g.guards[f] = *guard;
   }
   return g;
 }
@@ -138,8 +142,7 @@ LaunchUnits launch_units(const TimedPass& pass) {
     if (r.ttft_s >= 0) put(reps, "ttft_ms", p, r.ttft_s * 1e3);
     if (r.e2e_s >= 0) put(reps, "e2e_ms", p, r.e2e_s * 1e3);
     if (auto t = tpot_s(r); t && *t > 0) put(reps, "tpot_ms", p, *t * 1e3);
-    std::vector<double> gaps = inter_event_gaps_s(r);
-    if (!gaps.empty()) put(reps, "itl_ms", p, median(gaps) * 1e3);
+    for (double g : inter_event_gaps_s(r)) put(reps, "itl_gaps_ms", "", g * 1e3);
     put(reps, "server_prompt_ms", p, server_number(r, "prompt_ms"));
     const double predicted_n = server_number(r, "predicted_n");
     if (predicted_n >= 1) put(reps, "server_tpot_ms", p, server_number(r, "predicted_ms") / predicted_n);
@@ -156,7 +159,37 @@ LaunchUnits launch_units(const TimedPass& pass) {
   }
   LaunchUnits out;
   for (const auto& [figure, by_prompt] : reps)
-    for (const auto& [prompt, values] : by_prompt) out[figure][prompt] = median(values);
+    for (const auto& [prompt, values] : by_prompt) {
+      // itl_ms: one unit per launch, the median of every gap between streamed tokens of every
+      // measured request (a few hundred to thousands), so that one slow prompt moves it little.
+      if (figure == "itl_gaps_ms") out["itl_ms"][""] = median(values);
+      else out[figure][prompt] = median(values);
+    }
+  return out;
+}
+
+std::string effect_note(const MinEffect& effect, double reference, const std::string& figure) {
+  if (!(effect.floor > 0) || !std::isfinite(reference)) return "";
+  const size_t us = figure.rfind('_');
+  const std::string unit = us == std::string::npos ? "" : " " + figure.substr(us + 1);
+  char buf[200];
+  if (effect.floor_in_force(reference))
+    std::snprintf(buf, sizeof buf, "floor %g%s in force: %g%% of the baseline's %.4g%s is %.3g%s", effect.floor, unit.c_str(),
+                  100 * effect.relative, reference, unit.c_str(), effect.relative * std::fabs(reference), unit.c_str());
+  else
+    std::snprintf(buf, sizeof buf, "floor %g%s, not in force at the baseline's %.4g%s", effect.floor, unit.c_str(), reference,
+                  unit.c_str());
+  return buf;
+}
+
+std::map<std::string, double> itl_per_prompt_ms(const TimedPass& pass) {
+  std::map<std::string, std::vector<double>> by_prompt;
+  for (const auto& tr : pass.requests) {
+    std::vector<double> gaps = inter_event_gaps_s(tr.result);
+    if (!gaps.empty()) by_prompt[tr.prompt_id].push_back(median(gaps) * 1e3);
+  }
+  std::map<std::string, double> out;
+  for (const auto& [prompt, v] : by_prompt) out[prompt] = median(v);
   return out;
 }
 
@@ -165,7 +198,15 @@ bool PairedOutcome::any_unresolved() const {
 }
 
 bool PairedOutcome::any_regression() const {
-  return std::any_of(decisions.begin(), decisions.end(), [](const FigureDecision& d) { return d.verdict == TimingVerdict::regression; });
+  auto regressed = [](const FigureDecision& d) { return d.verdict == TimingVerdict::regression; };
+  return std::any_of(decisions.begin(), decisions.end(), regressed) || std::any_of(guards.begin(), guards.end(), regressed);
+}
+
+double baseline_median(const PairedOutcome& o, const std::string& figure) {
+  std::vector<double> a;
+  for (const auto& u : paired_units(o, figure))
+    if (std::isfinite(u.a)) a.push_back(u.a);
+  return a.empty() ? kNoValue : median(a);
 }
 
 std::vector<PairedUnit> paired_units(const PairedOutcome& o, const std::string& figure) {
@@ -190,21 +231,33 @@ std::vector<PairedUnit> paired_units(const PairedOutcome& o, const std::string& 
 }
 
 void decide_paired(PairedOutcome& o, const PairedPlan& plan) {
-  auto input = [&](const std::string& figure) {
+  // The figure's effect as a fraction: its relative part, or its floor through the baseline's median
+  // where that is larger.
+  auto input = [&](const std::string& figure, const MinEffect& effect) {
+    const double ref = baseline_median(o, figure);
+    FigureInput in{figure, !higher_is_better(figure), effect.relative_at(ref), paired_units(o, figure)};
+    in.effect_note = effect_note(effect, ref, figure);
+    return in;
+  };
+  auto effect_of = [&](const std::string& figure) {
     auto it = plan.min_effect.find(figure);
-    return FigureInput{figure, !higher_is_better(figure), it != plan.min_effect.end() ? it->second : kDefaultMinEffect,
-                       paired_units(o, figure)};
+    return it != plan.min_effect.end() ? it->second : MinEffect{kDefaultMinEffect, default_floor(figure)};
   };
   DecisionOptions opts;
   opts.min_blocks = plan.first_blocks;
-  std::vector<FigureInput> gated, other;
+  std::vector<FigureInput> gated, guards, other;
   std::set<std::string> names;
   for (const auto& l : o.launches)
     for (const auto& [figure, _] : l.units) names.insert(figure);
-  for (const auto& g : plan.gated) gated.push_back(input(g));
+  for (const auto& g : plan.gated) gated.push_back(input(g, effect_of(g)));
+  for (const auto& [figure, effect] : plan.guards)
+    if (names.count(figure) && std::find(plan.gated.begin(), plan.gated.end(), figure) == plan.gated.end())
+      guards.push_back(input(figure, effect));
   for (const auto& n : names)
-    if (std::find(plan.gated.begin(), plan.gated.end(), n) == plan.gated.end()) other.push_back(input(n));
+    if (std::find(plan.gated.begin(), plan.gated.end(), n) == plan.gated.end() && !plan.guards.count(n))
+      other.push_back(input(n, effect_of(n)));
   o.decisions = decide_figures(gated, opts);
+  o.guards = guards.empty() ? std::vector<FigureDecision>{} : decide_figures(guards, opts);
   o.reported.clear();
   // Reported figures are decided one by one (no family to correct for: they never gate).
   for (const auto& f : other) {
@@ -271,12 +324,14 @@ PairedOutcome run_paired(const PairedArm& a, const PairedArm& b, const PairedPla
   t.concurrent_rounds = plan.concurrent_rounds;
   const auto t0 = Clock::now();
   std::vector<double> block_s;
+  auto mean_block_s = [&] { return std::accumulate(block_s.begin(), block_s.end(), 0.0) / static_cast<double>(block_s.size()); };
+  o.budget_s = plan.budget_s;
   for (int k = 0; k < plan.max_blocks && !interrupted(); ++k) {
     if (k >= plan.first_blocks && !block_s.empty()) {
-      const double mean_block = std::accumulate(block_s.begin(), block_s.end(), 0.0) / static_cast<double>(block_s.size());
-      if (seconds_since(t0) + mean_block > plan.budget_s) {
+      const double mean_block = mean_block_s();
+      if (seconds_since(t0) + mean_block > o.budget_s) {
         o.stopped = "time budget: another block (about " + std::to_string(static_cast<int>(std::lround(mean_block))) +
-                    " s) would pass plan.budget_s " + std::to_string(static_cast<int>(plan.budget_s)) + " s";
+                    " s) would pass the budget of " + std::to_string(static_cast<int>(o.budget_s)) + " s";
         break;
       }
     }
@@ -301,11 +356,15 @@ PairedOutcome run_paired(const PairedArm& a, const PairedArm& b, const PairedPla
       } else {
         l.errors = pass->errors;
         l.units = launch_units(*pass);
+        l.itl_per_prompt_ms = itl_per_prompt_ms(*pass);
         for (const auto& r : pass->requests) l.answers[r.prompt_id] = r.result.text;
         if (arm->evidence) {
           auto log = analyse_log(pass->log_path, ctx.signatures);
           if (!log) l.errors.push_back("log: " + log.error().message);
-          else l.signal_mismatches = compare_signals(*arm->evidence, cheap_signals(log->scan));
+          else {
+            l.signal_mismatches = compare_signals(*arm->evidence, cheap_signals(log->scan));
+            l.memory = launch_memory(*pass, log->scan);
+          }
         }
         if (hook) hook(*arm, k, *pass);
       }
@@ -325,6 +384,13 @@ PairedOutcome run_paired(const PairedArm& a, const PairedArm& b, const PairedPla
     }
     if (o.blocks >= plan.first_blocks && o.blocks % 2 == 0) {
       decide_paired(o, plan);
+      const double mean_block = mean_block_s();
+      o.block_s = mean_block;
+      // The default budget is a number of blocks: fixed in seconds at the first look, from the
+      // blocks measured so far.
+      if (o.blocks == plan.first_blocks && plan.budget_s <= 0) o.budget_s = plan.budget_blocks * mean_block;
+      const std::optional<int> need = likely_blocks(o.decisions);
+      if (o.blocks == plan.first_blocks) o.first_forecast = need ? std::max(*need, o.blocks) : need;
       if (!o.any_unresolved()) {
         o.stopped = "every gated figure decided after " + std::to_string(o.blocks) + " blocks";
         break;
@@ -333,6 +399,16 @@ PairedOutcome run_paired(const PairedArm& a, const PairedArm& b, const PairedPla
       // blocks for them (Holm's correction already covers every figure at every look).
       if (o.any_regression()) {
         o.stopped = "a gated figure regressed after " + std::to_string(o.blocks) + " blocks; the others were not waited for";
+        break;
+      }
+      const int affordable = std::min(plan.max_blocks, o.blocks + static_cast<int>(std::floor((o.budget_s - seconds_since(t0)) / mean_block)));
+      if (beyond_budget(o.decisions, o.blocks, affordable)) {
+        o.gave_up = true;
+        o.stopped = "stopped early: a decision would likely need " +
+                    (need ? "about " + std::to_string(*need) + " blocks (about " +
+                                std::to_string(static_cast<int>(std::lround(*need * mean_block))) + " s)"
+                          : std::string("more blocks than any budget (the estimate sits at the regression bound)")) +
+                    ", the budget allows about " + std::to_string(affordable);
         break;
       }
     }

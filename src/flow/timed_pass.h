@@ -32,6 +32,7 @@ struct TimedPass {
   std::vector<double> round_wall_s;        // batch job and concurrency levels: wall time of each concurrent round
   std::optional<uint64_t> peak_rss_bytes;  // the runtime's VmHWM just before it was stopped
   std::string gpu_memory = "not measured";
+  std::optional<double> gpu_peak_mib;      // peak GPU memory of the runtime's processes (NVML); none: not measured
   std::vector<std::string> errors;         // failed requests; a non-empty list makes the run incomplete
 };
 

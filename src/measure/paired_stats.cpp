@@ -6,47 +6,10 @@
 #include <map>
 #include <numeric>
 
+#include <boost/math/distributions/students_t.hpp>
+
 namespace fp {
 namespace {
-
-// Continued fraction of the regularized incomplete beta function (Lentz's method, as in Numerical
-// Recipes' betacf); converges fast for x < (a + 1) / (a + b + 2).
-double beta_cf(double a, double b, double x) {
-  const double tiny = 1e-300;
-  double c = 1, d = 1 - (a + b) * x / (a + 1);
-  if (std::fabs(d) < tiny) d = tiny;
-  d = 1 / d;
-  double h = d;
-  for (int m = 1; m <= 300; ++m) {
-    const double m2 = 2.0 * m;
-    double aa = m * (b - m) * x / ((a - 1 + m2) * (a + m2));
-    d = 1 + aa * d;
-    if (std::fabs(d) < tiny) d = tiny;
-    c = 1 + aa / c;
-    if (std::fabs(c) < tiny) c = tiny;
-    d = 1 / d;
-    h *= d * c;
-    aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + 1 + m2));
-    d = 1 + aa * d;
-    if (std::fabs(d) < tiny) d = tiny;
-    c = 1 + aa / c;
-    if (std::fabs(c) < tiny) c = tiny;
-    d = 1 / d;
-    const double del = d * c;
-    h *= del;
-    if (std::fabs(del - 1) < 1e-15) break;
-  }
-  return h;
-}
-
-// I_x(a, b).
-double incomplete_beta(double a, double b, double x) {
-  if (x <= 0) return 0;
-  if (x >= 1) return 1;
-  const double front = std::exp(std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) + a * std::log(x) + b * std::log1p(-x));
-  if (x < (a + 1) / (a + b + 2)) return front * beta_cf(a, b, x) / a;
-  return 1 - front * beta_cf(b, a, 1 - x) / b;
-}
 
 double mean_of(const std::vector<double>& v) {
   return v.empty() ? kNoValue : std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
@@ -59,76 +22,125 @@ std::string pct(double rel) {
   return buf;
 }
 
+int trim_count(size_t n, double trim) { return static_cast<int>(std::floor(trim * static_cast<double>(n) + 1e-9)); }
+
+// Whether the position term is fitted: both orders present three times or more, and at least 4
+// degrees of freedom left after it.
+bool fits_position(size_t n_a_first, size_t n_b_first, double trim) {
+  const size_t n = n_a_first + n_b_first;
+  const int kept = static_cast<int>(n) - 2 * trim_count(n, trim);
+  return n_a_first >= 3 && n_b_first >= 3 && kept - 2 >= 4;
+}
+
 }  // namespace
 
 double PairedEstimate::worse_rel() const { return std::expm1(worse_log); }
 double PairedEstimate::low_rel() const { return std::expm1(low_log); }
 double PairedEstimate::high_rel() const { return std::expm1(high_log); }
 
+std::vector<BlockValue> PairedEstimate::bursts() const {
+  std::vector<BlockValue> out;
+  for (const auto& b : block_values)
+    if (b.burst) out.push_back(b);
+  return out;
+}
+
 double student_t_cdf(double t, double df) {
-  if (std::isnan(t) || !(df > 0)) return kNoValue;
+  if (std::isnan(t) || !(df > 0) || !std::isfinite(df)) return kNoValue;
   if (std::isinf(t)) return t > 0 ? 1.0 : 0.0;
-  const double x = df / (df + t * t);
-  const double tail = 0.5 * incomplete_beta(df / 2, 0.5, x);  // P(T > |t|)
-  return t > 0 ? 1 - tail : tail;
+  return boost::math::cdf(boost::math::students_t_distribution<double>(df), t);
 }
 
 double student_t_quantile(double p, double df) {
-  if (!(p > 0 && p < 1) || !(df > 0)) return kNoValue;
-  // Bisection on the CDF: monotone, and 200 halvings of [-1e6, 1e6] are far below double precision.
-  double lo = -1e6, hi = 1e6;
-  for (int i = 0; i < 200; ++i) {
-    const double mid = 0.5 * (lo + hi);
-    (student_t_cdf(mid, df) < p ? lo : hi) = mid;
-  }
-  return 0.5 * (lo + hi);
+  if (!(p > 0 && p < 1) || !(df > 0) || !std::isfinite(df)) return kNoValue;
+  return boost::math::quantile(boost::math::students_t_distribution<double>(df), p);
 }
 
-PairedEstimate estimate_paired(const std::vector<PairedUnit>& units, bool lower_is_better, double confidence) {
+int paired_df(int blocks, double trim) {
+  if (blocks < 2) return 0;
+  const size_t n = static_cast<size_t>(blocks);
+  const int kept = blocks - 2 * trim_count(n, trim);
+  return kept - 1 - (fits_position(n / 2 + n % 2, n / 2, trim) ? 1 : 0);
+}
+
+PairedEstimate estimate_paired(const std::vector<PairedUnit>& units, bool lower_is_better, double confidence, double trim) {
   PairedEstimate e;
-  std::map<int, std::vector<double>> by_block;
-  std::map<int, bool> a_first;
+  struct Acc {
+    bool a_first = true;
+    std::vector<double> r, la, lb;
+  };
+  std::map<int, Acc> by_block;
   for (const auto& u : units) {
     if (!(std::isfinite(u.a) && std::isfinite(u.b) && u.a > 0 && u.b > 0)) continue;
     const double r = std::log(u.b / u.a);
-    by_block[u.block].push_back(lower_is_better ? r : -r);
-    a_first[u.block] = u.a_first;
+    Acc& acc = by_block[u.block];
+    acc.a_first = u.a_first;
+    acc.r.push_back(lower_is_better ? r : -r);
+    acc.la.push_back(std::log(u.a));
+    acc.lb.push_back(std::log(u.b));
     ++e.units;
   }
   e.blocks = by_block.size();
   if (e.blocks == 0) return e;
   std::vector<double> first_a, first_b;  // block values by order
-  for (const auto& [block, rs] : by_block) (a_first[block] ? first_a : first_b).push_back(mean_of(rs));
-  const size_t n = e.blocks;
-  double var_theta = kNoValue;
-  // The position term costs a degree of freedom: fitted from three blocks of each order on (df >= 4).
-  // With four blocks it would leave df = 2, whose variance estimate can come out tiny by chance and
-  // turn a run of same-sign blocks into a "regression" (an A/A CTest run did: +4.0%, p 0.004).
-  if (first_a.size() >= 3 && first_b.size() >= 3) {
-    const double ma = mean_of(first_a), mb = mean_of(first_b);
-    e.order_term = true;
-    e.worse_log = 0.5 * (ma + mb);
-    e.order_log = 0.5 * (ma - mb);  // A first means B second: a worse second launch raises d
-    double ss = 0;
-    for (double d : first_a) ss += (d - ma) * (d - ma);
-    for (double d : first_b) ss += (d - mb) * (d - mb);
-    e.df = static_cast<int>(n) - 2;
-    const double s2 = ss / e.df;
-    e.block_sd_log = std::sqrt(s2);
-    var_theta = 0.25 * s2 * (1.0 / static_cast<double>(first_a.size()) + 1.0 / static_cast<double>(first_b.size()));
-  } else {
-    std::vector<double> all = first_a;
-    all.insert(all.end(), first_b.begin(), first_b.end());
-    e.worse_log = mean_of(all);
-    if (n < 2) return e;
-    double ss = 0;
-    for (double d : all) ss += (d - e.worse_log) * (d - e.worse_log);
-    e.df = static_cast<int>(n) - 1;
-    const double s2 = ss / e.df;
-    e.block_sd_log = std::sqrt(s2);
-    var_theta = s2 / static_cast<double>(n);
+  for (const auto& [block, acc] : by_block) {
+    BlockValue v;
+    v.block = block;
+    v.a_first = acc.a_first;
+    v.d = mean_of(acc.r);
+    v.a = std::exp(mean_of(acc.la));
+    v.b = std::exp(mean_of(acc.lb));
+    (v.a_first ? first_a : first_b).push_back(v.d);
+    e.block_values.push_back(v);
   }
-  e.se_log = std::sqrt(var_theta);
+  const size_t n = e.blocks;
+  const int g = trim_count(n, trim);
+  e.trimmed_each_end = g;
+  // The position term: least squares without trimming; with it, from the medians of the two orders
+  // (a mean of four blocks would carry a burst into every adjusted value).
+  double gamma = 0;
+  if (fits_position(first_a.size(), first_b.size(), trim)) {
+    e.order_term = true;
+    gamma = g == 0 ? 0.5 * (mean_of(first_a) - mean_of(first_b)) : 0.5 * (median(first_a) - median(first_b));
+    e.order_log = gamma;  // A first means B second: a worse second launch raises d
+  }
+  std::vector<double> adj;
+  for (auto& v : e.block_values) {
+    v.adjusted = v.d - (v.a_first ? gamma : -gamma);
+    adj.push_back(v.adjusted);
+  }
+  // Bursts: far from the others by the modified z-score (Iglewicz and Hoaglin).
+  if (n >= 3) {
+    const double med = median(adj), mad = median_abs_deviation(adj);
+    if (mad > 0)
+      for (auto& v : e.block_values) v.burst = 0.6745 * std::fabs(v.adjusted - med) / mad > kBurstZ;
+  }
+  std::vector<size_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return adj[x] < adj[y]; });
+  for (int i = 0; i < g; ++i) {
+    e.block_values[order[static_cast<size_t>(i)]].trimmed = true;
+    e.block_values[order[n - 1 - static_cast<size_t>(i)]].trimmed = true;
+  }
+  const int kept = static_cast<int>(n) - 2 * g;
+  double sum = 0;
+  for (size_t i = static_cast<size_t>(g); i < n - static_cast<size_t>(g); ++i) sum += adj[order[i]];
+  e.worse_log = sum / kept;
+  e.df = kept - 1 - (e.order_term ? 1 : 0);
+  if (e.df < 1) return e;
+  // Winsorized sum of squares: the trimmed values replaced by the nearest kept one.
+  std::vector<double> w(n);
+  const double lo = adj[order[static_cast<size_t>(g)]], hi = adj[order[n - 1 - static_cast<size_t>(g)]];
+  for (size_t i = 0; i < n; ++i) w[i] = std::clamp(adj[i], lo, hi);
+  const double mw = mean_of(w);
+  double ss = 0;
+  for (double x : w) ss += (x - mw) * (x - mw);
+  // Yuen: se^2 = SS_w / (h (h - 1)); with the position term its degree of freedom comes off (at
+  // g = 0 this is the least-squares se of theta for a balanced design).
+  e.se_log = std::sqrt(ss / (static_cast<double>(kept) * e.df));
+  e.block_sd_log = e.se_log * std::sqrt(static_cast<double>(n));
+  // 1.03: the trimmed mean's standard error on normal data is about 3% above the mean's.
+  e.forecast_sd_log = std::min(e.block_sd_log, 1.03 * kMadToSigma * median_abs_deviation(adj));
   const double t = student_t_quantile(0.5 + confidence / 2, e.df);
   e.low_log = e.worse_log - t * e.se_log;
   e.high_log = e.worse_log + t * e.se_log;
@@ -137,6 +149,21 @@ PairedEstimate estimate_paired(const std::vector<PairedUnit>& units, bool lower_
   else
     e.p_worse = e.worse_log > 0 ? 0.0 : 1.0;
   return e;
+}
+
+std::optional<int> blocks_to_decide(const PairedEstimate& e, double min_effect, double alpha_look, double trim,
+                                    double regression_share, int limit) {
+  if (!std::isfinite(e.forecast_sd_log) || !std::isfinite(e.worse_log)) return std::nullopt;
+  const double dl = std::log1p(min_effect), dr = std::log1p(regression_share * min_effect), theta = e.worse_log;
+  // No regression needs the decision bound's half-width below d - theta; regression needs it below
+  // theta - the regression bound. The half-width at n blocks: t(1 - alpha, df(n)) sd / sqrt(n).
+  const int from = static_cast<int>(e.blocks) + 2 - static_cast<int>(e.blocks % 2);
+  for (int n = std::max(from, 4); n <= limit; n += 2) {
+    const double half = student_t_quantile(1 - alpha_look, paired_df(n, trim)) * e.forecast_sd_log / std::sqrt(static_cast<double>(n));
+    if (theta < dl && half < dl - theta) return n;
+    if (theta > dr && half < theta - dr) return n;
+  }
+  return std::nullopt;
 }
 
 std::vector<double> holm_adjust(const std::vector<double>& p) {
@@ -171,8 +198,17 @@ std::vector<FigureDecision> decide_figures(const std::vector<FigureInput>& figur
     d.figure = f.figure;
     d.lower_is_better = f.lower_is_better;
     d.min_effect = f.min_effect;
-    d.estimate = estimate_paired(f.units, f.lower_is_better, o.confidence);
-    p.push_back(d.estimate.p_worse);
+    d.effect_note = f.effect_note;
+    d.estimate = estimate_paired(f.units, f.lower_is_better, o.confidence, o.trim);
+    // "Regression" is tested against the regression bound, not against no change: a true change
+    // below it must not be called a regression however many blocks run.
+    const PairedEstimate& e = d.estimate;
+    const double bound = std::log1p(o.regression_share * f.min_effect);
+    double pr = kNoValue;
+    if (std::isfinite(e.se_log) && e.df >= 1)
+      pr = e.se_log > 0 ? 1 - student_t_cdf((e.worse_log - bound) / e.se_log, e.df) : (e.worse_log > bound ? 0.0 : 1.0);
+    d.p_regression = pr;
+    p.push_back(pr);
     out.push_back(std::move(d));
   }
   const std::vector<double> adjusted = holm_adjust(p);
@@ -195,39 +231,56 @@ std::vector<FigureDecision> decide_figures(const std::vector<FigureInput>& figur
       d.why = lower > 0 ? "slower, but by less than the minimum effect"
               : upper < 0 ? "faster beyond noise"
                           : "any change is smaller than the minimum effect";
-    } else if (d.p_holm < o.alpha_look && e.worse_log >= dl / 2) {
+    } else if (d.p_holm < o.alpha_look) {
       d.verdict = TimingVerdict::regression;
-      char buf[96];
-      std::snprintf(buf, sizeof buf, "worse beyond noise (Holm-adjusted one-sided p %.2g < %.3g per look)", d.p_holm,
-                    o.alpha_look);
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "worse than %s beyond noise (Holm-adjusted one-sided p %.2g < %.3g per look)",
+                    pct(o.regression_share * d.min_effect).c_str(), d.p_holm, o.alpha_look);
       d.why = buf;
     } else {
       d.verdict = TimingVerdict::unresolved;
-      // Blocks for the decision bound to settle either way at the observed spread: its half-width
-      // shrinks as 1/sqrt(n). No regression needs half-width < d - theta; regression needs it < theta.
-      const double half_per_block = (upper - e.worse_log) * std::sqrt(static_cast<double>(e.blocks));
-      double need = 1e9;
-      if (e.worse_log < dl) need = std::min(need, std::pow(half_per_block / (dl - e.worse_log), 2));
-      if (e.worse_log > dl / 2) need = std::min(need, std::pow(half_per_block / e.worse_log, 2));
-      if (need < 1e8) {
-        int more = static_cast<int>(std::ceil(need)) - static_cast<int>(e.blocks);
-        more = std::max(2, more + (more % 2));
-        d.more_blocks = more;
-      }
       d.why = "the interval straddles the minimum effect";
+    }
+    if (d.verdict != TimingVerdict::unresolved) {
+      d.likely_blocks = static_cast<int>(e.blocks);
+    } else if (auto need = blocks_to_decide(e, d.min_effect, o.alpha_look, o.trim, o.regression_share)) {
+      d.likely_blocks = *need;
+      d.more_blocks = *need - static_cast<int>(e.blocks);
     }
   }
   return out;
 }
 
+std::optional<int> likely_blocks(const std::vector<FigureDecision>& decisions) {
+  int most = 0;
+  for (const auto& d : decisions) {
+    if (d.verdict != TimingVerdict::unresolved) continue;
+    if (!d.likely_blocks) return std::nullopt;
+    most = std::max(most, *d.likely_blocks);
+  }
+  return most;
+}
+
+bool beyond_budget(const std::vector<FigureDecision>& decisions, int blocks, int affordable, int from_blocks, double factor) {
+  const bool unresolved = std::any_of(decisions.begin(), decisions.end(),
+                                      [](const FigureDecision& d) { return d.verdict == TimingVerdict::unresolved; });
+  if (!unresolved || blocks < from_blocks) return false;
+  const std::optional<int> need = likely_blocks(decisions);
+  return !need || *need > factor * affordable;
+}
+
 std::string decision_line(const FigureDecision& d, const std::string& b_name) {
   const PairedEstimate& e = d.estimate;
   char buf[400];
-  std::snprintf(buf, sizeof buf, "%s: %s: %s %s %s (95%% CI %s .. %s), Holm p %.3g, %zu blocks, minimum effect %.0f%%",
+  std::snprintf(buf, sizeof buf, "%s: %s: %s %s %s (95%% CI %s .. %s), Holm p %.3g, %zu blocks, minimum effect %.3g%%",
                 d.figure.c_str(), to_string(d.verdict), b_name.c_str(), e.worse_log > 0 ? "worse by" : "better by",
                 pct(e.worse_rel()).c_str(), pct(e.low_rel()).c_str(), pct(e.high_rel()).c_str(), d.p_holm, e.blocks,
                 100.0 * d.min_effect);
   std::string s = buf;
+  if (!d.effect_note.empty()) s += " (" + d.effect_note + ")";
+  if (e.trimmed_each_end > 0)
+    s += " (trimmed mean: " + std::to_string(e.trimmed_each_end) + " block" + (e.trimmed_each_end > 1 ? "s" : "") +
+         " dropped at each end)";
   s += "; " + d.why;
   if (d.verdict == TimingVerdict::unresolved && d.more_blocks)
     s += "; about " + std::to_string(*d.more_blocks) + " more blocks would likely settle it";

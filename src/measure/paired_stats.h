@@ -3,8 +3,9 @@
 //
 // The design it assumes (flow/paired_runner.h): blocks, each one fresh launch of arm A and one of
 // arm B, in ABBA order (A first in even blocks, B first in odd ones); in every launch the same
-// prompts in the same order. The unit is one launch x one prompt: the median of that prompt's
-// repetitions in that launch; requests or tokens are never pooled across launches.
+// prompts in the same order. The unit is one launch x one prompt (the median of that prompt's
+// repetitions in that launch), or one launch for a per-launch figure; requests or tokens are never
+// pooled across launches.
 //
 // Per figure:
 //  1. per block and prompt, the paired log-ratio r = log(B / A), signed so that r > 0 means B is
@@ -13,14 +14,27 @@
 //     so they are not independent: the block is the independent unit);
 //  3. d_k = theta + gamma * s_k + e_k, where s_k = +1 when A ran first in block k and -1 otherwise:
 //     gamma absorbs a position effect (the second launch of a block systematically faster or
-//     slower, e.g. a warmer page cache), which the ABBA order balances. Least squares gives
-//     theta = (mean of the A-first blocks + mean of the B-first blocks) / 2, and the residual
-//     variance has n - 2 degrees of freedom. With fewer than three blocks of either order the
-//     position term is dropped (theta = mean, n - 1 degrees of freedom): at four blocks it would
-//     leave 2 degrees of freedom, too few for a variance estimate to be trusted;
-//  4. a Student-t interval for theta, and the one-sided p-value of "B is not worse" (theta <= 0).
+//     slower), which the ABBA order balances. It is fitted only where the degrees of freedom left
+//     stay at least 4 (from eight blocks on with the default trimming): with 2 a variance estimate
+//     can come out tiny by chance (an A/A CTest run read +4.0%, p 0.004 that way);
+//  4. theta is the 20%-trimmed mean of the position-adjusted block values, with Yuen's interval
+//     (winsorized variance, h - 1 degrees of freedom for h blocks kept, one fewer with the position
+//     term). Why trimmed: a launch in a burst of the whole machine (here one launch in 16 ran 15%
+//     slow, on the H200 one in five 10-40%) moves its block's value by the burst's size in either
+//     direction; the plain mean and standard deviation let one such block widen the interval until
+//     nothing resolves. The trimmed mean drops the g = floor(0.2 n) lowest and highest block values
+//     (none at four blocks, one at six to nine, two at ten to fourteen ...), keeps about 94% of the
+//     mean's efficiency on normal data, and Yuen's t is the standard interval for it (Wilcox,
+//     Introduction to Robust Estimation and Hypothesis Testing, ch. 4). A rank method (Hodges-Lehmann
+//     with the signed-rank interval) cannot decide at all before 8 blocks at the 0.5% per look the
+//     sequential boundary needs (its smallest one-sided p at n blocks is 2^-n), and Huber's
+//     M-estimate has no small-sample interval of known coverage; the simulations in
+//     paired_stats_test.cpp check the whole sequential procedure with bursts;
+//  5. the one-sided p-value of "B is not worse" (theta <= 0) from the same t.
+// A block whose adjusted value lies far from the others (Iglewicz and Hoaglin's modified z-score
+// above 3.5) is flagged as a likely burst, with its values, whether or not it was trimmed.
 // Holm's step-down correction across the gated figures of a case controls the family-wise rate of
-// false "regression" calls. Unit tests check the false-alarm rate and the power on simulated data.
+// false "regression" calls. Distributions come from Boost.Math.
 #pragma once
 
 #include <cstddef>
@@ -41,6 +55,25 @@ struct PairedUnit {
   double b = kNoValue;  // arm B's value
 };
 
+// The fraction of block values trimmed from each end (see the file comment).
+inline constexpr double kBlockTrim = 0.2;
+// Modified z-score (0.6745 (x - median) / MAD) above which a block value is flagged as a burst.
+inline constexpr double kBurstZ = 3.5;
+// A "regression" must be shown worse than this share of the minimum effect (decide_figures).
+inline constexpr double kRegressionShare = 0.6;
+
+// One block's value of a figure, as the estimate used it.
+struct BlockValue {
+  int block = 0;                // 0-based block index
+  bool a_first = true;
+  double d = kNoValue;          // mean log-ratio over the block's prompts, > 0 means B worse
+  double adjusted = kNoValue;   // d less the position term (d itself where none was fitted)
+  double a = kNoValue;          // geometric mean of arm A's unit values over the block's prompts
+  double b = kNoValue;          // the same for arm B
+  bool trimmed = false;         // left out of the trimmed mean
+  bool burst = false;           // looks like a burst: modified z-score above kBurstZ
+};
+
 struct PairedEstimate {
   size_t blocks = 0;       // blocks with at least one usable unit
   size_t units = 0;        // usable units (finite, positive a and b)
@@ -48,21 +81,37 @@ struct PairedEstimate {
   double low_log = kNoValue;    // interval for theta at the requested confidence
   double high_log = kNoValue;
   double se_log = kNoValue;     // standard error of theta
-  double block_sd_log = kNoValue;  // residual standard deviation of one block's value
+  // The spread of one block's value that the interval implies: se_log * sqrt(blocks) (for the
+  // trimmed mean, the winsorized standard deviation over (1 - 2 * trim)). What sizes the blocks a
+  // decision needs.
+  double block_sd_log = kNoValue;
+  // The block spread a forecast of the blocks still needed uses: the smaller of block_sd_log and
+  // the MAD-based spread of the adjusted block values (scaled to a standard deviation), which a
+  // burst or two among few blocks does not inflate. Only the forecast uses it, never a decision.
+  double forecast_sd_log = kNoValue;
   int df = 0;
   double p_worse = kNoValue;    // one-sided p of H0: theta <= 0 (B not worse)
   bool order_term = false;      // the position term was fitted
   double order_log = kNoValue;  // gamma: how much worse the second launch of a block ran (log)
+  int trimmed_each_end = 0;     // g: block values dropped from each end
+  std::vector<BlockValue> block_values;  // in block order
+  std::vector<BlockValue> bursts() const;  // the flagged ones
   // Relative forms, exp(x) - 1: +0.05 means B is 5% worse.
   double worse_rel() const;
   double low_rel() const;
   double high_rel() const;
 };
 
-// The estimate for one figure. Units with a non-finite or non-positive value are ignored.
-PairedEstimate estimate_paired(const std::vector<PairedUnit>& units, bool lower_is_better, double confidence = 0.95);
+// The estimate for one figure. Units with a non-finite or non-positive value are ignored. `trim` is
+// the fraction trimmed from each end (0: the plain mean and the least-squares position term).
+PairedEstimate estimate_paired(const std::vector<PairedUnit>& units, bool lower_is_better, double confidence = 0.95,
+                               double trim = kBlockTrim);
 
-// Student's t distribution: CDF and quantile (df >= 1).
+// The degrees of freedom of the estimate at n blocks (balanced ABBA): n - 2 floor(trim n) - 1, one
+// fewer where the position term is fitted (only where at least 4 remain); 0 below two blocks.
+int paired_df(int blocks, double trim = kBlockTrim);
+
+// Student's t distribution (Boost.Math): CDF and quantile (df > 0); NaN outside the domain.
 double student_t_cdf(double t, double df);
 double student_t_quantile(double p, double df);
 
@@ -78,11 +127,23 @@ struct FigureDecision {
   bool lower_is_better = true;
   PairedEstimate estimate;
   double min_effect = 0.05;      // relative worsening worth failing
-  double p_holm = kNoValue;      // Holm-adjusted one-sided p of "not worse"
+  std::string effect_note;       // FigureInput::effect_note
+  double p_regression = kNoValue;  // one-sided p of "not worse than the regression bound"
+  double p_holm = kNoValue;      // the same, Holm-adjusted across the gated figures
   TimingVerdict verdict = TimingVerdict::unresolved;
   std::string why;               // one plain sentence
   std::optional<int> more_blocks;  // unresolved: blocks more that would likely settle it
+  // Blocks in all that a decision likely needs at the spread seen so far (the blocks so far when
+  // decided); empty when no number of blocks would settle it at this estimate.
+  std::optional<int> likely_blocks;
 };
+
+// Blocks in all (even, more than the estimate's) after which the decision bound would likely settle
+// the figure either way, if the estimate and its block spread stay as they are; empty when none up
+// to `limit` would.
+std::optional<int> blocks_to_decide(const PairedEstimate& e, double min_effect, double alpha_look,
+                                    double trim = kBlockTrim, double regression_share = kRegressionShare,
+                                    int limit = 1000);
 
 // The gate looks at the data again after every pair of blocks, and every look is a chance to decide
 // wrongly: at a one-sided 2.5% per look, 10 looks call identical builds a regression far more often
@@ -93,22 +154,50 @@ struct DecisionOptions {
   double alpha_look = 0.005;  // one-sided level of each look, for "regression" (after Holm) and "no regression"
   double confidence = 0.95;   // the interval reported with the estimate
   int min_blocks = 4;         // fewer blocks: always unresolved
+  double trim = kBlockTrim;   // block values trimmed from each end
+  double regression_share = kRegressionShare;  // the regression bound, as a share of the minimum effect
 };
 
-// The three-way decision per figure, with d = log(1 + min_effect) and the decision bound
-// upper = theta + t(1 - alpha_look, df) * se:
+// The three-way decision per figure, with d = log(1 + min_effect), the regression bound
+// r = log(1 + regression_share * min_effect) and the decision bound upper = theta + t(1 - alpha_look, df) * se:
 //   no regression  upper < d (any change is smaller than the minimum effect; a faster B is always
 //                  this once resolved);
-//   regression     B is worse with Holm-adjusted one-sided p < alpha_look and the estimate is at
-//                  least d / 2 (significant, and not a negligible shift);
+//   regression     B is worse than r: the Holm-adjusted one-sided p of theta <= r is below
+//                  alpha_look. So a true change below 60% of the minimum effect (3% at the default
+//                  5%) is called a regression no more often than identical builds are, and one at
+//                  the minimum effect or above is never "no regression"; between the two, either
+//                  answer is right;
 //   unresolved     neither: more blocks are needed.
 struct FigureInput {
   std::string figure;
   bool lower_is_better = true;
   double min_effect = 0.05;
   std::vector<PairedUnit> units;
+  std::string effect_note;  // how min_effect came about (a floor in force), for the decision line
 };
 std::vector<FigureDecision> decide_figures(const std::vector<FigureInput>& figures, const DecisionOptions& options = {});
+
+// Blocks in all that every unresolved figure likely needs (the largest of their likely_blocks);
+// 0 when none is unresolved; empty when some figure has none (no number of blocks would settle it
+// at its estimate).
+std::optional<int> likely_blocks(const std::vector<FigureDecision>& decisions);
+
+// Whether the gate should stop before its budget is spent: from kGiveUpFromBlocks blocks on, some
+// unresolved figure would likely need more than kGiveUpFactor times the
+// blocks the budget allows (`affordable`, in all). The forecast's spread is burst-proof
+// (forecast_sd_log) and the factor leaves room for a spread estimated from few blocks. Simulated
+// with this machine's bursts: from 8 blocks on it cost identical builds 3.5% of their "no
+// regression" outcomes, from 12 on 0.3% (paired_stats_test.cpp).
+inline constexpr int kGiveUpFromBlocks = 12;
+// The side-by-side gate's default budget in blocks (flow/paired_runner.h PairedPlan::budget_blocks),
+// chosen from the simulations of the measured noise and bursts so that identical builds decide
+// within it in at least 95% of trials on the noisiest shipped case: cases/chat-tiny-short.json
+// (TTFT about 8 ms, block spread about 12%, judged at its 1 ms floor: 12.3%) decides in 89% within
+// 24 blocks, 94% within 32 and 96% within 40; the completion case needs 20 for 95% of its +5% trials.
+inline constexpr int kDefaultBudgetBlocks = 40;
+inline constexpr double kGiveUpFactor = 2.0;
+bool beyond_budget(const std::vector<FigureDecision>& decisions, int blocks, int affordable,
+                   int from_blocks = kGiveUpFromBlocks, double factor = kGiveUpFactor);
 
 // The figure's decision in one line, arm B named `b_name`: "ttft_ms: regression: candidate worse by
 // +6.1% (95% CI +4.0% .. +8.3%), Holm p 0.0004, 8 blocks, minimum effect 5%; ...".

@@ -3,9 +3,11 @@
 # one CTest test per scenario):
 #   reduced-prefix  (fixture) a copy of the sid prefix without the CPU backend variant ggml loads
 #                   here and any better one (ci/reduced-prefix.sh): a real, slower build
-#   same-build      the same prefix as baseline and candidate: must be "no regression" (exit 0)
+#   same-build      the same prefix as baseline and candidate: must be "no regression" (exit 0), the
+#                   floor of the minimum effect named, the budget forecast and the memory compared
 #   reduced-build   the reduced prefix as candidate: must be "regression" (exit 1), the gated figure
 #                   named, and the evidence still active in both builds
+# Both run a case this repository ships (CASE: cases/chat-tiny-short.json) at the gate's defaults.
 #   pinned-threads  --runtime-cpus 0 on two tiny cases, two blocks: the runtime runs on CPU 0 and the
 #                   client on the other; a case without -t runs one thread (-t 1 added where
 #                   llama.cpp's default is more) and llama-server's log says n_threads = 1; a case with -t 2 keeps it and is told it oversubscribes
@@ -73,10 +75,12 @@ expect_out "baseline:  .*active"
 expect_out "candidate: .*active"
 if [ "$want" -eq 0 ]; then
   expect_out "^side-by-side gate: NO REGRESSION"
-  expect_out "ttft_ms: no regression: candidate (worse|better) by"
+  expect_out "ttft_ms: no regression: candidate (worse|better) by .*minimum effect [0-9.]+% \\(floor 1 ms"
+  expect_out "memory.kv_cache_mib same: "
 else
   expect_out "^side-by-side gate: REGRESSION"
   expect_out "REGRESSION ttft_ms: regression: candidate worse by \\+[0-9.]+%"
 fi
 expect_out "blocks: [0-9]+ in [0-9]+ s"
+expect_out "^  budget [0-9]+ s at [0-9.]+ s per block; at the first look \\(4 blocks\\)"
 exit 0

@@ -5,7 +5,13 @@
 #   same      the same build on both sides (A/A): must end "no regression"
 #   prompt-N  the candidate's document N% longer (`--candidate-prompt-scale`): real extra prompt
 #             tokens on the GPU, the accelerator's settings untouched
+#   env-VAR=VALUE  a real runtime change: the candidate is the same build started with VAR=VALUE
+#             in its environment (e.g. env-GGML_CUDA_DISABLE_GRAPHS=1, one of ggml-cuda's switches)
+#   ub-N      a real runtime change: the candidate started with -ub N (llama.cpp's default micro-batch
+#             is 512; ub-256 halves it)
 # usage: gate_device.sh BUNDLE OUTDIR [CONDITION:TRIALS ...]   (default: same:3 prompt-2:3)
+# The issue-22 round (A/A and two real runtime changes, with the gate's defaults):
+#   FP_GATE_DEADLINE_S=540 bash tests/gpu/llama-cuda/gate_device.sh .gpu-bundle $OUT same:3 env-GGML_CUDA_DISABLE_GRAPHS=1:2 ub-256:1
 # env: FP_GATE_DEADLINE_S (default 420: no trial starts after that many seconds of this script)
 #      FP_GATE_CASE (default gate/gate-cuda-realistic-prefill.json; gate/gate-cuda-kernel-time.json
 #      gates on the GPU time of the kernels instead)
@@ -43,16 +49,31 @@ for item in "${plan[@]}"; do
   case $cond in
     same) ;;
     prompt-*) args+=(--candidate-prompt-scale "$(awk -v p="${cond#prompt-}" 'BEGIN{printf "%.3f", 1 + p / 100}')") ;;
+    env-*=*|ub-*)
+      # The candidate as an operator would wrap a changed deployment: one executable.
+      wrapper=$W/llama-server-cuda-$cond
+      if [ "${cond#env-}" != "$cond" ]; then
+        printf '#!/bin/sh
+export %s
+exec "%s" "$@"
+' "${cond#env-}" "$W/llama-server-cuda" >"$wrapper"
+      else
+        printf '#!/bin/sh
+exec "%s" "$@" -ub %s
+' "$W/llama-server-cuda" "${cond#ub-}" >"$wrapper"
+      fi
+      chmod +x "$wrapper"
+      args=(--baseline-runtime "$W/llama-server-cuda" --candidate-runtime "$wrapper") ;;
     *) echo "unknown condition $cond" >&2; exit 64 ;;
   esac
   for t in $(seq 1 "$trials"); do
     if (($(date +%s) - t0 > DEADLINE)); then echo "$cond trial $t: not run (deadline)" >>"$table"; continue; fi
-    d=$O/gate/$tag-$cond-$t
+    d=$O/gate/$tag-${cond//=/_}-$t
     mkdir -p "$d"
     s=$(date +%s)
-    (cd "$root" && fp gate "$case_file" "${args[@]}" --results "$W/gate-results/$tag/$cond-$t" --quiet) >"$d/out.txt" 2>&1
+    (cd "$root" && fp gate "$case_file" "${args[@]}" --results "$W/gate-results/$tag/${cond//=/_}-$t" --quiet) >"$d/out.txt" 2>&1
     rc=$?
-    cp "$W"/gate-results/"$tag/$cond-$t"/*/*/gate-*/gate.json "$d/" 2>/dev/null
+    cp "$W"/gate-results/"$tag/${cond//=/_}-$t"/*/*/gate-*/gate.json "$d/" 2>/dev/null
     echo "$cond trial $t: exit $rc, $(( $(date +%s) - s )) s; $(grep -E '^blocks: ' "$d/out.txt" | head -1); $(sed -n '/^gated figures/,/^reported/p' "$d/out.txt" | grep -E '^  [a-z_]+: ' | sed 's/^  //' | paste -sd'|')" >>"$table"
   done
 done
