@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <regex>
 
 #include "client/stream_client.h"
 #include "evidence/device_timings.h"
@@ -133,6 +134,11 @@ Result<EvidenceLaunch> launch_evidence(const CaseContext& ctx, const std::vector
   auto server = start_server(spec, ctx.adapter, &why);
   const InstrumentRules& words = ctx.signatures.instruments;
   if (!server) {
+    // A port someone else holds is the machine's doing, the same in every launch (start_server
+    // already tried other ports): not an instrument's.
+    if (auto log = read_file(log_path); log && !ctx.adapter.port_in_use_regex.empty() &&
+                                        std::regex_search(*log, std::regex(ctx.adapter.port_in_use_regex)))
+      return server.error();
     l.end = classify_launch_failure(LaunchPhase::Start, why.exit, why.not_ready, server.error().message,
                                     last_words_of_file(log_path, words));
     if (!l.end.broke) return server.error();
@@ -218,9 +224,8 @@ Result<EvidenceOutcome> run_evidence_pass(const CaseContext& ctx) {
   FP_TRY(EvidenceLaunch first, launch_evidence(ctx, on, out.log_path));
   EvidenceLaunch kept = first;
   if (first.end.broke) {
-    int current = 1, launches = 1;
-    bool have_success = false;
-    int success_no = 0;
+    int current = 1;  // the launch whose files are in the run folder (1: the first)
+    int success_no = 0;  // the last launch that completed: the one the verdict reads
     Status harness_error = ok_status();
     std::vector<std::string> order;
     for (const auto& i : on) order.push_back(i.name);
@@ -231,7 +236,7 @@ Result<EvidenceOutcome> run_evidence_pass(const CaseContext& ctx) {
         return stopped;
       }
       move_launch_files(ctx.out_dir, launch_aside_dir(ctx.out_dir, current));
-      current = ++launches;
+      ++current;
       auto l = launch_evidence(ctx, instruments_without(on, off), out.log_path);
       if (!l) {  // not the runtime breaking: stop searching, report it as the pass's error
         if (harness_error) harness_error = l.error();
@@ -242,7 +247,6 @@ Result<EvidenceOutcome> run_evidence_pass(const CaseContext& ctx) {
         return e;
       }
       if (!l->end.broke) {
-        have_success = true;
         success_no = current;
         kept = *l;
       }
@@ -255,11 +259,19 @@ Result<EvidenceOutcome> run_evidence_pass(const CaseContext& ctx) {
     out.retry_steps = search.steps;
     if (search.crashed_alone) {
       const LaunchEnd& e = search.alone;
+      const std::string how = search.extra_launches == 0
+                                  ? "flashproof added no instrument to this launch"
+                                  : std::to_string(search.extra_launches) + " extra launch" + (search.extra_launches == 1 ? "" : "es") +
+                                        " took flashproof's instruments off one at a time: " + join(search.steps, "; ") +
+                                        "; the first launch's files are in " + launch_aside_dir(ctx.out_dir, 1);
+      // The first launch's end too, when it differs: the retry never hides the first failure.
+      const std::string first_end = first.end.words == e.words && first.end.verb == e.verb
+                                        ? std::string()
+                                        : "; with every instrument on it " + first.end.how() +
+                                              (first.end.words.empty() ? "" : ": " + first.end.words);
       return make_error(std::string("the runtime ") + (e.verb == "aborts" || e.verb == "crashes" ? "crashed" : "failed") +
-                        " with no instrument on: it " + e.how() + (e.words.empty() ? "" : ": " + e.words) + " (" +
-                        std::to_string(search.extra_launches) + " extra launch" + (search.extra_launches == 1 ? "" : "es") +
-                        " took flashproof's instruments off one at a time: " + join(search.steps, "; ") +
-                        "; the first launch's files are in " + launch_aside_dir(ctx.out_dir, 1) + ")\n" + e.error);
+                        " with no instrument on: it " + e.how() + (e.words.empty() ? "" : ": " + e.words) + " (" + how +
+                        first_end + ")\n" + e.error);
     }
     for (const auto& name : search.off) {
       const Instrument* i = find_instrument(on, name);
@@ -267,7 +279,7 @@ Result<EvidenceOutcome> run_evidence_pass(const CaseContext& ctx) {
       if (!i || it == search.broke_with.end()) continue;
       out.instruments_off[name] = instrument_off_text(i->label(), i->how(), it->second);
     }
-    if (have_success && success_no != current) {  // the kept launch's files back where the run's belong
+    if (success_no != 0 && success_no != current) {  // the kept launch's files back where the run's belong
       move_launch_files(ctx.out_dir, launch_aside_dir(ctx.out_dir, current));
       move_launch_files(launch_aside_dir(ctx.out_dir, success_no), ctx.out_dir);
     }
