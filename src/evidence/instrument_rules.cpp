@@ -206,8 +206,8 @@ std::vector<BreakageFinding> match_known_breakages(const InstrumentRules& rules,
 }
 
 std::string BreakageFinding::text() const {
-  return "known breakage " + rule + ": " + (facts.empty() ? std::string() : facts + ": ") + breaks + " (seen: " + seen +
-         ": " + quote(runtime_words) + ")";
+  return "known breakage " + rule + ": " + (facts.empty() ? std::string() : facts + ": ") + breaks + " (recorded: " +
+         quote(runtime_words) + ")";
 }
 
 }  // namespace fp

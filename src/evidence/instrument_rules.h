@@ -68,7 +68,8 @@ struct BreakageFinding {
   std::string instrument;
   std::string facts;  // "-ngl 2; layers 4"
   std::string breaks, runtime_words, seen;
-  // "known breakage vulkan_perf_logger_split_graph: -ngl 2; layers 4: <breaks> (seen: ...: '<words>')"
+  // "known breakage vulkan_perf_logger_split_graph: build 11669; -ngl 2; layers 4: <breaks> (recorded: "<words>")";
+  // where it was seen stays in the data file
   std::string text() const;
 };
 
