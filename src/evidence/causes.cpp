@@ -66,7 +66,7 @@ Status parse_sets(const json& obj, FactTest::Kind kind, const std::string& where
 }
 
 Result<ConditionGroup> parse_group(const json& obj, const std::string& where) {
-  FP_TRY_STATUS(only_keys(obj, where, {"fact_in", "fact_not_in", "fact_matches", "fact_below", "facts_differ",
+  FP_TRY_STATUS(only_keys(obj, where, {"fact_in", "fact_not_in", "fact_matches", "fact_below", "fact_at_most", "facts_differ",
                                        "fact_not_multiple_of", "log", "no_log", "log_facts"}));
   ConditionGroup g;
   if (obj.contains("fact_in")) FP_TRY_STATUS(parse_sets(obj.at("fact_in"), FactTest::Kind::In, where + ".fact_in", g.facts));
@@ -84,16 +84,20 @@ Result<ConditionGroup> parse_group(const json& obj, const std::string& where) {
       g.facts.push_back(std::move(t));
     }
   }
-  if (obj.contains("fact_below")) {  // {"gpu_layers": "layers"} or {"compute_capability": 8.0}
-    const json& b = obj.at("fact_below");
-    if (!b.is_object()) return err(where + ".fact_below", "value is not an object of fact -> number or fact name");
+  // {"gpu_layers": "layers"} or {"compute_capability": 8.0}: fact_below (<), fact_at_most (<=).
+  for (const auto& [key, kind] : {std::pair<const char*, FactTest::Kind>{"fact_below", FactTest::Kind::Below},
+                                  std::pair<const char*, FactTest::Kind>{"fact_at_most", FactTest::Kind::AtMost}}) {
+    if (!obj.contains(key)) continue;
+    const json& b = obj.at(key);
+    const std::string w = where + "." + key;
+    if (!b.is_object()) return err(w, "value is not an object of fact -> number or fact name");
     for (const auto& [fact, v] : b.items()) {
       FactTest t;
       t.fact = fact;
-      t.kind = FactTest::Kind::Below;
+      t.kind = kind;
       if (v.is_number()) t.number = v.get<double>();
       else if (v.is_string()) t.other_fact = v.get<std::string>();
-      else return err(where + ".fact_below." + fact, "value " + quote(v.dump()) + " is not a number or a fact name");
+      else return err(w + "." + fact, "value " + quote(v.dump()) + " is not a number or a fact name");
       g.facts.push_back(std::move(t));
     }
   }
@@ -139,7 +143,7 @@ Result<ConditionGroup> parse_group(const json& obj, const std::string& where) {
     }
   }
   if (g.facts.empty() && g.log_pattern.empty() && g.no_log_pattern.empty())
-    return err(where, "no condition; valid: fact_in, fact_not_in, fact_matches, fact_below, facts_differ, "
+    return err(where, "no condition; valid: fact_in, fact_not_in, fact_matches, fact_below, fact_at_most, facts_differ, "
                       "fact_not_multiple_of, log, no_log");
   return g;
 }
@@ -221,10 +225,11 @@ bool holds(const FactTest& t, const Facts& f) {
     case FactTest::Kind::In: return std::find(t.values.begin(), t.values.end(), v) != t.values.end();
     case FactTest::Kind::NotIn: return std::find(t.values.begin(), t.values.end(), v) == t.values.end();
     case FactTest::Kind::Matches: return std::regex_search(v, t.regex);
-    case FactTest::Kind::Below: {
+    case FactTest::Kind::Below:
+    case FactTest::Kind::AtMost: {
       auto a = number(f, t.fact);
       auto b = t.number ? t.number : number(f, t.other_fact);
-      return a && b && *a < *b;
+      return a && b && (t.kind == FactTest::Kind::Below ? *a < *b : *a <= *b);
     }
     case FactTest::Kind::DiffersFrom: {
       auto o = f.find(t.other_fact);
@@ -393,6 +398,18 @@ std::vector<CauseFinding> match_causes(const CauseRules& rules, const Facts& fac
   }
   return out;
 }
+
+Result<ConditionGroup> parse_condition_group(const json& obj, const std::string& where) { return parse_group(obj, where); }
+
+Result<std::vector<CauseExample>> parse_cause_examples(const json& obj, const std::string& key, const std::string& where) {
+  return parse_examples(obj, key, where);
+}
+
+bool condition_holds(const ConditionGroup& g, Facts& facts, const std::vector<LogRecord>& records) {
+  return holds(g, facts, records);
+}
+
+std::string fill_facts(std::string text, const Facts& facts) { return fill(std::move(text), facts); }
 
 std::string CauseFinding::text() const {
   return (facts.empty() ? std::string() : facts + ": ") + cause + ". Remedy: " + remedy;

@@ -27,12 +27,12 @@ using Facts = std::map<std::string, std::string>;
 // One condition on a fact.
 struct FactTest {
   std::string fact;
-  enum class Kind { In, NotIn, Matches, Below, DiffersFrom, NotMultipleOf } kind = Kind::In;
+  enum class Kind { In, NotIn, Matches, Below, AtMost, DiffersFrom, NotMultipleOf } kind = Kind::In;
   std::vector<std::string> values;  // In, NotIn
   std::regex regex;                 // Matches
   std::string pattern;
-  std::optional<double> number;     // Below a number; NotMultipleOf a whole number
-  std::string other_fact;           // Below another fact, DiffersFrom another fact
+  std::optional<double> number;     // Below or AtMost a number; NotMultipleOf a whole number
+  std::string other_fact;           // Below or AtMost another fact, DiffersFrom another fact
 };
 
 // All tests of a group hold, and (when given) the log has a record matching `log` and none
@@ -102,5 +102,15 @@ std::string causes_text(const std::vector<CauseFinding>& findings, const Facts& 
 
 // A fact as people read it: "head_size" -> "head size", "cache_type_k" -> "K cache".
 std::string fact_label(const std::string& fact);
+
+// The parts of a cause rule that other rules on facts reuse (evidence/instrument_rules.h): one
+// condition group ("when", an "any_of" entry; where names it in errors), its samples ("examples",
+// "counter_examples" under `key` of obj), whether a group holds (the log's captures named by
+// log_facts go into facts), and a template with {fact} filled in.
+Result<ConditionGroup> parse_condition_group(const nlohmann::json& obj, const std::string& where);
+Result<std::vector<CauseExample>> parse_cause_examples(const nlohmann::json& obj, const std::string& key,
+                                                       const std::string& where);
+bool condition_holds(const ConditionGroup& g, Facts& facts, const std::vector<LogRecord>& records);
+std::string fill_facts(std::string text, const Facts& facts);
 
 }  // namespace fp

@@ -383,7 +383,8 @@ Result<RuntimeSignatures> parse_runtime_signatures(const std::string& json_text,
     return *base;
   }
   FP_TRY_STATUS(check_keys(ev, where, {"comment", "record_prefix", "process_prefix", "attention_backends", "hints",
-                                       "gpu_backend", "device_timings", "log", "placement", "kernels", "causes"}));
+                                       "gpu_backend", "device_timings", "log", "placement", "kernels", "causes",
+                                       "instruments"}));
   RuntimeSignatures sigs;
   sigs.runtime = runtime;
   sigs.source = path;
@@ -423,6 +424,9 @@ Result<RuntimeSignatures> parse_runtime_signatures(const std::string& json_text,
   FP_TRY(sigs.kernels, parse_section(ev, "kernels", where, true));
   if (ev.contains("causes")) {
     FP_TRY(sigs.causes, parse_cause_rules(ev.at("causes"), path + ": evidence.causes"));
+  }
+  if (ev.contains("instruments")) {
+    FP_TRY(sigs.instruments, parse_instrument_rules(ev.at("instruments"), path + ": evidence.instruments"));
   }
   return sigs;
 }

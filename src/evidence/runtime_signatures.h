@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "evidence/causes.h"
+#include "evidence/instrument_rules.h"
 #include "util/result.h"
 
 namespace fp {
@@ -97,6 +98,9 @@ struct RuntimeSignatures {
   std::vector<Rule> kernels;              // level 3 (the probe's kernel names, and device_timings' op names)
   std::optional<DeviceTimings> device_timings;
   CauseRules causes;                      // key "causes": known causes of a fallback (evidence/causes.h)
+  // Key "instruments": the runtime's last words and the instruments known to break a configuration
+  // (evidence/instrument_rules.h).
+  InstrumentRules instruments;
   std::map<std::string, std::string> hints;  // "log"/"placement"/"kernels" -> how to get that level
   // Key "attention_backends": when present, an expected backend names an attention backend
   // (vLLM: FLASH_ATTN, FLASHINFER, ...), not a device, and captured backend texts are mapped to

@@ -641,6 +641,10 @@ Verdict decide(const VerdictInput& in_given) {
   }
   v.levels = {v.names_attention_backend ? log_level_backend(in, v) : log_level(in), placement_level(in, v),
               kernel_level(in, v)};
+  for (auto& f : v.levels) {
+    auto off = in.taken_off.find(f.name);
+    if (!f.used && off != in.taken_off.end()) f.unavailable_why = off->second;
+  }
   const bool process_disagreement = v.disagreement;
   const LevelFinding* strongest = nullptr;
   for (const auto& f : v.levels) {

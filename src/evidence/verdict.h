@@ -58,6 +58,9 @@ struct VerdictInput {
   int model_layers = 0;
   std::string layers_from;
   std::map<std::string, std::string> hints;  // RuntimeSignatures::hints, for "unavailable" texts
+  // Levels whose instrument was taken off (flow/instruments.h): level name -> why. Such a level,
+  // when it yields nothing, is unavailable with this reason instead of its own.
+  std::map<std::string, std::string> taken_off;
   // RuntimeSignatures::attention_backends: when not empty, expect_backend names an attention
   // backend (vLLM FLASH_ATTN, ...): level 1 compares the backend each process decided, and level 3
   // the kernels of that backend. Empty: expect_backend is a device (llama.cpp CUDA0, CPU).

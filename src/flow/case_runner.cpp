@@ -155,6 +155,11 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
   if (!c.attach) r.evidence_line = shown_launch(ctx, ctx.adapter.evidence_args);
   fpr.runtime_build_log = build_stated_in_log(file_head(ev->log_path, 1 << 20));
   r.evidence_env = redact_env(ev->env);
+  for (const auto& i : ev->instruments_on) r.instruments_on.push_back(i.label() + " (" + i.how() + ")");
+  for (const auto& [name, why] : ev->instruments_off) r.instruments_off.push_back(why);
+  r.instrument_extra_launches = ev->extra_launches;
+  r.instrument_retry_steps = ev->retry_steps;
+  r.instruments_known = true;
   const Verdict& v = ev->verdict;
   r.verdict = to_string(v.activity);
   r.verdict_backend = backends_text(v.fused_backends);

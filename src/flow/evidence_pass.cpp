@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <regex>
 
 #include "client/stream_client.h"
 #include "evidence/device_timings.h"
 #include "flow/attached_pass.h"
 #include "flow/gpu_probe.h"
+#include "flow/instrument_retry.h"
 #include "flow/request_builder.h"
 #include "util/text.h"
 
@@ -106,48 +108,195 @@ void explain_causes(const CaseContext& ctx, EvidenceOutcome& out) {
   out.causes_line = causes_text(out.causes, out.facts);
 }
 
+namespace {
+
+namespace fs = std::filesystem;
+
+// One launch of the evidence pass with some instruments on.
+struct EvidenceLaunch {
+  std::vector<std::string> argv;
+  std::map<std::string, std::string> env;
+  FittedPrompts prompts;
+  std::string load;
+  LaunchEnd end;  // broke: the runtime broke under this launch (end.error says how)
+};
+
+// Runs the pass once with the instruments `on`; an error is a failure that is not the runtime
+// breaking (the harness's, or the input's: the same in every launch).
+Result<EvidenceLaunch> launch_evidence(const CaseContext& ctx, const std::vector<Instrument>& on, const std::string& log_path) {
+  EvidenceLaunch l;
+  const InstrumentedLaunch il = instrumented_launch(ctx.c.launch.env, ctx.adapter, on);
+  l.env = il.env;
+  FP_TRY(int port, free_loopback_port());
+  l.argv = expand_argv(ctx.c, ctx.runtime, ctx.model_path, port, ctx.flag_value, il.extra_args);
+  LaunchSpec spec{l.argv, l.env, log_path, port, ctx.c.plan.ready_timeout_s};
+  StartFailure why;
+  auto server = start_server(spec, ctx.adapter, &why);
+  const InstrumentRules& words = ctx.signatures.instruments;
+  if (!server) {
+    // A port someone else holds is the machine's doing, the same in every launch (start_server
+    // already tried other ports): not an instrument's.
+    if (auto log = read_file(log_path); log && !ctx.adapter.port_in_use_regex.empty() &&
+                                        std::regex_search(*log, std::regex(ctx.adapter.port_in_use_regex)))
+      return server.error();
+    l.end = classify_launch_failure(LaunchPhase::Start, why.exit, why.not_ready, server.error().message,
+                                    last_words_of_file(log_path, words));
+    if (!l.end.broke) return server.error();
+    return l;
+  }
+  l.argv = server->argv;
+  auto fitted = fit_case_prompts(ctx, server->base_url);
+  if (!fitted) {
+    const ExitInfo e = ended_by_itself(server->process, 0.5);
+    server->process.stop(5.0);
+    l.end = classify_launch_failure(LaunchPhase::Prompts, e, false, fitted.error().message + "\nlog " + log_path + " ends:\n" + log_tail(log_path),
+                                    last_words_of_file(log_path, words));
+    if (!l.end.broke) return make_error("evidence pass: " + fitted.error().message);
+    return l;
+  }
+  l.prompts = *fitted;
+  // The load at the prompts' asked token length, as the timed runs and the probed check will send them.
+  CaseContext fitted_ctx = ctx;
+  adopt_fitted_prompts(fitted_ctx, l.prompts);
+  l.load = job_load_text(fitted_ctx);
+  auto answer = send_job_load(fitted_ctx, server->base_url);
+  const ExitInfo e = answer ? ExitInfo{} : ended_by_itself(server->process);
+  server->process.stop(5.0);
+  if (!answer)
+    l.end = classify_launch_failure(LaunchPhase::Requests, e, false,
+                                    "the request failed (" + l.load + "): " + answer.error().message + "\nlog " + log_path +
+                                        " ends:\n" + log_tail(log_path),
+                                    last_words_of_file(log_path, words));
+  return l;
+}
+
+// A launch's files (evidence.log, the probe's kernels*.tsv) moved aside before the next launch
+// writes its own, to <out_dir>/instrument-retry/launch-<k>/, and back.
+bool is_launch_file(const std::string& name) {
+  return name == "evidence.log" || (starts_with(name, "kernels.") && ends_with(name, ".tsv"));
+}
+std::string launch_aside_dir(const std::string& out_dir, int k) {
+  return out_dir + "/instrument-retry/launch-" + std::to_string(k);
+}
+void move_launch_files(const std::string& from, const std::string& to) {
+  std::error_code ec;
+  fs::create_directories(to, ec);
+  for (const auto& entry : fs::directory_iterator(from, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (entry.is_regular_file(ec) && is_launch_file(name)) fs::rename(entry.path(), fs::path(to) / name, ec);
+  }
+}
+
+// The facts known before the launch, for the known breakages: the model's header, the expectation,
+// the build and the launch line.
+Facts launch_facts(const CaseContext& ctx) {
+  const std::vector<std::string> argv = expand_argv(ctx.c, ctx.runtime, ctx.model_path, 0, ctx.flag_value, {});
+  Facts f = model_facts_known(ctx);
+  for (const auto& [k, v] : facts_from_argv(argv, ctx.signatures.causes)) f.emplace(k, v);
+  add_default_facts(ctx.signatures.causes, f);
+  return f;
+}
+
+}  // namespace
+
 Result<EvidenceOutcome> run_evidence_pass(const CaseContext& ctx) {
   if (ctx.c.attach) return run_attached_evidence_pass(ctx);
   auto t0 = std::chrono::steady_clock::now();
   EvidenceOutcome out;
   out.log_path = ctx.out_dir + "/evidence.log";
-  out.env = ctx.c.launch.env;
-  for (const auto& [k, v] : ctx.adapter.evidence_env) out.env[k] = v;
   out.probe = plan_gpu_probe(ctx.out_dir + "/kernels.tsv");  // one file per process, merged into this one
-  const GpuProbePlan& probe = out.probe;
-  for (const auto& [k, v] : probe.env) out.env[k] = v;
   // A backend the probe cannot see (Vulkan) that times its own ops: level 3 from those timings.
-  const DeviceTimings* timings = ctx.signatures.device_timings &&
-                                         timed_backend_expected(ctx.c.expect.backends, *ctx.signatures.device_timings)
-                                     ? &*ctx.signatures.device_timings
-                                     : nullptr;
-  if (timings)
-    for (const auto& [k, v] : timings->env) out.env[k] = v;
-
-  FP_TRY(int port, free_loopback_port());
-  out.argv = expand_argv(ctx.c, ctx.runtime, ctx.model_path, port, ctx.flag_value, ctx.adapter.evidence_args);
-  LaunchSpec spec{out.argv, out.env, out.log_path, port, ctx.c.plan.ready_timeout_s};
-  FP_TRY(RunningServer server, start_server(spec, ctx.adapter));
-  out.argv = server.argv;
-  auto fitted = fit_case_prompts(ctx, server.base_url);
-  if (!fitted) {
-    server.process.stop(5.0);
-    return make_error("evidence pass: " + fitted.error().message);
+  const DeviceTimings* timings_wanted = ctx.signatures.device_timings &&
+                                                timed_backend_expected(ctx.c.expect.backends, *ctx.signatures.device_timings)
+                                            ? &*ctx.signatures.device_timings
+                                            : nullptr;
+  std::vector<Instrument> all = evidence_instruments(ctx.adapter, timings_wanted, out.probe);
+  // An instrument known to break this configuration is never launched (runtime data, known_breakages).
+  std::vector<std::string> known_off;
+  for (const auto& f : match_known_breakages(ctx.signatures.instruments, launch_facts(ctx))) {
+    const Instrument* i = find_instrument(all, f.instrument);
+    if (!i || out.instruments_off.count(i->name)) continue;
+    out.instruments_off[i->name] = i->label() + " left off (" + i->how() + " not launched): " + f.text();
+    known_off.push_back(i->name);
   }
-  out.prompts = *fitted;
-  // The load at the prompts' asked token length, as the timed runs and the probed check will send them.
-  CaseContext fitted_ctx = ctx;
-  adopt_fitted_prompts(fitted_ctx, out.prompts);
-  out.load = job_load_text(fitted_ctx);
-  auto answer = send_job_load(fitted_ctx, server.base_url);
-  server.process.stop(5.0);
-  if (!answer)
-    return make_error("evidence pass (" + out.load + "): the request failed: " + answer.error().message + "\nlog " +
-                      out.log_path + " ends:\n" + log_tail(out.log_path));
+  std::vector<Instrument> on = instruments_without(all, known_off);
+
+  FP_TRY(EvidenceLaunch first, launch_evidence(ctx, on, out.log_path));
+  EvidenceLaunch kept = first;
+  if (first.end.broke) {
+    int current = 1;  // the launch whose files are in the run folder (1: the first)
+    int success_no = 0;  // the last launch that completed: the one the verdict reads
+    Status harness_error = ok_status();
+    std::vector<std::string> order;
+    for (const auto& i : on) order.push_back(i.name);
+    auto relaunch = [&](const std::vector<std::string>& off) -> LaunchEnd {
+      if (!harness_error) {  // the search goes on without launching: the pass ends with that error
+        LaunchEnd stopped;
+        stopped.broke = true;
+        return stopped;
+      }
+      move_launch_files(ctx.out_dir, launch_aside_dir(ctx.out_dir, current));
+      ++current;
+      auto l = launch_evidence(ctx, instruments_without(on, off), out.log_path);
+      if (!l) {  // not the runtime breaking: stop searching, report it as the pass's error
+        if (harness_error) harness_error = l.error();
+        LaunchEnd e;
+        e.broke = true;
+        e.verb = "could not be launched";
+        e.detail = l.error().message;
+        return e;
+      }
+      if (!l->end.broke) {
+        success_no = current;
+        kept = *l;
+      }
+      return l->end;
+    };
+    const InstrumentSearch search =
+        search_breaking_instruments(order, first.end, relaunch, [](const std::string& n) { return instrument_label(n); });
+    if (!harness_error) return harness_error.error();
+    out.extra_launches = search.extra_launches;
+    out.retry_steps = search.steps;
+    if (search.crashed_alone) {
+      const LaunchEnd& e = search.alone;
+      const std::string how = search.extra_launches == 0
+                                  ? "flashproof added no instrument to this launch"
+                                  : std::to_string(search.extra_launches) + " extra launch" + (search.extra_launches == 1 ? "" : "es") +
+                                        " took flashproof's instruments off one at a time: " + join(search.steps, "; ") +
+                                        "; the first launch's files are in " + launch_aside_dir(ctx.out_dir, 1);
+      // The first launch's end too, when it differs: the retry never hides the first failure.
+      const std::string first_end = first.end.words == e.words && first.end.verb == e.verb
+                                        ? std::string()
+                                        : "; with every instrument on it " + first.end.how() +
+                                              (first.end.words.empty() ? "" : ": " + first.end.words);
+      return make_error(std::string("the runtime ") + (e.verb == "aborts" || e.verb == "crashes" ? "crashed" : "failed") +
+                        " with no instrument on: it " + e.how() + (e.words.empty() ? "" : ": " + e.words) + " (" + how +
+                        first_end + ")\n" + e.error);
+    }
+    for (const auto& name : search.off) {
+      const Instrument* i = find_instrument(on, name);
+      auto it = search.broke_with.find(name);
+      if (!i || it == search.broke_with.end()) continue;
+      out.instruments_off[name] = instrument_off_text(i->label(), i->how(), it->second);
+    }
+    if (success_no != 0 && success_no != current) {  // the kept launch's files back where the run's belong
+      move_launch_files(ctx.out_dir, launch_aside_dir(ctx.out_dir, current));
+      move_launch_files(launch_aside_dir(ctx.out_dir, success_no), ctx.out_dir);
+    }
+    on = instruments_without(on, search.off);
+  }
+  out.instruments_on = on;
+  out.argv = kept.argv;
+  out.env = kept.env;
+  out.prompts = kept.prompts;
+  out.load = kept.load;
 
   FP_TRY(out.log, analyse_log(out.log_path, ctx.signatures));
+  const bool probed = find_instrument(on, "kernel_probe") != nullptr;
+  const DeviceTimings* timings = find_instrument(on, "device_timings") ? timings_wanted : nullptr;
+  const GpuProbePlan& probe = out.probe;
   std::string no_tally_why;
-  if (probe.attached) {
+  if (probed) {
     auto tally = read_probe_tallies(probe);
     if (tally) out.kernels = classify_kernels(*tally, ctx.signatures);
     else no_tally_why = "the probe's tally is missing or unreadable (a missing file: the probe was not loaded, "
@@ -164,12 +313,22 @@ Result<EvidenceOutcome> run_evidence_pass(const CaseContext& ctx) {
   // timings; a CPU case on a GPU machine needs no kernels.
   const bool gpu_case = gpus_needed(ctx.c, ctx.signatures, ctx.gpu_box ? ctx.gpu_box->gpus : 1) > 0 ||
                         ctx.signatures.names_attention_backends();
-  VerdictInput in = case_verdict_input(ctx, out, (probe.attached && gpu_case) || (timings && out.kernels));
+  VerdictInput in = case_verdict_input(ctx, out, (probed && gpu_case) || (timings && out.kernels));
   if (timings) in.gpu_backend_pattern = timings->backend.pattern;
+  // A level whose instrument was taken off is unavailable, with why; the default requirement drops
+  // it (the verdict stands on the rest), a case's own expect.evidence keeps it (and fails, saying so).
+  for (const auto& i : all) {
+    auto off = out.instruments_off.find(i.name);
+    if (off == out.instruments_off.end()) continue;
+    for (const auto& level : i.levels) {
+      in.taken_off.emplace(level, off->second);
+      if (ctx.c.expect.evidence.empty()) in.required.erase(std::remove(in.required.begin(), in.required.end(), level), in.required.end());
+    }
+  }
   // A GPU box may not lose level 3: no probe, a probe not loaded or refused by CUPTI is no evidence.
   if (ctx.gpu_box && gpu_case && std::find(in.required.begin(), in.required.end(), "kernels") == in.required.end())
     in.required.push_back("kernels");
-  if (!probe.attached) in.hints["kernels"] = probe.why_not;
+  if (!probed && !probe.attached) in.hints["kernels"] = probe.why_not;
   if (!no_tally_why.empty()) in.hints["kernels"] = no_tally_why;
   if (!timings_why.empty()) in.hints["kernels"] = timings_why;
   out.verdict = decide(in);

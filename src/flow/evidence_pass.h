@@ -16,6 +16,7 @@
 #include "client/stream_client.h"
 #include "flow/case_context.h"
 #include "flow/gpu_probe.h"
+#include "flow/instruments.h"
 #include "flow/prompt_tokens.h"
 
 namespace fp {
@@ -37,6 +38,13 @@ struct EvidenceOutcome {
   LogAnalysis log;
   std::optional<KernelSummary> kernels;
   GpuProbePlan probe;  // whether the kernel probe was attached, and why not
+  // The instruments (flow/instruments.h) on in the launch the verdict reads; those taken off, each
+  // with why (a known breakage, or the launch that broke while it was on: flow/instrument_retry.h);
+  // the extra launches finding out cost, one line each.
+  std::vector<Instrument> instruments_on;
+  std::map<std::string, std::string> instruments_off;
+  int extra_launches = 0;
+  std::vector<std::string> retry_steps;
   // When fused attention was expected and the verdict is not as expected: the run's facts and the
   // known causes that fit them (evidence/causes.h); causes_line is what the failure says.
   Facts facts;

@@ -7,12 +7,16 @@
 #include <chrono>
 
 #include "flow/gpu_probe.h"
+#include "flow/instrument_retry.h"
+#include "flow/instruments.h"
 #include "util/text.h"
 
 namespace fp {
 
 std::string probed_check_blocker(const EvidenceOutcome& ev) {
   if (!ev.probe.attached) return ev.probe.why_not.empty() ? "the kernel probe was not attached" : ev.probe.why_not;
+  if (auto off = ev.instruments_off.find("kernel_probe"); off != ev.instruments_off.end())
+    return "the evidence pass ran without the kernel probe: " + off->second;
   if (!ev.kernels) return "the evidence pass left no kernel tally (" + ev.probe.tally_path + "): nothing to tie to";
   if (!ev.kernels->has_records()) return "the evidence pass's kernel tally has no records: nothing to tie to";
   return "";
@@ -35,14 +39,34 @@ Result<ProbedCheck> run_probed_check(const CaseContext& ctx, const EvidenceOutco
   FP_TRY(int port, free_loopback_port());
   LaunchSpec spec{expand_argv(ctx.c, ctx.runtime, ctx.model_path, port, ctx.flag_value, ctx.adapter.timed_args), env,
                   pc.log_path, port, ctx.c.plan.ready_timeout_s};
-  FP_TRY(RunningServer server, start_server(spec, ctx.adapter));
-  pc.argv = server.argv;
+  // The probe is the only instrument here, and the timed runs just ran this launch without it: a
+  // runtime that breaks now broke under the probe (flow/instrument_retry.h), and no launch is added.
+  const std::string probe_how = Instrument{"kernel_probe", {"kernels"}, probe.env, {}, false}.how();
+  auto broke_under_probe = [&](const LaunchEnd& end) {
+    pc.why_not = instrument_off_text("the kernel probe", probe_how, end) +
+                 "; the timed runs ran the same launch without it (log " + pc.log_path + ")";
+    return pc;
+  };
+  StartFailure why;
+  auto server = start_server(spec, ctx.adapter, &why);
+  if (!server) {
+    const LaunchEnd end = classify_launch_failure(LaunchPhase::Start, why.exit, why.not_ready, server.error().message,
+                                                  last_words_of_file(pc.log_path, ctx.signatures.instruments));
+    if (end.broke) return broke_under_probe(end);
+    return server.error();
+  }
+  pc.argv = server->argv;
   pc.load = job_load_text(ctx);
-  auto answer = send_job_load(ctx, server.base_url);
-  server.process.stop(5.0);  // the probe writes its tally at exit (and at intervals)
-  if (!answer)
-    return make_error("the request failed (" + pc.load + "): " + answer.error().message + "\nlog " + pc.log_path +
-                      " ends:\n" + log_tail(pc.log_path));
+  auto answer = send_job_load(ctx, server->base_url);
+  const ExitInfo ended = answer ? ExitInfo{} : ended_by_itself(server->process);
+  server->process.stop(5.0);  // the probe writes its tally at exit (and at intervals)
+  if (!answer) {
+    const std::string error = "the request failed (" + pc.load + "): " + answer.error().message + "\nlog " + pc.log_path +
+                              " ends:\n" + log_tail(pc.log_path);
+    const LaunchEnd end = classify_launch_failure(LaunchPhase::Requests, ended, false, error,
+                                                  last_words_of_file(pc.log_path, ctx.signatures.instruments));
+    return broke_under_probe(end);
+  }
   auto tally = read_probe_tallies(probe);
   if (tally) {
     const KernelSummary k = classify_kernels(*tally, ctx.signatures);

@@ -60,6 +60,13 @@ std::string result_to_text(const RunResult& r) {
   line(out, "launch.timed", quote_args(r.timed_line.empty() ? r.timed_argv : r.timed_line));
   line(out, "launch.evidence", quote_args(r.evidence_line.empty() ? r.evidence_argv : r.evidence_line));
   for (const auto& [k, v] : r.evidence_env) line(out, "launch.evidence.env." + k, shown(v));
+  if (r.instruments_known) {  // an evidence pass that failed says its launches in its failure
+    line(out, "instruments.on", r.instruments_on.empty() ? "none" : join(r.instruments_on, "; "));
+    for (size_t i = 0; i < r.instruments_off.size(); ++i) line(out, "instruments.off." + std::to_string(i + 1), shown(r.instruments_off[i]));
+    line(out, "instruments.extra_launches", std::to_string(r.instrument_extra_launches));
+    for (size_t i = 0; i < r.instrument_retry_steps.size(); ++i)
+      line(out, "instruments.retry." + std::to_string(i + 1), shown(r.instrument_retry_steps[i]));
+  }
   line(out, "status", r.status());
   for (size_t i = 0; i < r.failures.size(); ++i) line(out, "failure." + std::to_string(i + 1), shown(r.failures[i]));
   line(out, "expect.fused_attention", r.expect_fused ? "true" : "false");
@@ -139,6 +146,9 @@ nlohmann::ordered_json result_to_json(const RunResult& r) {
   if (!r.attached.empty()) j["attach"] = {{"endpoint", r.attached}, {"log", r.attached_log}, {"notes", r.attached_notes}};
   j["launch"] = {{"flag", r.flag_value}, {"timed_argv", r.timed_argv}, {"evidence_argv", r.evidence_argv}, {"evidence_env", r.evidence_env},
                  {"timed_line", r.timed_line}, {"evidence_line", r.evidence_line}};
+  if (r.instruments_known)
+    j["instruments"] = {{"on", r.instruments_on}, {"off", r.instruments_off}, {"extra_launches", r.instrument_extra_launches},
+                        {"retry", r.instrument_retry_steps}};
   j["status"] = r.status();
   j["failures"] = r.failures;
   j["expect"] = {{"fused_attention", r.expect_fused}, {"backend", r.expect_backend}};
@@ -223,6 +233,13 @@ Result<RunResult> load_result_json(const std::string& path) {
     r.timed_signals = j.at("signals").at("timed_runs").get<std::string>();
     r.evidence_load = j["signals"].value("evidence_load", std::string());
     r.probed_check = j["signals"].value("probed_check", std::string("not recorded"));  // absent in older result files
+    if (j.contains("instruments") && j["instruments"].is_object()) {  // absent in older result files
+      r.instruments_known = true;
+      r.instruments_on = j["instruments"].value("on", std::vector<std::string>{});
+      r.instruments_off = j["instruments"].value("off", std::vector<std::string>{});
+      r.instrument_extra_launches = j["instruments"].value("extra_launches", 0);
+      r.instrument_retry_steps = j["instruments"].value("retry", std::vector<std::string>{});
+    }
     r.timed_argv = j.at("launch").at("timed_argv").get<std::vector<std::string>>();
     if (j["launch"].contains("timed_line")) r.timed_line = j["launch"]["timed_line"].get<std::vector<std::string>>();
     r.suite_root = j.value("suite", std::string());  // absent in older result files

@@ -69,6 +69,12 @@ struct RunResult {
   std::string evidence_signals, timed_signals;  // e.g. "flash attention enabled; splits 1"
   std::string evidence_load;                    // the requests the evidence pass sent: "4 requests at once (...)"
   std::string probed_check = "not run";         // flow/probed_check.h: the kernel set of the timed configuration
+  // The evidence pass's instruments (flow/instruments.h): on in the launch the verdict read ("device
+  // timings (GGML_VK_PERF_LOGGER=1)"), taken off with why, the extra launches finding out cost and
+  // what each showed (flow/instrument_retry.h).
+  std::vector<std::string> instruments_on, instruments_off, instrument_retry_steps;
+  int instrument_extra_launches = 0;
+  bool instruments_known = false;  // the evidence pass ran to a verdict: the fields above are its (else not written)
   // Attention kernels by family, one share per probed launch (golden/kernel_families.h); empty where
   // no kernel probe ran. kernel_launches names each launch ("evidence pass", "probed check 1", ...).
   std::vector<FamilySamples> kernel_families;

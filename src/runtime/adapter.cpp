@@ -60,7 +60,7 @@ Result<Adapter> load_adapter_file(const std::string& path, const std::string& ru
   FP_TRY_STATUS(a.only_keys({"executable_var", "executable_name", "health_path", "ready_paths", "chat_path", "completion_path",
                              "version_args", "version_regex", "build_regex", "timed_args", "evidence_args",
                              "evidence_env", "port_in_use_regex", "request_extras", "tokenizer", "exact_output", "list_devices_args",
-                             "threads_args", "threads_options", "threads_default", "comment"}));
+                             "threads_args", "threads_options", "threads_default", "evidence_instruments", "comment"}));
   Adapter ad;
   ad.name = runtime;
   ad.data_file = path;
@@ -100,6 +100,32 @@ Result<Adapter> load_adapter_file(const std::string& path, const std::string& ru
     for (const auto& [k, _] : env.raw().items()) {
       FP_TRY(std::string v, env.string(k));
       ad.evidence_env[k] = v;
+    }
+  }
+  if (a.has("evidence_instruments")) {
+    FP_TRY(JsonFields ins, a.object("evidence_instruments"));
+    FP_TRY_STATUS(ins.only_keys({"comment", "scheduler_debug", "verbose_logging"}));
+    const std::vector<std::string> levels = {"log", "placement", "kernels"};
+    auto read_levels = [&](const JsonFields& part, std::vector<std::string>& out) -> Status {
+      FP_TRY(out, part.string_list("levels"));
+      for (const auto& l : out)
+        if (std::find(levels.begin(), levels.end(), l) == levels.end())
+          return part.error("levels", quote(l) + " is not an evidence level; valid: log, placement, kernels");
+      return ok_status();
+    };
+    if (ins.has("scheduler_debug")) {
+      FP_TRY(JsonFields sd, ins.object("scheduler_debug"));
+      FP_TRY_STATUS(sd.only_keys({"env", "levels"}));
+      FP_TRY(ad.scheduler_debug_env, sd.string_list("env"));
+      for (const auto& k : ad.scheduler_debug_env)
+        if (!ad.evidence_env.count(k))
+          return sd.error("env", quote(k) + " is not a key of adapter.evidence_env (the instrument takes off what the evidence pass adds)");
+      FP_TRY_STATUS(read_levels(sd, ad.scheduler_debug_levels));
+    }
+    if (ins.has("verbose_logging")) {
+      FP_TRY(JsonFields vl, ins.object("verbose_logging"));
+      FP_TRY_STATUS(vl.only_keys({"levels"}));
+      FP_TRY_STATUS(read_levels(vl, ad.verbose_logging_levels));
     }
   }
   ad.request_extras = a.raw().value("request_extras", nlohmann::json::object());

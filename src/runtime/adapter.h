@@ -44,6 +44,13 @@ struct Adapter {
   std::vector<std::string> timed_args;      // cheap logging that still prints the resolved flag
   std::vector<std::string> evidence_args;   // verbose logging for the evidence pass
   std::map<std::string, std::string> evidence_env;
+  // Key "evidence_instruments": how the evidence pass's additions split into instruments it can take
+  // off one at a time when a run breaks (flow/instruments.h): scheduler_debug_env, the evidence_env
+  // keys that turn on the scheduler's debug output; everything else the adapter adds (evidence_args
+  // in place of timed_args, the rest of evidence_env) is verbose logging. The levels each serves
+  // ("placement"): the levels lost while it is off. Absent: all of it is verbose logging, serving none.
+  std::vector<std::string> scheduler_debug_env;
+  std::vector<std::string> scheduler_debug_levels, verbose_logging_levels;
   std::string port_in_use_regex;            // log wording when the port was taken
   std::vector<std::string> list_devices_args;  // prints the devices the runtime sees, e.g. --list-devices;
                                                // empty: it cannot say (key "list_devices_args")

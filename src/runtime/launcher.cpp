@@ -240,7 +240,9 @@ std::string log_tail(const std::string& path, size_t lines) {
   return out.empty() ? "    (the log is empty)\n" : out;
 }
 
-Result<RunningServer> start_server(LaunchSpec spec, const Adapter& adapter) {
+Result<RunningServer> start_server(LaunchSpec spec, const Adapter& adapter) { return start_server(std::move(spec), adapter, nullptr); }
+
+Result<RunningServer> start_server(LaunchSpec spec, const Adapter& adapter, StartFailure* why) {
   const std::regex port_taken(adapter.port_in_use_regex);
   // Under `ctest --resource-spec-file`, the GPUs CTest allotted this test (runtime/ctest_gpus.h).
   FP_TRY(auto ctest_gpus, ctest_gpu_ids());
@@ -272,6 +274,7 @@ Result<RunningServer> start_server(LaunchSpec spec, const Adapter& adapter) {
           spec.port = port;
           break;  // retry on a new port
         }
+        if (why) why->exit = e;
         return make_error("the runtime " + e.describe() + " before it was ready (after " +
                           std::to_string(seconds_since(t0)).substr(0, 5) + " s); log " + spec.log_path + " ends:\n" +
                           log_tail(spec.log_path));
@@ -296,6 +299,7 @@ Result<RunningServer> start_server(LaunchSpec spec, const Adapter& adapter) {
       }
       if (seconds_since(t0) > spec.ready_timeout_s) {
         p.stop(2.0);
+        if (why) why->not_ready = true;
         return make_error("the runtime was not ready within " + std::to_string(static_cast<int>(spec.ready_timeout_s)) +
                           " s (last readiness check " + checked + ": " + last + "); log " +
                           spec.log_path + " ends:\n" + log_tail(spec.log_path));

@@ -85,6 +85,15 @@ struct RunningServer {
 // error carries the reason and the log's tail. A port taken between probe and bind is retried.
 Result<RunningServer> start_server(LaunchSpec spec, const Adapter& adapter);
 
+// Why start_server failed, for a caller that tells a runtime that broke from bad input
+// (flow/instrument_retry.h).
+struct StartFailure {
+  ExitInfo exit;           // exited: the runtime ended by itself before it was ready
+  bool not_ready = false;  // it ran, but did not become ready within ready_timeout_s
+};
+// The same, filling *why on failure.
+Result<RunningServer> start_server(LaunchSpec spec, const Adapter& adapter, StartFailure* why);
+
 // The last `lines` lines of a log file, indented, for error messages.
 std::string log_tail(const std::string& path, size_t lines = 20);
 

@@ -6,10 +6,15 @@
 #   2. the support matrix: one verbose run (-v, GGML_SCHED_DEBUG=2) per configuration, K/V cache types
 #      on the realistic model (head size 128) and head sizes on the small models, each judged by
 #      `flashproof explain --expect-backend Vulkan0` (where FLASH_ATTN ran, as counts per backend);
-#   3. the same -fa on / off runs once more with GGML_VK_PERF_LOGGER=1: ggml-vulkan's own per-op GPU
-#      timestamps ("Vulkan Timings: FLASH_ATTN_EXT ...: N x T us"), what the Vulkan device executed;
-#   4. flashproof itself on cases-vulkan/*.json (expect.backend Vulkan0; no kernel probe: CUPTI sees
-#      CUDA kernels only, so levels 1 and 2 decide);
+#   3. the same -fa on / off (and -ngl 2) runs once more with GGML_VK_PERF_LOGGER=1: ggml-vulkan's own
+#      per-op GPU timestamps ("Vulkan Timings: FLASH_ATTN_EXT ...: N x T us"), what the Vulkan device
+#      executed; with -ngl 2 build 11669 aborts (issue 25): its log is the recording of that abort;
+#   4. flashproof itself on cases-vulkan/*.json (expect.backend Vulkan0; level 3 from ggml-vulkan's own
+#      op timings, GGML_VK_PERF_LOGGER), each result's verdict, levels and instruments printed; then
+#      (FP_VK_RETRY=1, the default) live-vulkan-realistic-partial-ngl2 once more with the runtime data's
+#      known breakages removed (a copy under FLASHPROOF_DATA_DIR), so that the perf logger is launched,
+#      the runtime aborts, and the evidence pass takes it off again by itself (issue 25: the retry's
+#      extra launches, the runtime's words);
 #   5. with FP_VK_MATRIX=1, `flashproof matrix` on Vulkan0: every KV type with the flag on and off,
 #      head sizes 32-256 (matrix-kv.table.txt, matrix-hd.table.txt).
 # usage (repository root, on the device): bash tests/gpu/llama-cuda/vulkan_device.sh VKBUNDLE OUTDIR [CONFIG...]
@@ -19,7 +24,8 @@
 #   CONFIG    any of the names in the matrix below (default: all, in that order)
 # Environment: FP_WORK (default /tmp/fp-llama-vulkan), FP_DEADLINE_S (default 480: no new run starts
 # after that many seconds), FP_VK_ICD (an ICD json to use instead of NVIDIA's; for a dry run elsewhere,
-# e.g. Mesa's lvp_icd.x86_64.json), FP_VK_CASES=0 (leave out step 4).
+# e.g. Mesa's lvp_icd.x86_64.json), FP_VK_CASES=0 (leave out step 4), FP_VK_RETRY=0 (leave out its retry run).
+# Issue 25 alone (about 1 min): ... vulkan_device.sh VKBUNDLE OUTDIR partial_ngl2
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
@@ -157,6 +163,8 @@ run_one() {  # NAME MODEL MODE(verbose|perf) FLAGS...
   if [ "$mode" = perf ]; then
     sed -n '/^Vulkan Timings:/,/^Total time:/p' "$base.log" >"$O/perf/$name.txt"
     log "$name.perf: ask.py rc=$rc, server exit $src, $(grep -c '^FLASH_ATTN_EXT' "$O/perf/$name.txt") FLASH_ATTN_EXT timing lines"
+    # How the runtime ended, in its own words (issue 25: -ngl 2 aborts under the perf logger).
+    grep -E 'GGML_ASSERT|GGML_ABORT|terminate called|: fatal error' "$base.log" | tail -3 | sed "s/^/$name.perf: runtime says: /" | tee -a "$O/device.txt" >&2
   else
     fp explain --runtime llama-server --log "$base.log" --expect-backend Vulkan0 --model "$model" >"$O/explain/$name.txt" 2>&1
     local erc=$?
@@ -174,10 +182,15 @@ for entry in "${matrix[@]}"; do
   if (($(date +%s) - t0 > DEADLINE)); then log "deadline: $name not run"; continue; fi
   # shellcheck disable=SC2086
   run_one "$name" "$model" verbose $flags
-  case $name in fa_on | fa_off) run_one "$name" "$model" perf $flags ;; esac
+  case $name in fa_on | fa_off | partial_ngl2) run_one "$name" "$model" perf $flags ;; esac
 done
 
 # --- flashproof on the Vulkan cases --------------------------------------------------------------
+show_result() {  # NAME RESULT_FILE: what must be recorded of a case's run (issue 25), into harness.txt and the output
+  [ -f "$2" ] || { log "case $1: no result file"; return; }
+  grep -E '^(status|verdict|verdict\.backend|verdict\.levels_used|verdict\.levels_unavailable|instruments\.[a-z_.0-9]+|failure\.[0-9]+|signals\.probed_check) = ' "$2" |
+    cut -c1-400 | sed "s/^/$1: /" | tee -a "$O/harness.txt" >&2
+}
 mkdir -p "$root/fixtures/models/generated" "$W/harness"
 cp -f "$W/models/realistic.gguf" "$root/fixtures/models/generated/realistic.gguf"
 export FLASHPROOF_LLAMA_SERVER=$W/prefix/usr/bin/llama-server FLASHPROOF_LOADER=$L/ld-linux-x86-64.so.2
@@ -190,8 +203,30 @@ for c in "$here"/cases-vulkan/*.json; do
   (cd "$root" && fp run "$c" --out "$W/harness/$n" --results "$W/harness-results" --golden "$W/harness-golden" \
      --record-missing-answers) >>"$O/harness.txt" 2>&1
   log "case $n: flashproof exit $?"
+  show_result "$n" "$W/harness/$n/result.txt"
   pack
 done
+# The retry live (issue 25): the same partial-offload case with the known breakages taken out of a
+# copy of the runtime data, so the evidence pass launches the perf logger, the runtime aborts, and
+# the pass takes the logger off by itself (instruments.extra_launches, instruments.retry.N).
+n=live-vulkan-realistic-partial-ngl2
+if [ "${FP_VK_CASES:-1}" != 0 ] && [ "${FP_VK_RETRY:-1}" = 1 ] && (($(date +%s) - t0 <= DEADLINE + 90)); then
+  mkdir -p "$W/data-no-known-breakages"
+  cp -f "$root"/src/runtime/data/*.json "$W/data-no-known-breakages/"
+  python3 - "$W/data-no-known-breakages/llama-server.json" <<'PY'
+import json, sys
+p = sys.argv[1]
+d = json.load(open(p))
+d["evidence"]["instruments"]["known_breakages"] = []
+json.dump(d, open(p, "w"), indent=1)
+PY
+  echo "== flashproof run $n, known breakages removed (the retry live)" >>"$O/harness.txt"
+  (cd "$root" && FLASHPROOF_DATA_DIR=$W/data-no-known-breakages fp run "$here/cases-vulkan/$n.json" --out "$W/harness/$n-retry" \
+     --results "$W/harness-results" --golden "$W/harness-golden" --record-missing-answers) >>"$O/harness.txt" 2>&1
+  log "case $n (retry live): flashproof exit $?"
+  show_result "$n-retry" "$W/harness/$n-retry/result.txt"
+  pack
+fi
 # --- flashproof's own support matrix on Vulkan0 (FP_VK_MATRIX=1): every KV type x flag on the
 # realistic model, head sizes 32-256 from its recipe; the table flashproof writes for an operator ---
 if [ "${FP_VK_MATRIX:-0}" = 1 ]; then
