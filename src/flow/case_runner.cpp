@@ -12,7 +12,9 @@
 #include "flow/figures.h"
 #include "flow/golden_step.h"
 #include "flow/launches.h"
+#include "flow/low_noise_figures.h"
 #include "flow/memory_figures.h"
+#include "golden/memory_policy.h"
 #include "flow/probed_check.h"
 #include "flow/progress.h"
 #include "flow/workload_summary.h"
@@ -211,10 +213,6 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
   r.cold_first_ttft_ms = first.cold_first.ttft_s >= 0 ? first.cold_first.ttft_s * 1e3 : -1;
   r.cold_first_e2e_ms = first.cold_first.e2e_s >= 0 ? first.cold_first.e2e_s * 1e3 : -1;
   r.figures = launch_figures(c, passes);
-  for (auto& f : r.figures) {
-    f.min_effect = min_effect(c, f.name);
-    if (!f.gate) f.guard = guard_effect(c, f.name);  // a figure a user feels that the job does not gate
-  }
   r.fidelity = fidelity_summary(pooled);
   WorkloadSummary workload = summarize_workload(ctx, pooled);
   r.workload = workload.lines;
@@ -258,6 +256,7 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
   // attention kernels; each probed launch adds its kernel families' shares to the run's kernel set.
   if (probed_check_blocker(*ev).empty()) progress(o, c.name, "probed check: the timed configuration with the kernel probe");
   std::vector<std::string> check_texts;
+  std::vector<double> gpu_per_token, attention_per_token;  // per probed launch (flow/low_noise_figures.h)
   for (size_t k = 1; k <= std::max<size_t>(passes.size(), 1); ++k) {
     CaseContext check_ctx = ctx;
     check_ctx.out_dir = launch_dir(ctx.out_dir, static_cast<int>(k));
@@ -271,6 +270,8 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
     check_texts.push_back(probed_check_text(*pc));
     if (!pc->ran) break;
     add_kernel_launch(r.kernel_families, r.kernel_launches, pc->families, "probed check" + which);
+    gpu_per_token.push_back(pc->gpu_ms_per_token);
+    attention_per_token.push_back(pc->attention_gpu_ms_per_token);
     for (const auto& m : pc->mismatches) {
       r.signal_mismatches.push_back("probed check" + which + ": " + m);
       r.failures.push_back("timed configuration" + which + " differs from the evidence pass: " + m);
@@ -279,11 +280,21 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
   }
   r.probed_check = check_texts.front();
   for (size_t k = 1; k < check_texts.size(); ++k) r.probed_check += "\nafter launch " + std::to_string(k + 1) + ": " + check_texts[k];
+  // Low-noise figures from the probed launches; then what gates (kernel time first on CUDA), the
+  // minimum effects, and the guards of every figure a user feels that does not gate.
+  for (auto& f : kernel_figures(gpu_per_token, attention_per_token)) r.figures.push_back(std::move(f));
+  for (auto& f : r.figures)
+    if (!is_memory_figure(f.name)) f.min_effect = min_effect(c, f.name);
+  const std::string gpu_gates = apply_gpu_gates(c, expects_cuda(c, ctx.gpu_backends), r.figures);
+  if (!gpu_gates.empty()) r.golden_lines.push_back("gated figures: " + gpu_gates);
+  for (auto& f : r.figures)
+    if (!f.gate && !is_memory_figure(f.name)) f.guard = guard_effect(c, f.name);
   r.complete = true;
   r.fingerprint = fpr.to_json();
   GoldenStepOptions g;
   g.golden_root = o.golden_root;
   g.timing_root = o.timing_golden_root;
+  g.results_root = o.results_root;
   g.golden_id = o.golden_fingerprint;
   g.record_missing = o.record_missing;
   g.record_missing_answers = o.record_missing_answers;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "golden/noise_band.h"
 #include "util/text.h"
 
 namespace fp {
@@ -63,7 +64,8 @@ FigureComparison compare_one(const std::string& name, const GoldenFigure& g, con
   const FigurePolicy policy{g.direction, g.gate, c.guard ? *m.guard : m.min_effect, c.guard};
   const LaunchSpread run = launch_spread(m.launch_medians);
   c.measured_median = run.median;
-  c.judgement = judge_change(policy, LaunchSpread{g.median, g.spread, g.n, g.band_source}, run);
+  c.judgement = judge_change(policy, LaunchSpread{g.median, g.spread, g.n, g.band_source}, run,
+                             NoiseModel{sitting_sigma_rel(name), m.nights});
   c.status = c.judgement.status;
   c.failed = (c.gate || c.guard) && c.status == FigureStatus::regressed;
 

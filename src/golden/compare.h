@@ -34,6 +34,10 @@ struct Measured {
   MinEffect min_effect{kNoValue, 0};
   std::optional<MinEffect> guard;
   BandSource band_source = BandSource::launches;  // what the values are (a golden recorded from them keeps it)
+  // Earlier nights' values of this figure (this case, this fingerprint, as many launches as this
+  // run; the median of each night's launch medians), oldest first: the band comes from them once
+  // there are enough (golden/noise_band.h); otherwise the golden's launches widened for the sitting.
+  std::vector<double> nights;
 };
 
 struct FigureComparison {

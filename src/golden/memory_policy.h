@@ -37,8 +37,8 @@ struct MemoryTolerance {
   double absolute_mib = kBufferAbsoluteToleranceMib;
   double at(double before) const;  // max(relative * |before|, absolute_mib)
 };
-// The figure's tolerance: buffers 2% / 16 MiB; process peaks (host RSS, GPU) by their spread across
-// launches measured here (memory_policy.cpp says the figures).
+// The figure's tolerance: buffers and host peak RSS 2% / 16 MiB; the sampled GPU peak 5% / 64 MiB
+// (memory_policy.cpp says the measured spreads).
 MemoryTolerance memory_tolerance(const std::string& figure);
 
 enum class MemoryStatus { same, grew, dropped };
