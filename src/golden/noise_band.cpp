@@ -1,6 +1,7 @@
 #include "golden/noise_band.h"
 
 #include <algorithm>
+#include <boost/math/distributions/chi_squared.hpp>
 #include <cmath>
 
 #include "measure/stats.h"
@@ -37,6 +38,8 @@ NightNoise night_noise(const std::vector<double>& nights) {
   std::vector<double> changes;
   for (size_t i = 1; i < v.size(); ++i) changes.push_back(std::fabs(v[i] - v[i - 1]));
   n.sigma = kMadToSigma * median(changes) / std::sqrt(2.0);
+  const double nu = kMadEfficiency * static_cast<double>(v.size() - 1);
+  n.sigma_upper = n.sigma * std::sqrt(nu / boost::math::quantile(boost::math::chi_squared(nu), 1 - kNightsConfidence));
   n.usable = true;
   return n;
 }

@@ -18,7 +18,8 @@
 //    A median of absolute changes ignores one bad night (it moves two of ~30 changes) and a real
 //    step (it moves one), so neither widens the band; a night leaves the window after 30 more.
 //    The band is then k x sqrt(sigma_n^2 + sigma_s^2 + sigma_w^2 / n_g) (tonight's spread plus
-//    the golden's own sitting), with sigma_s^2 = max(0, sigma_n^2 - sigma_w^2 / n_r).
+//    the golden's own sitting), with sigma_s^2 = max(0, sigma_n^2 - sigma_w^2 / n_r) and sigma_n
+//    at its upper confidence bound (kNightsConfidence below).
 #pragma once
 
 #include <cstddef>
@@ -30,6 +31,13 @@ namespace fp {
 // Earlier nights needed before the band comes from them, and how many recent ones count.
 inline constexpr size_t kMinNights = 8;
 inline constexpr size_t kNightsWindow = 30;
+// The nights' sd is used at its upper confidence bound (kNightsConfidence), sigma x sqrt(nu /
+// chi2_(1 - confidence)(nu)), with nu = kMadEfficiency x (nights - 1) degrees of freedom: a median
+// of absolute changes uses about 37% of the information a standard deviation would (its Gaussian
+// efficiency). With 8 nights that widens the sd about 2x, with 30 about 1.35x: few nights cannot
+// narrow the band on their word alone, and an underestimate is what cries wolf.
+inline constexpr double kNightsConfidence = 0.9;
+inline constexpr double kMadEfficiency = 0.37;
 
 // The sitting-to-sitting standard deviation of a figure, as a fraction of its median, measured on
 // this repository's CPU machine (bench/sitting_spread.sh; memory_figures and rates by their time
@@ -42,8 +50,9 @@ const char* sitting_sigma_source();
 // only the last kNightsWindow count); usable when at least kMinNights are given.
 struct NightNoise {
   bool usable = false;
-  size_t nights = 0;   // nights used
-  double sigma = 0;    // robust night-to-night standard deviation of one night's value
+  size_t nights = 0;       // nights used
+  double sigma = 0;        // robust night-to-night standard deviation of one night's value
+  double sigma_upper = 0;  // its upper confidence bound (kNightsConfidence): what the band uses
 };
 NightNoise night_noise(const std::vector<double>& nights);
 

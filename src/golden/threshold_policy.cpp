@@ -58,10 +58,15 @@ double modelled_band(double sigma_w, const LaunchSpread& g, const LaunchSpread& 
   const double n_g = static_cast<double>(std::max<size_t>(g.n, 1)), n_r = static_cast<double>(std::max<size_t>(run.n, 1));
   const NightNoise nights = night_noise(model.nights);
   if (nights.usable) {
-    const double sn2 = nights.sigma * nights.sigma;
+    // The nights' sd at its upper confidence bound: a robust estimate from a handful of changes is
+    // itself noisy, and an underestimate cries wolf (golden/noise_band.h).
+    const double sn2 = nights.sigma_upper * nights.sigma_upper;
     // The golden's own level: its sitting plus its launches; without a launch spread, one more night.
-    const double golden2 = std::isinf(sigma_w) ? sn2 : std::max(0.0, sn2 - sigma_w * sigma_w / n_r) + sigma_w * sigma_w / n_g;
-    *source = "nights: " + std::to_string(nights.nights) + " earlier nights, night-to-night sd " + num(nights.sigma) + " (robust)";
+    // (its sitting estimated from the nights' point estimate: the upper bound is counted once)
+    const double point2 = nights.sigma * nights.sigma;
+    const double golden2 = std::isinf(sigma_w) ? point2 : std::max(0.0, point2 - sigma_w * sigma_w / n_r) + sigma_w * sigma_w / n_g;
+    *source = "nights: " + std::to_string(nights.nights) + " earlier nights, night-to-night sd " + num(nights.sigma) +
+              " (robust; " + num(nights.sigma_upper) + " at its 90% upper bound)";
     return kNoiseK * std::sqrt(sn2 + golden2);
   }
   if (std::isinf(sigma_w)) {
