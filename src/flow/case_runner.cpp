@@ -21,6 +21,7 @@
 #include "golden/fingerprint.h"
 #include "history/history.h"
 #include "report/redact.h"
+#include "runtime/cpu_quota.h"
 #include "report/result_file.h"
 #include "util/text.h"
 
@@ -185,6 +186,17 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
     const bool recording = o.record_missing && o.golden_fingerprint.empty() &&
                            !fs::exists(golden_paths(o.golden_root, fpr.id(), c.name).golden_file, gec);
     launches = recording ? kDefaultGoldenLaunches : 1;
+  }
+  std::optional<CpuQuota> quota;  // calibration: the timed launches under a CPU quota
+  if (o.cpu_share < 1) {
+    auto q = CpuQuota::create(o.cpu_share, "run");
+    if (!q) {
+      r.failures.push_back("--cpu-share: " + q.error().message);
+      return finish(kRunIncomplete);
+    }
+    quota = std::move(*q);
+    ctx.cgroup_procs = quota->procs_file();
+    r.golden_lines.push_back("timed launches under a " + quota->describe() + " (calibration: an injected slowdown)");
   }
   TimedOptions timed_options = o.timed;
   if (c.job == Job::Batch) timed_options.concurrent_rounds = true;

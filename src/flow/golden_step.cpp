@@ -68,7 +68,9 @@ std::map<std::string, std::vector<double>> earlier_nights(const std::string& res
   const CaseNights nights = load_case_nights(results_root, *history, r.case_name);
   for (const NightRun& run : nights.runs) {
     if (run.fingerprint_id != r.fingerprint_id || run.launches != r.launches) continue;
-    if (run.entry.status != "pass" && run.entry.status != "fail") continue;
+    // Passing nights only: a night that failed (a real step, a lost kernel, a changed answer, a
+    // burst the band did not cover) must not teach the band that such a night is noise.
+    if (run.entry.status != "pass") continue;
     if (!r.output_dir.empty() && fs::weakly_canonical(fs::path(run.result_path).parent_path(), ec) == own) continue;
     for (const NightFigure& f : run.figures) out[f.name].push_back(f.median);
   }

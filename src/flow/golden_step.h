@@ -47,8 +47,8 @@ struct GoldenStepOptions {
   bool record_missing_answers = false;  // record missing answers and the verdict only; figures not compared
 };
 
-// The earlier nights of r's case on r's fingerprint with as many launches as r, complete (pass or
-// fail), oldest first, from the history under `results_root` (history/history.h): per figure the
+// The earlier nights of r's case on r's fingerprint with as many launches as r that passed (a
+// failed night, a real step among them, never becomes noise), oldest first, from the history under `results_root` (history/history.h): per figure the
 // night's value (the median of its launch medians). r's own run folder is left out.
 std::map<std::string, std::vector<double>> earlier_nights(const std::string& results_root, const RunResult& r);
 

@@ -22,6 +22,8 @@ void add_per_launch(std::vector<FigureResult>& out, const std::string& name, con
   out.push_back(std::move(f));
 }
 
+bool is_memory(const std::string& name) { return starts_with(name, "memory."); }
+
 FigureResult* find(std::vector<FigureResult>& figures, const std::string& name) {
   auto it = std::find_if(figures.begin(), figures.end(), [&](const FigureResult& f) { return f.name == name; });
   return it == figures.end() ? nullptr : &*it;
@@ -49,14 +51,17 @@ std::vector<FigureResult> kernel_figures(const std::vector<double>& gpu_ms_per_t
 std::string apply_gpu_gates(const Case& c, bool cuda, std::vector<FigureResult>& figures) {
   FigureResult* kernel = find(figures, "gpu_kernel_ms_per_token");
   if (!c.plan.gated.empty()) {
+    // The case chose its gated figures: the golden path gates exactly those (the side-by-side
+    // gate's names; its per-launch kernel figures are the golden path's per-token ones).
+    std::vector<std::string> names;
+    for (const auto& g : c.plan.gated) names.push_back(g == "gpu_kernel_ms" || g == "attention_kernel_ms" ? g + "_per_token" : g);
     std::string named;
-    for (const char* k : {"gpu_kernel_ms", "attention_kernel_ms"})
-      if (std::find(c.plan.gated.begin(), c.plan.gated.end(), k) != c.plan.gated.end())
-        if (FigureResult* f = find(figures, std::string(k) + "_per_token")) {
-          f->gate = true;
-          named += (named.empty() ? "" : ", ") + f->name;
-        }
-    return named.empty() ? "" : "the case's plan.gated: " + named;
+    for (auto& f : figures) {
+      if (is_memory(f.name)) continue;
+      f.gate = std::find(names.begin(), names.end(), base_figure_name(f.name)) != names.end();
+      if (f.gate) named += (named.empty() ? "" : ", ") + f.name;
+    }
+    return "the case's plan.gated: " + (named.empty() ? std::string("none of them measured in this run") : named);
   }
   if (!cuda || !kernel) return "";
   kernel->gate = true;

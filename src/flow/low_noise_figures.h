@@ -24,10 +24,10 @@ bool expects_cuda(const Case& c, const std::vector<std::string>& gpu_backends);
 std::vector<FigureResult> kernel_figures(const std::vector<double>& gpu_ms_per_token,
                                          const std::vector<double>& attention_ms_per_token);
 
-// The golden path's gates on a GPU box: where `cuda` and the run measured gpu_kernel_ms_per_token,
-// it gates first (2% unless the case names it; plan.gated naming gpu_kernel_ms or
-// attention_kernel_ms gates the per-token figure of that name instead) and the job's gated
-// host-clock figures take 25% unless the case names them. Figures no longer gated lose nothing:
+// The golden path's gates. A case with plan.gated gates exactly those figures (gpu_kernel_ms and
+// attention_kernel_ms as their per-token figures), in every mode alike. Otherwise on a GPU box,
+// where `cuda` and the run measured gpu_kernel_ms_per_token, it gates first (2% unless the case
+// names it) and the job's gated host-clock figures take 25% unless the case names them. Figures no longer gated lose nothing:
 // guards are set afterwards from what gates. Returns a line saying which choice applied ("" none).
 std::string apply_gpu_gates(const Case& c, bool cuda, std::vector<FigureResult>& figures);
 

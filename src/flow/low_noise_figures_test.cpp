@@ -65,6 +65,11 @@ TEST(LowNoiseFigures, ThePlansGatedKernelFigureGatesItsPerTokenFigure) {
   auto figs = chat_figures_with_kernel();
   EXPECT_THAT(apply_gpu_gates(c, false, figs), HasSubstr("gpu_kernel_ms_per_token"));
   EXPECT_TRUE(figs[1].gate);
+  EXPECT_FALSE(figs[0].gate);  // exactly the case's choice: the job's TTFT gate gives way (and is guarded)
+  c.plan.gated = {"cpu_ms_per_token", "ttft_ms"};
+  auto cpu = chat_figures_with_kernel();
+  EXPECT_EQ(apply_gpu_gates(c, false, cpu), "the case's plan.gated: none of them measured in this run");
+  EXPECT_FALSE(cpu[0].gate);  // ttft_ms_p95 is not ttft_ms
 }
 
 TEST(LowNoiseFigures, ExpectsCudaFromTheCaseOrAllGpus) {

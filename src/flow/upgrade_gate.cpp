@@ -239,10 +239,10 @@ GateReport run_upgrade_gate(const std::vector<std::string>& case_paths, const Ga
       judge(p.c, run, paths, cr);
       if (options.unresolved_exit && cr.outcome == "pass")
         for (const auto& line : run.result.golden_lines)
-          if (starts_with(line, "within_noise [gate] ")) {
+          if (starts_with(line, "within_noise [gate] ") && line.find(": within noise: worse by ") != std::string::npos) {
             cr.outcome = "unresolved";
             cr.problems.push_back("UNRESOLVED " + line.substr(20, line.find(':', 20) - 20) +
-                                  ": beyond its minimum effect but within the noise band; take more launches (--launches) "
+                                  ": worse beyond its minimum effect but within the noise band; take more launches (--launches) "
                                   "before and after, or gate side by side while the old build is at hand");
           }
       say("verdict: " + cr.verdict_before + " -> " + cr.verdict_after + "\n");

@@ -31,8 +31,8 @@ namespace fp {
 struct GateOptions {
   RunOptions run;        // roots, repetitions, warmup; golden_fingerprint and record_missing are set by the gate
   std::string baseline;  // fingerprint id named by the operator; empty: chosen as above
-  // Before/after (ci/driver-bump.sh): a case whose gated figure moved beyond its minimum effect but
-  // stays within the noise band is "unresolved" (exit 3, as the side-by-side gate's) instead of a pass.
+  // Before/after (ci/driver-bump.sh): a case whose gated figure got worse beyond its minimum effect
+  // but stays within the noise band is "unresolved" (exit 3, as the side-by-side gate's) instead of a pass.
   bool unresolved_exit = false;
 };
 

@@ -11,8 +11,9 @@
 //
 // 1. Launches widened (band source "launches-widened" in the result): sigma_s = sitting_sigma_rel of
 //    the figure x |golden median|, measured here with bench/sitting_spread.sh (bench/README.md).
-// 2. Nights, once the history holds kMinNights earlier nights of this case on this fingerprint with
-//    as many launches as tonight (band source "nights"): one night's value has the variance
+// 2. Nights, once the history holds kMinNights earlier passing nights of this case on this
+//    fingerprint with as many launches as tonight (band source "nights"; a night that failed never
+//    counts, so a real step that fails is not learned as noise): one night's value has the variance
 //    sigma_n^2 = sigma_s^2 + sigma_w^2 / n_r. It is estimated robustly from the night-to-night
 //    changes of the last kNightsWindow nights: sigma_n = 1.4826 x median |y_t - y_(t-1)| / sqrt(2).
 //    A median of absolute changes ignores one bad night (it moves two of ~30 changes) and a real
@@ -38,6 +39,9 @@ inline constexpr size_t kNightsWindow = 30;
 // narrow the band on their word alone, and an underestimate is what cries wolf.
 inline constexpr double kNightsConfidence = 0.9;
 inline constexpr double kMadEfficiency = 0.37;
+
+// The largest sitting-to-sitting sd the widening assumes (noise_band.cpp says why).
+inline constexpr double kMaxSittingSigma = 0.20;
 
 // The sitting-to-sitting standard deviation of a figure, as a fraction of its median, measured on
 // this repository's CPU machine (bench/sitting_spread.sh; memory_figures and rates by their time
