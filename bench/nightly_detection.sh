@@ -7,12 +7,14 @@
 #   reduced   the prefix without ggml's best CPU backend variants (ci/reduced-prefix.sh; llama-bench
 #             prompt -15..-25%, decode -26% here): must fail every night
 #   cpu-5     the same build under a 95% CPU quota (`run --cpu-share 0.95`: 5% fewer CPU cycles)
-#   memory    the same build with a KV cache twice as large (a wrapper appends -c 2*context): memory
-#             growth must fail, named
+#   memory    the same build with a KV cache KV_FACTOR times as large (a wrapper appends -c
+#             KV_FACTOR x context; default 2): memory growth must fail, named (the tolerance is the
+#             larger of 2% and 16 MiB: a tiny model's 1 MiB KV cache needs --kv-factor 32 to show)
 # Prints per condition: nights, failed nights, the figures that failed, minutes; and the false alarms
 # over the same-build nights. Prints figures; not a test. Meant to run unattended (an hour or more).
 #
-# usage: bench/nightly_detection.sh [--case CASE.json] [--nights N] [--launches N] [--conditions "same reduced cpu-5 memory"] [--out DIR]
+# usage: bench/nightly_detection.sh [--case CASE.json] [--nights N] [--launches N] [--conditions "same reduced cpu-5 memory"]
+#                                   [--kv-factor F] [--out DIR]
 # env:   FLASHPROOF_BUILD_DIR (default build/), FLASHPROOF_CACHE (default /var/cache/flashproof)
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,6 +23,7 @@ case_file=$ROOT/cases/completion-realistic-long.json
 nights=10
 launches=3
 conditions="same reduced cpu-5 memory"
+kv_factor=2
 out=$ROOT/results/bench-nightly-$(date -u +%Y%m%dT%H%M%SZ)
 while [ $# -gt 0 ]; do
   case $1 in
@@ -28,6 +31,7 @@ while [ $# -gt 0 ]; do
     --nights) nights=$2; shift 2 ;;
     --launches) launches=$2; shift 2 ;;
     --conditions) conditions=$2; shift 2 ;;
+    --kv-factor) kv_factor=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     *) echo "unknown option $1" >&2; exit 64 ;;
   esac
@@ -44,7 +48,7 @@ case " $conditions " in *" reduced "*) bash "$ROOT/ci/reduced-prefix.sh" "$PREFI
 context=$(sed -n 's/.*"context": *\([0-9]*\).*/\1/p' "$case_file" | head -1)
 cat >"$out/bigger-kv.sh" <<WRAP
 #!/bin/sh
-exec "$FLASHPROOF_LOADER" --library-path "$FLASHPROOF_LIBRARY_PATH" "$FLASHPROOF_LLAMA_SERVER" "\$@" -c $((2 * ${context:-4096}))
+exec "$FLASHPROOF_LOADER" --library-path "$FLASHPROOF_LIBRARY_PATH" "$FLASHPROOF_LLAMA_SERVER" "\$@" -c $((kv_factor * ${context:-4096}))
 WRAP
 chmod +x "$out/bigger-kv.sh"
 

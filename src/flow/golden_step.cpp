@@ -202,6 +202,7 @@ void compare_thresholds(const GoldenPaths& paths, const std::string& id, const s
       r.failures.push_back((f.memory ? "memory " : f.guard ? "guard " : "figure ") + f.message + " (compare " + paths.golden_file +
                            " with " + r.output_dir + "/result.txt)");
   }
+  if (!cmp->busier.empty()) r.golden_lines.push_back("BUSIER: " + cmp->busier);
   for (const auto& moved : cmp->memory_moves) {
     r.golden_lines.push_back(moved);
     r.failures.push_back(moved + " (golden " + paths.golden_file + "; if that is intended, keep it with `flashproof accept " + r.output_dir + "`)");

@@ -9,6 +9,7 @@
 #include "flow/progress.h"
 #include "flow/prompt_tokens.h"
 #include "flow/request_builder.h"
+#include "measure/cpu_pressure.h"
 #include "measure/gpu_sampler.h"
 #include "runtime/process.h"
 
@@ -61,6 +62,8 @@ Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& opt
   GpuSampler sampler(launched ? Nvml::open() : Result<Nvml>(make_error("attached: the server is not flashproof's process")),
                      [pgid] { return group_pids(pgid); });
   sampler.start();
+  const auto psi0 = cpu_pressure_total_us();
+  const auto psi_t0 = Clock::now();
 
   auto deadline = Clock::now() + std::chrono::duration<double>(c.plan.timeout_s);
   auto time_left = [&] { return std::max(seconds(deadline - Clock::now()), 1.0); };
@@ -149,6 +152,8 @@ Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& opt
   }
   if (interrupted()) out.errors.push_back("interrupted");
   if (launched) out.peak_rss_bytes = peak_rss_bytes(pgid);
+  if (const auto psi1 = cpu_pressure_total_us(); psi0 && psi1)
+    out.cpu_pressure = cpu_pressure_share(*psi0, *psi1, seconds(Clock::now() - psi_t0));
   GpuSamplerReport gpu = sampler.stop();
   out.gpu_memory = gpu.measured ? gpu.describe() : gpu.not_measured_reason;
   if (gpu.measured && !gpu.process_peaks.empty()) out.gpu_peak_mib = static_cast<double>(gpu.peak_total_bytes) / (1024.0 * 1024.0);
