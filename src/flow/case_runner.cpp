@@ -256,12 +256,12 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
     if (!timed_log->scan.kv_tokens.empty()) r.kv_cache_tokens = timed_log->scan.kv_tokens.back().value;
   }
   for (auto& f : memory_figures(memory)) r.figures.push_back(std::move(f));
-  // How busy the machine was during each launch (golden/compare.h kCpuPressureFigure).
+  // How busy the rest of the machine was during each launch (golden/compare.h kOtherLoadFigure).
   {
     FigureResult busy;
-    busy.name = kCpuPressureFigure;
+    busy.name = kOtherLoadFigure;
     for (const auto& p : passes)
-      if (p.cpu_pressure) busy.samples.push_back(*p.cpu_pressure);
+      if (p.other_load) busy.samples.push_back(*p.other_load);
     if (!busy.samples.empty()) {
       busy.launch_medians = busy.samples;
       busy.summary = summarize(busy.samples);
@@ -308,7 +308,7 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
   // minimum effects, and the guards of every figure a user feels that does not gate.
   for (auto& f : kernel_figures(gpu_per_token, attention_per_token)) r.figures.push_back(std::move(f));
   for (auto& f : r.figures)
-    if (!is_memory_figure(f.name)) f.min_effect = min_effect(c, f.name);  // machine.cpu_pressure: reported only
+    if (!is_memory_figure(f.name)) f.min_effect = min_effect(c, f.name);  // machine.other_load: reported only
   const std::string gpu_gates = apply_gpu_gates(c, expects_cuda(c, ctx.gpu_backends), r.figures);
   if (!gpu_gates.empty()) r.golden_lines.push_back("gated figures: " + gpu_gates);
   for (auto& f : r.figures)

@@ -122,13 +122,13 @@ Result<Comparison> compare_to_golden(const Golden& golden, const std::vector<Mea
       out.figures.push_back(compare_one(name, g, *it->second));
   }
   // A night much busier than the recording: host-clock regressions are not judged (kBusierMargin).
-  if (auto g = golden.figures.find(kCpuPressureFigure); g != golden.figures.end()) {
-    auto m = by_name.find(kCpuPressureFigure);
+  if (auto g = golden.figures.find(kOtherLoadFigure); g != golden.figures.end()) {
+    auto m = by_name.find(kOtherLoadFigure);
     if (m != by_name.end() && !m->second->launch_medians.empty() && all_finite(m->second->launch_medians)) {
       const double now = median(m->second->launch_medians);
       if (now - g->second.median > kBusierMargin) {
-        out.busier = "the machine was busier than when the golden was recorded: some task waited for a CPU " + pct(now) +
-                     " of the timed time, against " + pct(g->second.median) + "; host-clock figures cannot tell a slower build "
+        out.busier = "the machine was busier than when the golden was recorded: other processes took " + pct(now) +
+                     " of its CPU time while this run was timed, against " + pct(g->second.median) + "; host-clock figures cannot tell a slower build "
                      "from a busier machine tonight and are not failed (memory, GPU kernel time and answers are judged)";
         for (auto& c : out.figures) {
           if (c.memory || c.name.find("kernel_ms") != std::string::npos || c.name.rfind("machine.", 0) == 0) continue;

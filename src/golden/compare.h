@@ -54,13 +54,13 @@ struct FigureComparison {
   std::string message;  // one line: figure, status, change, medians, launches, min effect, noise band
 };
 
-// How busy the machine was (measure/cpu_pressure.h: the share of the timed window in which some task
-// waited for a CPU), one value per launch. A night at least kBusierMargin busier than the golden's
+// How busy the rest of the machine was (measure/machine_load.h: the share of all CPUs' time that
+// processes other than the runtime and flashproof took while a launch was timed), one per launch. A night at least kBusierMargin busier than the golden's
 // recording cannot tell a slower build from a busier machine on a host-clock figure: its regressions
 // there are "within noise" (not judged tonight, said so); memory, GPU kernel time and answers are
 // still judged. Measured here: a tiny chat case's TTFT p95 went 35 -> 167 ms (+375%) on the same build
 // between a quiet moment and a night of four parallel compiles on 2 cores.
-inline constexpr const char* kCpuPressureFigure = "machine.cpu_pressure";
+inline constexpr const char* kOtherLoadFigure = "machine.other_load";
 inline constexpr double kBusierMargin = 0.25;
 
 struct Comparison {
