@@ -78,7 +78,7 @@ for n in $(seq 1 "$nights"); do
     runs[$cond]=$(( ${runs[$cond]:-0} + 1 ))
     secs[$cond]=$(( ${secs[$cond]:-0} + e - s ))
     res=$(ls -d "$results"/*/"$name"/latest 2>/dev/null | head -1)
-    why=$(grep -E '^failure\.[0-9]+ = ' "$res/result.txt" 2>/dev/null | sed -E 's/^failure\.[0-9]+ = //; s/^(figure|guard|memory) //' |
+    why=$(grep -E '^failure\.[0-9]+ = ' "$res/result.txt" 2>/dev/null | sed -E 's/^failure\.[0-9]+ = //; s/^figure //' |
           sed -E 's/^(GUARD |MEMORY )?([A-Za-z0-9_.]+)[: ].*/\2/' | sort -u | tr '\n' ' ')
     [ "$rc" -eq 1 ] && failed[$cond]=$(( ${failed[$cond]:-0} + 1 )) && figs[$cond]="${figs[$cond]:-} $why"
     echo "night $n $cond: exit $rc, $((e - s)) s; failed: ${why:-none}; $(uptime | sed 's/.*load/load/')" >>"$out/nights.txt"

@@ -199,7 +199,8 @@ void compare_thresholds(const GoldenPaths& paths, const std::string& id, const s
     r.golden_lines.push_back(std::string(to_string(f.status)) + (f.memory ? " [memory] " : f.gate ? " [gate] " : f.guard ? " [guard] " : " ") +
                              f.message);
     if (f.failed)
-      r.failures.push_back((f.memory ? "memory " : f.guard ? "guard " : "figure ") + f.message + " (compare " + paths.golden_file +
+      // (a memory or guard message starts with MEMORY or GUARD already)
+      r.failures.push_back((f.memory || f.guard ? "" : "figure ") + f.message + " (compare " + paths.golden_file +
                            " with " + r.output_dir + "/result.txt)");
   }
   if (!cmp->busier.empty()) r.golden_lines.push_back("BUSIER: " + cmp->busier);

@@ -19,7 +19,8 @@ std::string mib(double v) {
 std::string signed_pct(double change, double before) {
   if (!(std::fabs(before) > 0)) return "n/a";
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%+.3g%%", 100.0 * change / std::fabs(before));
+  const double v = 100.0 * change / std::fabs(before);
+  std::snprintf(buf, sizeof buf, std::fabs(v) >= 100 ? "%+.0f%%" : "%+.3g%%", v);
   return buf;
 }
 

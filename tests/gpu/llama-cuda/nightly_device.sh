@@ -105,7 +105,7 @@ for item in "${plan[@]}"; do
       --golden "$S/golden" --results "$S/results" --quiet "${args[@]}" >"$O/nightly/$step-$n.txt" 2>&1
     rc=$?
     res=$(ls -d "$S"/results/*/"$name"/latest 2>/dev/null | head -1)
-    why=$(grep -E '^failure\.[0-9]+ = ' "$res/result.txt" 2>/dev/null | sed -E 's/^failure\.[0-9]+ = //; s/^(figure|guard|memory) //' |
+    why=$(grep -E '^failure\.[0-9]+ = ' "$res/result.txt" 2>/dev/null | sed -E 's/^failure\.[0-9]+ = //; s/^figure //' |
           sed -E 's/^(GUARD |MEMORY )?([A-Za-z0-9_.]+)[: ].*/\2/' | sort -u | tr '\n' ' ')
     echo "$step $n: exit $rc, $(( $(date +%s) - s )) s; failed: ${why:-none}" | tee -a "$table"
     bands "$res" | tee -a "$table"
