@@ -41,6 +41,10 @@ MemoryTolerance memory_tolerance(const std::string& figure) {
   return {kBufferRelativeTolerance, kBufferAbsoluteToleranceMib};
 }
 
+bool memory_missing_fails(const std::string& figure) {
+  return figure != "memory.host_peak_rss_mib" && figure != "memory.gpu_peak_mib";
+}
+
 const char* to_string(MemoryStatus s) {
   switch (s) {
     case MemoryStatus::same: return "same";

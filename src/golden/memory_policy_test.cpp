@@ -44,6 +44,13 @@ TEST(MemoryPolicy, TheSampledGpuPeakHasAWiderToleranceThanBuffers) {
   EXPECT_GT(memory_tolerance("memory.gpu_peak_mib").absolute_mib, kBufferAbsoluteToleranceMib);
 }
 
+TEST(MemoryPolicy, AMissingBufferFailsAMissingSampledPeakDoesNot) {
+  EXPECT_TRUE(memory_missing_fails("memory.kv_cache_mib.CUDA0"));
+  EXPECT_TRUE(memory_missing_fails("memory.compute_mib.CPU"));
+  EXPECT_FALSE(memory_missing_fails("memory.gpu_peak_mib"));
+  EXPECT_FALSE(memory_missing_fails("memory.host_peak_rss_mib"));
+}
+
 TEST(MemoryPolicy, AKvCacheMoveNamesTheDevicesBeforeAndNow) {
   const std::map<std::string, double> gpu = {{"memory.kv_cache_mib", 1024}, {"memory.kv_cache_mib.CUDA0", 1024}};
   const std::map<std::string, double> cpu = {{"memory.kv_cache_mib", 1024}, {"memory.kv_cache_mib.CPU", 1024}};
