@@ -21,6 +21,8 @@ const std::vector<FloorRow>& floor_table() {
       {"cpu_ms_per_token", 0.01, "schedstat accounting over a request of a few hundred tokens"},
       {"gpu_kernel_ms", 0.01, "H200 launch-to-launch kernel-time spread: 0.13% of 7.64 ms"},
       {"attention_kernel_ms", 0.01, "as gpu_kernel_ms"},
+      {"gpu_kernel_ms_per_token", 1e-6, "per token (golden path): CUPTI's 1 ns timestamps"},
+      {"attention_kernel_ms_per_token", 1e-6, "as gpu_kernel_ms_per_token"},
       {"cold_ready_ms", 50.0, "process start and model mapping jitter"},
   };
   return rows;

@@ -16,6 +16,7 @@
 //                                                                     (schedstat) over a request of a few hundred tokens
 //   gpu_kernel_ms, attention_kernel_ms                        0.01 ms  the H200's launch-to-launch kernel-time spread
 //                                                                     (0.13% of 7.64 ms: issue 21, CUPTI)
+//   gpu_kernel_ms_per_token, attention_kernel_ms_per_token   1e-6 ms  CUPTI's 1 ns timestamps (golden path, per token)
 //   cold_ready_ms                                             50 ms    process start and model mapping jitter
 //   rates (*_per_s), goodput_share, client_minus_server_*     none     a rate's noise scales with it; its time
 //                                                                     counterpart carries the floor

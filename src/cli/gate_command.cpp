@@ -67,12 +67,16 @@ const char* kUsage =
     FP_ROOT_OPTION_USAGE
     "  --repetitions N      override the cases' plan.repetitions\n"
     "  --warmup N           override the cases' plan.warmup\n"
+    "  --launches N         fresh launches per case (default 1): the median of their medians is compared\n"
+    "  --reference DIR      before/after (a driver bump): compare with the fresh reference that\n"
+    "                       ci/driver-bump.sh before recorded in DIR (its golden root); a gated figure\n"
+    "                       beyond its minimum effect but within the noise band is unresolved (exit 3)\n"
     "  --quiet              no per-case progress lines\n"
     "Both modes:\n"
     "  --rehash             read the model files again for their sha256 (not from the hash cache)\n"
     "Self-test cases (with a \"ctest\" block) are skipped. The report is printed and written to\n"
     "<results>/<fingerprint id>/gate-<stamp>-<pid>.txt.\n"
-    "exit: 0 pass, 1 fail, 2 incomplete or bad input, 64 usage, 125 every case skipped\n";
+    "exit: 0 pass, 1 fail, 2 incomplete or bad input, 3 unresolved (--reference only), 64 usage, 125 every case skipped\n";
 
 }  // namespace
 
@@ -144,6 +148,11 @@ int gate_command(int argc, char** argv) {
     } else if (a == "--warmup") {
       g.run.timed.warmup = args.whole(0, 100000);
       b.warmup = g.run.timed.warmup;
+    } else if (a == "--launches") {
+      g.run.launches = args.whole(1, 1000);
+    } else if (a == "--reference") {
+      g.run.golden_root = args.value();
+      g.unresolved_exit = true;
     } else if (a == "--root") {
       root = args.value();
     } else if (a == "--quiet") {

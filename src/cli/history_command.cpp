@@ -70,6 +70,7 @@ std::string change_line(const CaseNights& nights, const FigureChange& c) {
   std::snprintf(pbuf, sizeof pbuf, "%.3f", p.p_value);
   return "  " + nights.runs[c.run_at].entry.finished_utc + "  " + c.figure + (c.gate ? " (gate)" : "") + "  " + num(p.median_before) +
          " -> " + num(p.median_after) + " (" + relative + (worse ? ", worse" : ", better") + ")  p=" + pbuf + "  " +
+         "verdict that night: " + nights.runs[c.run_at].entry.status + "  " +
          fingerprint_change(nights.runs[c.run_before], nights.runs[c.run_at]) + "\n";
 }
 

@@ -42,6 +42,8 @@ const char* kUsage =
     "  --repetitions N      override the case's plan.repetitions\n"
     "  --warmup N           override the case's plan.warmup\n"
     "  --flag on|off        launch with the flag's on or off value instead of the case's flag.use\n"
+    "  --cpu-share X        calibration: the timed launches under a CPU quota of X (0 < X < 1) of this\n"
+    "                       machine's CPUs (cgroup-v1 cpu controller): a real, exactly sized slowdown\n"
     "  --rehash             read the model files again for their sha256 instead of taking it from the hash\n"
     "                       cache (~/.cache/flashproof/sha256.json; README \"Model files\")\n"
     "  --quiet              no progress lines (progress: a status line on a terminal, plain lines in CI\n"
@@ -146,6 +148,8 @@ int run_command(int argc, char** argv) {
       o.timing_golden_root = args.value();
     } else if (a == "--launches") {
       o.launches = args.whole(1, 1000);
+    } else if (a == "--cpu-share") {
+      o.cpu_share = args.number(0.01, 0.999, "a fraction of the machine's CPU time, e.g. 0.95");
     } else if (a == "--repetitions") {
       o.timed.repetitions = args.whole(0, 100000);
     } else if (a == "--warmup") {

@@ -14,6 +14,7 @@
 #include "flow/case_context.h"
 #include "flow/evidence_pass.h"
 #include "flow/gpu_probe.h"
+#include "flow/low_noise_figures.h"
 #include "flow/paired_memory.h"
 #include "flow/paired_runner.h"
 #include "flow/probed_check.h"
@@ -42,15 +43,7 @@ std::string fmt(const char* f, double v) {
 }
 
 // Whether the case's fused attention is expected on a CUDA device: where the kernel probe can time it.
-bool runs_on_cuda(const CaseContext& ctx) {
-  for (const auto& b : ctx.c.expect.backends) {
-    if (starts_with(b, "CUDA")) return true;
-    if (b == "all-gpus")
-      for (const auto& g : ctx.gpu_backends)
-        if (starts_with(g, "CUDA")) return true;
-  }
-  return false;
-}
+bool runs_on_cuda(const CaseContext& ctx) { return expects_cuda(ctx.c, ctx.gpu_backends); }
 
 PairedPlan plan_for(const CaseContext& ctx, const BuildGateOptions& o, std::string* gated_note) {
   const Case& c = ctx.c;

@@ -12,13 +12,16 @@
 #include "flow/figures.h"
 #include "flow/golden_step.h"
 #include "flow/launches.h"
+#include "flow/low_noise_figures.h"
 #include "flow/memory_figures.h"
+#include "golden/memory_policy.h"
 #include "flow/probed_check.h"
 #include "flow/progress.h"
 #include "flow/workload_summary.h"
 #include "golden/fingerprint.h"
 #include "history/history.h"
 #include "report/redact.h"
+#include "runtime/cpu_quota.h"
 #include "report/result_file.h"
 #include "util/text.h"
 
@@ -189,6 +192,17 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
                            !fs::exists(golden_paths(o.golden_root, fpr.id(), c.name).golden_file, gec);
     launches = recording ? kDefaultGoldenLaunches : 1;
   }
+  std::optional<CpuQuota> quota;  // calibration: the timed launches under a CPU quota
+  if (o.cpu_share < 1) {
+    auto q = CpuQuota::create(o.cpu_share, "run");
+    if (!q) {
+      r.failures.push_back("--cpu-share: " + q.error().message);
+      return finish(kRunIncomplete);
+    }
+    quota = std::move(*q);
+    ctx.cgroup_procs = quota->procs_file();
+    r.golden_lines.push_back("timed launches under a " + quota->describe() + " (calibration: an injected slowdown)");
+  }
   TimedOptions timed_options = o.timed;
   if (c.job == Job::Batch) timed_options.concurrent_rounds = true;
   timed_options.levels = true;
@@ -216,10 +230,6 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
   r.cold_first_ttft_ms = first.cold_first.ttft_s >= 0 ? first.cold_first.ttft_s * 1e3 : -1;
   r.cold_first_e2e_ms = first.cold_first.e2e_s >= 0 ? first.cold_first.e2e_s * 1e3 : -1;
   r.figures = launch_figures(c, passes);
-  for (auto& f : r.figures) {
-    f.min_effect = min_effect(c, f.name);
-    if (!f.gate) f.guard = guard_effect(c, f.name);  // a figure a user feels that the job does not gate
-  }
   r.fidelity = fidelity_summary(pooled);
   WorkloadSummary workload = summarize_workload(ctx, pooled);
   r.workload = workload.lines;
@@ -251,6 +261,18 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
     if (!timed_log->scan.kv_tokens.empty()) r.kv_cache_tokens = timed_log->scan.kv_tokens.back().value;
   }
   for (auto& f : memory_figures(memory)) r.figures.push_back(std::move(f));
+  // How busy the rest of the machine was during each launch (golden/compare.h kOtherLoadFigure).
+  {
+    FigureResult busy;
+    busy.name = kOtherLoadFigure;
+    for (const auto& p : passes)
+      if (p.other_load) busy.samples.push_back(*p.other_load);
+    if (!busy.samples.empty()) {
+      busy.launch_medians = busy.samples;
+      busy.summary = summarize(busy.samples);
+      r.figures.push_back(std::move(busy));
+    }
+  }
   if (!pooled.errors.empty() || interrupted()) {
     const TimedPass& last = passes.empty() ? first : passes.back();
     for (const auto& e : pooled.errors) r.failures.push_back("timed runs: " + e);
@@ -263,6 +285,7 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
   // attention kernels; each probed launch adds its kernel families' shares to the run's kernel set.
   if (probed_check_blocker(*ev).empty()) progress(o, c.name, "probed check: the timed configuration with the kernel probe");
   std::vector<std::string> check_texts;
+  std::vector<double> gpu_per_token, attention_per_token;  // per probed launch (flow/low_noise_figures.h)
   for (size_t k = 1; k <= std::max<size_t>(passes.size(), 1); ++k) {
     CaseContext check_ctx = ctx;
     check_ctx.out_dir = launch_dir(ctx.out_dir, static_cast<int>(k));
@@ -276,6 +299,8 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
     check_texts.push_back(probed_check_text(*pc));
     if (!pc->ran) break;
     add_kernel_launch(r.kernel_families, r.kernel_launches, pc->families, "probed check" + which);
+    gpu_per_token.push_back(pc->gpu_ms_per_token);
+    attention_per_token.push_back(pc->attention_gpu_ms_per_token);
     for (const auto& m : pc->mismatches) {
       r.signal_mismatches.push_back("probed check" + which + ": " + m);
       r.failures.push_back("timed configuration" + which + " differs from the evidence pass: " + m);
@@ -284,11 +309,21 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
   }
   r.probed_check = check_texts.front();
   for (size_t k = 1; k < check_texts.size(); ++k) r.probed_check += "\nafter launch " + std::to_string(k + 1) + ": " + check_texts[k];
+  // Low-noise figures from the probed launches; then what gates (kernel time first on CUDA), the
+  // minimum effects, and the guards of every figure a user feels that does not gate.
+  for (auto& f : kernel_figures(gpu_per_token, attention_per_token)) r.figures.push_back(std::move(f));
+  for (auto& f : r.figures)
+    if (!is_memory_figure(f.name)) f.min_effect = min_effect(c, f.name);  // machine.other_load: reported only
+  const std::string gpu_gates = apply_gpu_gates(c, expects_cuda(c, ctx.gpu_backends), r.figures);
+  if (!gpu_gates.empty()) r.golden_lines.push_back("gated figures: " + gpu_gates);
+  for (auto& f : r.figures)
+    if (!f.gate && !is_memory_figure(f.name)) f.guard = guard_effect(c, f.name);
   r.complete = true;
   r.fingerprint = fpr.to_json();
   GoldenStepOptions g;
   g.golden_root = o.golden_root;
   g.timing_root = o.timing_golden_root;
+  g.results_root = o.results_root;
   g.golden_id = o.golden_fingerprint;
   g.record_missing = o.record_missing;
   g.record_missing_answers = o.record_missing_answers;

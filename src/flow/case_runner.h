@@ -25,6 +25,8 @@ struct RunOptions {
   int launches = 0;                 // fresh launches of the timed runs; 0: 1, or kDefaultGoldenLaunches
                                     // when record_missing will record thresholds
   std::optional<bool> flag_on;      // override the case's flag.use (A/B mode)
+  double cpu_share = 1;             // < 1: the timed launches run under a CPU quota of this share of the
+                                    // machine (calibration: an injected slowdown; runtime/cpu_quota.h)
   TimedOptions timed;
   bool quiet = false;               // no progress lines on stderr
   bool rehash = false;              // read the model files again instead of trusting the hash cache

@@ -11,6 +11,11 @@
 namespace fp {
 namespace {
 
+double server_number(const StreamResult& r, const char* key) {
+  if (!r.server_timings.is_object() || !r.server_timings.contains(key) || !r.server_timings[key].is_number()) return kNoValue;
+  return r.server_timings[key].get<double>();
+}
+
 bool gates(Job job, const std::string& name) {
   switch (job) {
     case Job::Chat: return name == "ttft_ms_p95";
@@ -146,7 +151,7 @@ std::vector<FigureResult> case_figures(const Case& c, const TimedPass& pass) {
 }
 
 std::vector<FigureResult> compute_figures(Job job, const TimedPass& pass) {
-  std::vector<double> ttft, e2e, tpot, itl, decode_tps, prompt_tps, gap;
+  std::vector<double> ttft, e2e, tpot, itl, decode_tps, prompt_tps, gap, server_prompt, server_tpot, cpu_per_token;
   std::map<int, std::vector<double>> ttft_by_round;
   for (const auto& tr : pass.requests) {
     const StreamResult& r = tr.result;
@@ -163,6 +168,15 @@ std::vector<FigureResult> compute_figures(Job job, const TimedPass& pass) {
     for (double g : inter_event_gaps_s(r)) itl.push_back(g * 1e3);
     if (r.server_timings.is_object() && r.server_timings.contains("prompt_ms") && r.ttft_s >= 0)
       gap.push_back(r.ttft_s * 1e3 - r.server_timings["prompt_ms"].get<double>());
+    // Low-noise figures: the runtime's own timings and its CPU time per processed token (the
+    // side-by-side engine's units, flow/paired_runner.h launch_units).
+    if (const double p = server_number(r, "prompt_ms"); std::isfinite(p) && p > 0) server_prompt.push_back(p);
+    if (const double n = server_number(r, "predicted_n"); n >= 1) {
+      const double ms = server_number(r, "predicted_ms");
+      if (std::isfinite(ms) && ms > 0) server_tpot.push_back(ms / n);
+    }
+    const int tokens = std::max(0, r.prompt_tokens) + std::max(0, r.completion_tokens);
+    if (tr.runtime_cpu_s >= 0 && tokens > 0) cpu_per_token.push_back(tr.runtime_cpu_s * 1e3 / tokens);
   }
   std::vector<double> ttft_p95;
   for (const auto& [round, v] : ttft_by_round) ttft_p95.push_back(percentile(v, 95));
@@ -183,6 +197,9 @@ std::vector<FigureResult> compute_figures(Job job, const TimedPass& pass) {
   add(out, job, "decode_tokens_per_s", decode_tps, false);
   add(out, job, "throughput_tokens_per_s", throughput, false);
   add(out, job, "client_minus_server_prompt_ms", gap, true);
+  add(out, job, "server_prompt_ms", server_prompt, true);
+  add(out, job, "server_tpot_ms", server_tpot, true);
+  add(out, job, "cpu_ms_per_token", cpu_per_token, true);
   for (auto& f : out)
     if (f.name == "client_minus_server_prompt_ms") f.gate = false;
   return out;

@@ -10,6 +10,7 @@
 #include "evidence/verdict.h"
 #include "golden/answers.h"
 #include "golden/kernel_families.h"
+#include "history/history_changes.h"
 #include "util/text.h"
 
 namespace fp {
@@ -55,6 +56,25 @@ std::map<std::string, FigurePolicy> figure_policies(const std::vector<FigureResu
     p[f.name] = FigurePolicy{f.lower_is_better ? Direction::lower_is_better : Direction::higher_is_better, f.gate,
                              recorded_min_effect(f), false};
   return p;
+}
+
+std::map<std::string, std::vector<double>> earlier_nights(const std::string& results_root, const RunResult& r) {
+  std::map<std::string, std::vector<double>> out;
+  if (results_root.empty()) return out;
+  auto history = load_history(results_root);
+  if (!history) return out;  // an unreadable history teaches nothing; `history` says why
+  std::error_code ec;
+  const fs::path own = fs::weakly_canonical(r.output_dir, ec);
+  const CaseNights nights = load_case_nights(results_root, *history, r.case_name);
+  for (const NightRun& run : nights.runs) {
+    if (run.fingerprint_id != r.fingerprint_id || run.launches != r.launches) continue;
+    // Passing nights only: a night that failed (a real step, a lost kernel, a changed answer, a
+    // burst the band did not cover) must not teach the band that such a night is noise.
+    if (run.entry.status != "pass") continue;
+    if (!r.output_dir.empty() && fs::weakly_canonical(fs::path(run.result_path).parent_path(), ec) == own) continue;
+    for (const NightFigure& f : run.figures) out[f.name].push_back(f.median);
+  }
+  return out;
 }
 
 std::vector<Measured> measured_figures(const std::vector<FigureResult>& figures) {
@@ -145,7 +165,7 @@ std::string verdict_text(const std::string& state, const std::string& backend) {
 }
 
 // The timing figures against the thresholds file at `paths`; fills r.golden_status.
-void compare_thresholds(const GoldenPaths& paths, const std::string& id, RunResult& r) {
+void compare_thresholds(const GoldenPaths& paths, const std::string& id, const std::string& results_root, RunResult& r) {
   auto golden = load_golden(paths.golden_file);
   if (!golden) {
     r.golden_status = "unreadable";
@@ -166,7 +186,11 @@ void compare_thresholds(const GoldenPaths& paths, const std::string& id, RunResu
                                  (c.before.empty() ? "(none)" : c.before) + " -> " + (c.after.empty() ? "(none)" : c.after));
     }
   }
-  auto cmp = compare_to_golden(*golden, measured_figures(r.figures));
+  std::vector<Measured> measured = measured_figures(r.figures);
+  const auto nights = earlier_nights(results_root, r);
+  for (auto& m : measured)
+    if (auto it = nights.find(m.name); it != nights.end()) m.nights = it->second;
+  auto cmp = compare_to_golden(*golden, measured);
   if (!cmp) {
     r.failures.push_back("golden comparison: " + cmp.error().message);
     return;
@@ -175,9 +199,11 @@ void compare_thresholds(const GoldenPaths& paths, const std::string& id, RunResu
     r.golden_lines.push_back(std::string(to_string(f.status)) + (f.memory ? " [memory] " : f.gate ? " [gate] " : f.guard ? " [guard] " : " ") +
                              f.message);
     if (f.failed)
-      r.failures.push_back((f.memory ? "memory " : f.guard ? "guard " : "figure ") + f.message + " (compare " + paths.golden_file +
+      // (a memory or guard message starts with MEMORY or GUARD already)
+      r.failures.push_back((f.memory || f.guard ? "" : "figure ") + f.message + " (compare " + paths.golden_file +
                            " with " + r.output_dir + "/result.txt)");
   }
+  if (!cmp->busier.empty()) r.golden_lines.push_back("BUSIER: " + cmp->busier);
   for (const auto& moved : cmp->memory_moves) {
     r.golden_lines.push_back(moved);
     r.failures.push_back(moved + " (golden " + paths.golden_file + "; if that is intended, keep it with `flashproof accept " + r.output_dir + "`)");
@@ -297,7 +323,7 @@ void compare_goldens(const GoldenStepOptions& o, RunResult& r) {
     r.golden_status = "not compared";
     r.golden_lines.push_back("figures not compared: this run records and checks reference answers and the verdict only");
   } else if (have_thresholds) {
-    compare_thresholds(thr, id, r);
+    compare_thresholds(thr, id, o.results_root, r);
   } else if (!o.timing_root.empty()) {
     r.golden_status = "not compared";
     r.golden_lines.push_back("figures not compared: no reviewed golden for fingerprint " + id + " (" + thr.golden_file +

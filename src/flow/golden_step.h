@@ -42,9 +42,15 @@ struct GoldenStepOptions {
                               // is reported "not compared", not a failure; never recorded into
   std::string golden_id;      // the fingerprint folder to compare with (the upgrade gate's baseline);
                               // empty: the run's own, and the recorded verdict is checked too
+  std::string results_root;   // the history the nights' noise is learned from (golden/noise_band.h); empty: none
   bool record_missing = false;          // record missing thresholds (>= kMinGoldenLaunches launches), answers, verdict
   bool record_missing_answers = false;  // record missing answers and the verdict only; figures not compared
 };
+
+// The earlier nights of r's case on r's fingerprint with as many launches as r that passed (a
+// failed night, a real step among them, never becomes noise), oldest first, from the history under `results_root` (history/history.h): per figure the
+// night's value (the median of its launch medians). r's own run folder is left out.
+std::map<std::string, std::vector<double>> earlier_nights(const std::string& results_root, const RunResult& r);
 
 // Fills r.golden_* and the answers' reference state; adds failures. What is missing is recorded
 // as the options say, from a passing run only. When the golden's recorded fingerprint differs from

@@ -1,5 +1,7 @@
 #include "flow/timed_pass.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <csignal>
@@ -9,6 +11,7 @@
 #include "flow/progress.h"
 #include "flow/prompt_tokens.h"
 #include "flow/request_builder.h"
+#include "measure/machine_load.h"
 #include "measure/gpu_sampler.h"
 #include "runtime/process.h"
 
@@ -61,6 +64,11 @@ Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& opt
   GpuSampler sampler(launched ? Nvml::open() : Result<Nvml>(make_error("attached: the server is not flashproof's process")),
                      [pgid] { return group_pids(pgid); });
   sampler.start();
+  // How much of the machine others took while this launch was timed (measure/machine_load.h).
+  const auto busy0 = busy_cpu_seconds();
+  const auto runtime0 = launched ? thread_cpu_seconds(pgid) : std::nullopt;
+  const double own0 = own_cpu_seconds();
+  const auto load_t0 = Clock::now();
 
   auto deadline = Clock::now() + std::chrono::duration<double>(c.plan.timeout_s);
   auto time_left = [&] { return std::max(seconds(deadline - Clock::now()), 1.0); };
@@ -149,6 +157,12 @@ Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& opt
   }
   if (interrupted()) out.errors.push_back("interrupted");
   if (launched) out.peak_rss_bytes = peak_rss_bytes(pgid);
+  if (const auto busy1 = busy_cpu_seconds(); busy0 && busy1 && launched) {
+    const auto runtime1 = thread_cpu_seconds(pgid);
+    if (runtime0 && runtime1)
+      out.other_load = other_load_share(*busy1 - *busy0, *runtime1 - *runtime0, own_cpu_seconds() - own0,
+                                        seconds(Clock::now() - load_t0), static_cast<int>(std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN))));
+  }
   GpuSamplerReport gpu = sampler.stop();
   out.gpu_memory = gpu.measured ? gpu.describe() : gpu.not_measured_reason;
   if (gpu.measured && !gpu.process_peaks.empty()) out.gpu_peak_mib = static_cast<double>(gpu.peak_total_bytes) / (1024.0 * 1024.0);

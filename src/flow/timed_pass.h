@@ -33,6 +33,7 @@ struct TimedPass {
   std::optional<uint64_t> peak_rss_bytes;  // the runtime's VmHWM just before it was stopped
   std::string gpu_memory = "not measured";
   std::optional<double> gpu_peak_mib;      // peak GPU memory of the runtime's processes (NVML); none: not measured
+  std::optional<double> other_load;        // share of the machine's CPU time others took while timed (measure/machine_load.h)
   std::vector<std::string> errors;         // failed requests; a non-empty list makes the run incomplete
 };
 

@@ -237,6 +237,14 @@ GateReport run_upgrade_gate(const std::vector<std::string>& case_paths, const Ga
       o.rehash = false;  // probe_fingerprint hashed it (again, with --rehash) moments ago
       CaseRun run = run_case_file(p.c.file, o);
       judge(p.c, run, paths, cr);
+      if (options.unresolved_exit && cr.outcome == "pass")
+        for (const auto& line : run.result.golden_lines)
+          if (starts_with(line, "within_noise [gate] ") && line.find(": within noise: worse by ") != std::string::npos) {
+            cr.outcome = "unresolved";
+            cr.problems.push_back("UNRESOLVED " + line.substr(20, line.find(':', 20) - 20) +
+                                  ": worse beyond its minimum effect but within the noise band; take more launches (--launches) "
+                                  "before and after, or gate side by side while the old build is at hand");
+          }
       say("verdict: " + cr.verdict_before + " -> " + cr.verdict_after + "\n");
       for (const auto& l : cr.figure_lines) say("  " + l + "\n");
       for (const auto& pr : cr.problems) say("  PROBLEM " + pr + "\n");
@@ -245,20 +253,23 @@ GateReport run_upgrade_gate(const std::vector<std::string>& case_paths, const Ga
     }
   }
 
-  size_t fail = 0, incomplete = 0, pass = 0, skipped = 0;
+  size_t fail = 0, incomplete = 0, pass = 0, skipped = 0, unresolved = 0;
   say("\nupgrade gate summary:\n");
   for (const auto& cr : report.cases) {
     if (cr.outcome == "pass") ++pass;
     else if (cr.outcome == "FAIL") ++fail;
     else if (cr.outcome == "skipped") ++skipped;
+    else if (cr.outcome == "unresolved") ++unresolved;
     else ++incomplete;
     std::string why = cr.problems.empty() ? "" : ": " + cr.problems.front().substr(0, cr.problems.front().find('\n'));
     if (cr.problems.size() > 1) why += " (+" + std::to_string(cr.problems.size() - 1) + " more)";
     say("  " + (cr.case_name.empty() ? cr.case_path : cr.case_name) + "  " + cr.outcome + why + "\n");
   }
-  report.exit_code = fail ? 1 : incomplete ? 2 : pass ? 0 : 125;
-  say(std::string("upgrade gate: ") + (report.exit_code == 0 ? "PASS" : report.exit_code == 1 ? "FAIL" : report.exit_code == 125 ? "SKIPPED" : "INCOMPLETE") +
-      " (" + std::to_string(pass) + " pass, " + std::to_string(fail) + " fail, " + std::to_string(incomplete) +
+  report.exit_code = fail ? 1 : incomplete ? 2 : unresolved ? 3 : pass ? 0 : 125;
+  say(std::string("upgrade gate: ") +
+      (report.exit_code == 0 ? "PASS" : report.exit_code == 1 ? "FAIL" : report.exit_code == 3 ? "UNRESOLVED" : report.exit_code == 125 ? "SKIPPED" : "INCOMPLETE") +
+      " (" + std::to_string(pass) + " pass, " + std::to_string(fail) + " fail, " +
+      (options.unresolved_exit ? std::to_string(unresolved) + " unresolved, " : std::string()) + std::to_string(incomplete) +
       " incomplete, " + std::to_string(skipped) + " skipped)\n");
 
   // The report beside the runs: results/<fingerprint id>/gate-<stamp>-<pid>.txt

@@ -31,6 +31,9 @@ namespace fp {
 struct GateOptions {
   RunOptions run;        // roots, repetitions, warmup; golden_fingerprint and record_missing are set by the gate
   std::string baseline;  // fingerprint id named by the operator; empty: chosen as above
+  // Before/after (ci/driver-bump.sh): a case whose gated figure got worse beyond its minimum effect
+  // but stays within the noise band is "unresolved" (exit 3, as the side-by-side gate's) instead of a pass.
+  bool unresolved_exit = false;
 };
 
 struct Baseline {
@@ -45,7 +48,7 @@ Result<Baseline> choose_baseline(const std::string& golden_root, const Fingerpri
 
 struct GateCaseReport {
   std::string case_path, case_name;
-  std::string outcome = "incomplete";  // pass | FAIL | incomplete | skipped
+  std::string outcome = "incomplete";  // pass | FAIL | unresolved | incomplete | skipped
   std::string baseline_id, result_dir;
   std::vector<FieldChange> changes;    // recorded fingerprint of the baseline golden -> this run
   std::string verdict_before, verdict_after;
@@ -56,7 +59,7 @@ struct GateCaseReport {
 struct GateReport {
   std::vector<GateCaseReport> cases;
   std::string text;      // everything printed
-  int exit_code = 2;     // 0 pass, 1 fail, 2 incomplete or bad input, 125 every case skipped
+  int exit_code = 2;     // 0 pass, 1 fail, 2 incomplete or bad input, 3 unresolved (unresolved_exit), 125 every case skipped
 };
 
 // Runs the gate, printing as it goes to `out`.

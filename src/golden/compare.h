@@ -34,6 +34,10 @@ struct Measured {
   MinEffect min_effect{kNoValue, 0};
   std::optional<MinEffect> guard;
   BandSource band_source = BandSource::launches;  // what the values are (a golden recorded from them keeps it)
+  // Earlier nights' values of this figure (this case, this fingerprint, as many launches as this
+  // run; the median of each night's launch medians), oldest first: the band comes from them once
+  // there are enough (golden/noise_band.h); otherwise the golden's launches widened for the sitting.
+  std::vector<double> nights;
 };
 
 struct FigureComparison {
@@ -50,9 +54,19 @@ struct FigureComparison {
   std::string message;  // one line: figure, status, change, medians, launches, min effect, noise band
 };
 
+// How busy the rest of the machine was (measure/machine_load.h: the share of all CPUs' time that
+// processes other than the runtime and flashproof took while a launch was timed), one per launch. A night at least kBusierMargin busier than the golden's
+// recording cannot tell a slower build from a busier machine on a host-clock figure: its regressions
+// there are "within noise" (not judged tonight, said so); memory, GPU kernel time and answers are
+// still judged. Measured here: a tiny chat case's TTFT p95 went 35 -> 167 ms (+375%) on the same build
+// between a quiet moment and a night of four parallel compiles on 2 cores.
+inline constexpr const char* kOtherLoadFigure = "machine.other_load";
+inline constexpr double kBusierMargin = 0.25;
+
 struct Comparison {
   std::vector<FigureComparison> figures;  // golden figures by name, then new ones by name
   std::vector<std::string> memory_moves;  // "KV CACHE MOVED: ..." (golden/memory_policy.h kv_cache_moved)
+  std::string busier;                     // non-empty: the machine was busier than at the recording (in words)
   bool failed() const;                    // any figure failed, or the KV cache moved
 };
 

@@ -1,5 +1,7 @@
 #include "golden/fingerprint.h"
 
+#include <sys/utsname.h>
+
 #include <algorithm>
 #include <cctype>
 #include <fstream>
@@ -18,6 +20,7 @@ struct StringField {
   const char* key;
   std::string Fingerprint::*member;
   bool machine;
+  bool said_when_both_known = false;  // a change is named only when both sides have the field
 };
 
 const std::vector<StringField>& string_fields() {
@@ -26,6 +29,8 @@ const std::vector<StringField>& string_fields() {
       {"gpu_name", &Fingerprint::gpu_name, true},
       {"gpu_driver", &Fingerprint::gpu_driver, true},
       {"cuda_version", &Fingerprint::cuda_version, true},
+      {"gpu_uuid", &Fingerprint::gpu_uuid, true, true},
+      {"os_kernel", &Fingerprint::os_kernel, true, true},
       {"runtime", &Fingerprint::runtime, true},
       {"runtime_version", &Fingerprint::runtime_version, true},
       {"runtime_build", &Fingerprint::runtime_build, true},
@@ -55,6 +60,7 @@ void fill_gpu(Fingerprint& f) {
   if (gpus && !gpus->empty()) {
     f.gpu_name = gpus->front().name;
     if (gpus->size() > 1) f.gpu_name = std::to_string(gpus->size()) + " x " + f.gpu_name;
+    for (const auto& g : *gpus) f.gpu_uuid += (f.gpu_uuid.empty() ? "" : ",") + g.uuid;
   }
   if (auto d = nvml->driver()) {
     f.gpu_driver = d->driver_version;
@@ -141,7 +147,7 @@ std::vector<FieldChange> fingerprint_changes(const Fingerprint& before, const Fi
   for (const auto& field : string_fields()) {
     const std::string& a = before.*field.member;
     const std::string& b = after.*field.member;
-    if (!field.machine && (a.empty() || b.empty())) continue;
+    if ((!field.machine || field.said_when_both_known) && (a.empty() || b.empty())) continue;
     if (a != b) out.push_back({field.key, a, b});
     if (std::string(field.key) == "cpu_model" && before.cores != after.cores)
       out.push_back({"cores", std::to_string(before.cores), std::to_string(after.cores)});
@@ -172,6 +178,8 @@ Fingerprint machine_fingerprint() {
     }
   if (f.cpu_model.empty()) f.cpu_model = "unknown-cpu";
   f.cores = std::thread::hardware_concurrency();
+  struct utsname u;
+  if (::uname(&u) == 0) f.os_kernel = u.release;
   fill_gpu(f);
   return f;
 }

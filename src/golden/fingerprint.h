@@ -22,6 +22,9 @@ struct Fingerprint {
   std::string cpu_model;
   unsigned cores = 0;
   std::string gpu_name, gpu_driver, cuda_version;  // empty without NVML (gpu_name: GPU 0; "N x name" for several)
+  // Said, not part of the id: which GPU(s) exactly (NVML UUIDs, comma-joined) and the OS kernel
+  // (uname -r). A change is named only when both sides know the field (older files lack them).
+  std::string gpu_uuid, os_kernel;
   // Runtime
   std::string runtime, runtime_version, runtime_build;  // adapter name, `--version` text, build id (build_regex)
   std::string runtime_build_log;                         // the build id the runtime's own log states; empty: not stated

@@ -110,5 +110,27 @@ TEST(Fingerprint, MachineFingerprintHasCpuAndCores) {
   EXPECT_GT(f.cores, 0u);
 }
 
+// The GPU's UUID and the OS kernel are said, not part of the id: another machine behind the same GPU
+// kind and driver keeps its goldens, and the change is named; a file from before these fields
+// names no change.
+TEST(Fingerprint, GpuUuidAndKernelAreNamedWhenBothSidesKnowThem) {
+  Fingerprint a = cpu_box(), b = cpu_box();
+  a.gpu_uuid = "GPU-1111";
+  b.gpu_uuid = "GPU-2222";
+  a.os_kernel = "6.1.0";
+  b.os_kernel = "6.8.0";
+  EXPECT_EQ(a.id(), b.id());
+  auto changes = fingerprint_changes(a, b);
+  ASSERT_EQ(changes.size(), 2u);
+  EXPECT_EQ(changes[0].field, "gpu_uuid");
+  EXPECT_EQ(changes[1].field, "os_kernel");
+  Fingerprint old = cpu_box();  // recorded before the fields existed
+  EXPECT_TRUE(fingerprint_changes(old, b).empty());
+  auto back = fingerprint_from_json(nlohmann::json::parse(a.to_json().dump()), "t");
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->os_kernel, "6.1.0");
+  EXPECT_EQ(back->gpu_uuid, "GPU-1111");
+}
+
 }  // namespace
 }  // namespace fp

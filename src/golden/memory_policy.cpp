@@ -19,7 +19,8 @@ std::string mib(double v) {
 std::string signed_pct(double change, double before) {
   if (!(std::fabs(before) > 0)) return "n/a";
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%+.3g%%", 100.0 * change / std::fabs(before));
+  const double v = 100.0 * change / std::fabs(before);
+  std::snprintf(buf, sizeof buf, std::fabs(v) >= 100 ? "%+.0f%%" : "%+.3g%%", v);
   return buf;
 }
 
@@ -32,13 +33,16 @@ bool is_memory_figure(const std::string& figure) { return starts(figure, kMemory
 double MemoryTolerance::at(double before) const { return std::max(relative * std::fabs(before), absolute_mib); }
 
 MemoryTolerance memory_tolerance(const std::string& figure) {
-  // Process peaks move between launches with what the process touched and when it was sampled: the
-  // host peak RSS of llama-server here spread by up to HOST_RSS_SPREAD across launches of one case
-  // (measured: bench/memory_spread.sh), GPU peaks are sampled every 250 ms (measure/gpu_sampler.h)
-  // and can miss a short-lived allocation.
-  if (figure == "memory.host_peak_rss_mib") return {0.05, 32};
+  // The host peak RSS of llama-server moved by at most 0.2 MiB across launches here (realistic:
+  // 89.51-89.73 MiB; tiny: 27.33-27.53 MiB, 3 launches each): the buffers' tolerance holds it.
+  // GPU peaks are sampled every 250 ms (measure/gpu_sampler.h) and can miss a short-lived
+  // allocation (one to three samples per launch on the H200): wider until measured there.
   if (figure == "memory.gpu_peak_mib") return {0.05, 64};
   return {kBufferRelativeTolerance, kBufferAbsoluteToleranceMib};
+}
+
+bool memory_missing_fails(const std::string& figure) {
+  return figure != "memory.host_peak_rss_mib" && figure != "memory.gpu_peak_mib";
 }
 
 const char* to_string(MemoryStatus s) {

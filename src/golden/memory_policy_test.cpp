@@ -39,9 +39,16 @@ TEST(MemoryPolicy, AGrowthNamesTheFigureBothValuesAndTheTolerance) {
   EXPECT_THAT(d.message, HasSubstr("reported, not a failure"));
 }
 
-TEST(MemoryPolicy, ProcessPeaksHaveWiderTolerancesThanBuffers) {
-  EXPECT_GT(memory_tolerance("memory.host_peak_rss_mib").absolute_mib, kBufferAbsoluteToleranceMib);
+TEST(MemoryPolicy, TheSampledGpuPeakHasAWiderToleranceThanBuffers) {
+  EXPECT_DOUBLE_EQ(memory_tolerance("memory.host_peak_rss_mib").absolute_mib, kBufferAbsoluteToleranceMib);
   EXPECT_GT(memory_tolerance("memory.gpu_peak_mib").absolute_mib, kBufferAbsoluteToleranceMib);
+}
+
+TEST(MemoryPolicy, AMissingBufferFailsAMissingSampledPeakDoesNot) {
+  EXPECT_TRUE(memory_missing_fails("memory.kv_cache_mib.CUDA0"));
+  EXPECT_TRUE(memory_missing_fails("memory.compute_mib.CPU"));
+  EXPECT_FALSE(memory_missing_fails("memory.gpu_peak_mib"));
+  EXPECT_FALSE(memory_missing_fails("memory.host_peak_rss_mib"));
 }
 
 TEST(MemoryPolicy, AKvCacheMoveNamesTheDevicesBeforeAndNow) {

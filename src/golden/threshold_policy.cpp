@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "golden/noise_band.h"
 #include "util/text.h"
 
 namespace fp {
@@ -51,6 +52,40 @@ double noise_band(double sigma, size_t n_golden, size_t n_run) {
                                      1.0 / static_cast<double>(std::max<size_t>(n_run, 1)));
 }
 
+// The band and its source under the noise model (golden/noise_band.h); `sigma_w` is the launch
+// sigma (+inf when unknown). Returns the band (+inf when unknown) and fills `source`.
+double modelled_band(double sigma_w, const LaunchSpread& g, const LaunchSpread& run, const NoiseModel& model, std::string* source) {
+  const double n_g = static_cast<double>(std::max<size_t>(g.n, 1)), n_r = static_cast<double>(std::max<size_t>(run.n, 1));
+  const NightNoise nights = night_noise(model.nights);
+  if (nights.usable) {
+    // The nights' sd at its upper confidence bound: a robust estimate from a handful of changes is
+    // itself noisy, and an underestimate cries wolf (golden/noise_band.h).
+    const double sn2 = nights.sigma_upper * nights.sigma_upper;
+    // The golden's own level: its sitting plus its launches; without a launch spread, one more night.
+    // (its sitting estimated from the nights' point estimate: the upper bound is counted once)
+    const double point2 = nights.sigma * nights.sigma;
+    const double golden2 = std::isinf(sigma_w) ? point2 : std::max(0.0, point2 - sigma_w * sigma_w / n_r) + sigma_w * sigma_w / n_g;
+    *source = "nights: " + std::to_string(nights.nights) + " earlier nights, night-to-night sd " + num(nights.sigma) +
+              " (robust; " + num(nights.sigma_upper) + " at its 90% upper bound)";
+    return kNoiseK * std::sqrt(sn2 + golden2);
+  }
+  if (std::isinf(sigma_w)) {
+    *source = std::string(to_string(g.source)) + ": " + std::to_string(g.n) + " " + band_units(g.source, g.n) + " of the golden";
+    return kInf;
+  }
+  const double launches2 = sigma_w * sigma_w * (1.0 / n_g + 1.0 / n_r);
+  const bool widen = model.sitting_sigma_rel > 0 && (g.source == BandSource::launches || g.source == BandSource::rounds);
+  if (!widen) {
+    *source = std::string(to_string(g.source)) + ": " + std::to_string(g.n) + " " + band_units(g.source, g.n) + " of the golden";
+    return kNoiseK * std::sqrt(launches2);
+  }
+  const double ss = model.sitting_sigma_rel * std::fabs(g.median);
+  *source = std::string(g.source == BandSource::rounds ? "rounds" : "launches") + "-widened: " + std::to_string(g.n) + " " +
+            band_units(g.source, g.n) + " of the golden, + " + pct(model.sitting_sigma_rel) + " sd " + sitting_sigma_source() +
+            " (fewer than " + std::to_string(kMinNights) + " earlier nights: " + std::to_string(nights.nights) + ")";
+  return kNoiseK * std::sqrt(launches2 + 2 * ss * ss);
+}
+
 }  // namespace
 
 const char* to_string(FigureStatus s) {
@@ -87,7 +122,7 @@ LaunchSpread launch_spread(const std::vector<double>& launch_medians) {
   return s;
 }
 
-ChangeJudgement judge_change(const FigurePolicy& policy, const LaunchSpread& g, const LaunchSpread& run) {
+ChangeJudgement judge_change(const FigurePolicy& policy, const LaunchSpread& g, const LaunchSpread& run, const NoiseModel& model) {
   ChangeJudgement j;
   const bool lower = policy.direction == Direction::lower_is_better;
   const double scale = std::fabs(g.median);
@@ -96,9 +131,8 @@ ChangeJudgement judge_change(const FigurePolicy& policy, const LaunchSpread& g, 
   j.effect = policy.min_effect.absolute_at(g.median);
   j.floor_in_force = policy.min_effect.floor_in_force(g.median);
   j.guard = policy.guard;
-  j.band = std::string(to_string(g.source)) + ": " + std::to_string(g.n) + " " + band_units(g.source, g.n) + " of the golden";
   j.sigma = launch_sigma(g, run);
-  j.noise = noise_band(j.sigma, g.n, run.n);
+  j.noise = modelled_band(j.sigma, g, run, model, &j.band);
   j.sigma_rel = scale > 0 ? j.sigma / scale : kNoValue;
   j.noise_rel = scale > 0 ? j.noise / scale : kNoValue;
   j.resolves = j.noise <= j.effect;
@@ -116,16 +150,17 @@ ChangeJudgement judge_change(const FigurePolicy& policy, const LaunchSpread& g, 
             "), measured median " + num(run.median) + " (" + launches(run.n) + "), " +
             (policy.guard ? "guard effect " : "min effect ") + policy.min_effect.text() + " (" + num(j.effect) +
             (j.floor_in_force ? ": the floor" : "") + "), noise band " +
-            (std::isinf(j.noise) ? std::string("unknown") : num(j.noise) + " (" + pct(j.noise_rel) + ")") + ", " +
+            (std::isinf(j.noise) ? std::string("unknown") : num(j.noise) + " (" + pct(j.noise_rel) + ")") + " from " + j.band + ", " +
             (lower ? "lower" : "higher") + " is better";
   if (!j.resolves) {
     j.resolution = "this golden cannot resolve a " + pct(scale > 0 ? j.effect / scale : policy.min_effect.relative) + " change: ";
-    if (std::isinf(j.sigma))
+    if (std::isinf(j.noise))
       j.resolution += "it holds " + launches(g.n) + ", too few for a launch-to-launch spread (at least " +
                       std::to_string(kMinGoldenLaunches) + ")";
     else
-      j.resolution += "launch-to-launch spread is " + pct(j.sigma_rel) + " (noise band " + pct(j.noise_rel) + " with " +
-                      std::to_string(g.n) + " golden and " + launches(run.n) + " of this run)";
+      j.resolution += "launch-to-launch spread is " + (std::isinf(j.sigma) ? std::string("unknown") : pct(j.sigma_rel)) +
+                      " (noise band " + pct(j.noise_rel) + " with " + std::to_string(g.n) + " golden and " + launches(run.n) +
+                      " of this run, from " + j.band + ")";
     j.resolution += "; record more launches or use the side-by-side gate";
   }
   return j;
@@ -154,10 +189,11 @@ ShareJudgement judge_share(const LaunchSpread& g, const LaunchSpread& run, bool 
   return j;
 }
 
-double regression_limit(const FigurePolicy& policy, const LaunchSpread& g, size_t run_launches) {
+double regression_limit(const FigurePolicy& policy, const LaunchSpread& g, size_t run_launches, const NoiseModel& model) {
   LaunchSpread run;
   run.n = run_launches;
-  const double noise = noise_band(launch_sigma(g, run), g.n, run_launches);
+  std::string source;
+  const double noise = modelled_band(launch_sigma(g, run), g, run, model, &source);
   if (std::isinf(noise) || !std::isfinite(g.median)) return kNoValue;
   const double margin = std::max(policy.min_effect.absolute_at(g.median), noise);
   return policy.direction == Direction::lower_is_better ? g.median + margin : g.median - margin;

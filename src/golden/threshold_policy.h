@@ -10,7 +10,8 @@
 //   sigma  = 1.4826 * MAD of the golden's launch medians: the launch-to-launch standard deviation
 //            (the larger of the golden's and the run's when the run has >= 3 launches too)
 //   noise  = k * sigma * sqrt(1/n_golden + 1/n_run), k = 3; unknown (infinite) when the golden holds
-//            fewer than 3 launches
+//            fewer than 3 launches; across sittings widened by what one sitting cannot see, or
+//            from the nights (NoiseModel below, golden/noise_band.h)
 //   effect = max(relative * |golden median|, floor): the case's smallest worsening worth failing
 //            (util/min_effect.h; case/case_file.h min_effect: 5% with the figure's floor in its
 //            unit unless the case names the figure, case/effect_defaults.h)
@@ -95,11 +96,23 @@ struct ChangeJudgement {
   std::string facts;               // the numbers in words (for the comparison line)
   std::string resolution;          // "" when it resolves, else "this golden cannot resolve a 5% change: ..."
 };
-ChangeJudgement judge_change(const FigurePolicy& policy, const LaunchSpread& golden, const LaunchSpread& run);
+// What a comparison across sittings adds to the golden's own spread (golden/noise_band.h): the
+// figure's sitting-to-sitting deviation, and the earlier nights of this case on this machine.
+// The default (none) compares as if both sides shared one sitting: a run against the run before it
+// (`flashproof diff`), and the tests of the launch rule itself.
+struct NoiseModel {
+  double sitting_sigma_rel = 0;  // fraction of the golden median; 0: no widening
+  std::vector<double> nights;    // earlier nights' values (same fingerprint, as many launches), oldest first
+};
+// The judgement; with a model, the band is widened for the sitting (golden sources "launches" and
+// "rounds") or comes from the nights (golden/noise_band.h), and `band` says which.
+ChangeJudgement judge_change(const FigurePolicy& policy, const LaunchSpread& golden, const LaunchSpread& run,
+                             const NoiseModel& model = {});
 
 // The value a run of `run_launches` launches must pass (above for lower_is_better, below for
 // higher_is_better) for the figure to count as regressed; NaN when the noise is unknown.
-double regression_limit(const FigurePolicy& policy, const LaunchSpread& golden, size_t run_launches);
+double regression_limit(const FigurePolicy& policy, const LaunchSpread& golden, size_t run_launches,
+                        const NoiseModel& model = {});
 
 // The smallest move of a kernel family's share worth failing: 5 points of the attention GPU time.
 inline constexpr double kMinShareEffect = 0.05;

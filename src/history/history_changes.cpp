@@ -23,6 +23,7 @@ Result<NightRun> read_night(const std::string& results_root, const HistoryEntry&
   if (!j.is_object()) return make_error(run.result_path + ": not a valid result file: expected a JSON object");
   if (j.contains("fingerprint") && j["fingerprint"].is_string()) run.fingerprint_id = j["fingerprint"].get<std::string>();
   if (j.contains("fingerprint_detail") && j["fingerprint_detail"].is_object()) run.fingerprint = j["fingerprint_detail"];
+  if (j.contains("launches") && j["launches"].is_number_integer()) run.launches = j["launches"].get<int>();
   if (!j.contains("figures") || !j["figures"].is_object())
     return make_error(run.result_path + ": field \"figures\": missing or not an object (a run that timed nothing)");
   for (const auto& [name, f] : j["figures"].items()) {
@@ -30,6 +31,13 @@ Result<NightRun> read_night(const std::string& results_root, const HistoryEntry&
     NightFigure figure;
     figure.name = name;
     figure.median = f["p50"].get<double>();
+    // The night's value as the golden comparison takes it: the median of the launch medians.
+    if (f.contains("launch_medians") && f["launch_medians"].is_array() && !f["launch_medians"].empty()) {
+      std::vector<double> lm;
+      for (const auto& v : f["launch_medians"])
+        if (v.is_number()) lm.push_back(v.get<double>());
+      if (lm.size() == f["launch_medians"].size()) figure.median = median_of(lm);
+    }
     if (!std::isfinite(figure.median)) continue;
     if (f.contains("gate") && f["gate"].is_boolean()) figure.gate = f["gate"].get<bool>();
     figure.lower_is_better = !(f.contains("direction") && f["direction"] == "higher_is_better");

@@ -17,7 +17,8 @@ namespace fp {
 // One figure of one run.
 struct NightFigure {
   std::string name;
-  double median = 0;          // result.json figures.<name>.p50
+  double median = 0;          // the night's value: the median of its launch medians (figures.<name>.launch_medians),
+                              // else (older result files) figures.<name>.p50
   bool gate = false;
   bool lower_is_better = true;
 };
@@ -28,6 +29,7 @@ struct NightRun {
   std::string result_path;            // <run folder>/result.json
   std::string fingerprint_id;         // result.json "fingerprint"
   nlohmann::ordered_json fingerprint; // result.json "fingerprint_detail" (null when absent)
+  int launches = 1;                   // result.json "launches"
   std::vector<NightFigure> figures;   // the figures with a median, in the file's order
 };
 

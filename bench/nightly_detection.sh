@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# Nightly detection table with the defaults (docs/upgrade-gate.md "Nightly"): a golden recorded from
+# 5 launches, then NIGHTS rounds of nightly runs (`flashproof run --launches 3`, ci/nightly.sh's
+# default) against it, all into one results history so the band learns from the nights as a real
+# nightly's would. Each round runs every condition once:
+#   same      the same build: any failure is a false alarm
+#   reduced   the prefix without ggml's best CPU backend variants (ci/reduced-prefix.sh; llama-bench
+#             prompt -15..-25%, decode -26% here): must fail every night
+#   cpu-5     the same build under a 95% CPU quota (`run --cpu-share 0.95`: 5% fewer CPU cycles)
+#   memory    the same build with a KV cache KV_FACTOR times as large (a wrapper appends -c
+#             KV_FACTOR x context; default 2): memory growth must fail, named (the tolerance is the
+#             larger of 2% and 16 MiB: a tiny model's 1 MiB KV cache needs --kv-factor 32 to show)
+# Prints per condition: nights, failed nights, the figures that failed, minutes; and the false alarms
+# over the same-build nights. Prints figures; not a test. Meant to run unattended (an hour or more).
+#
+# usage: bench/nightly_detection.sh [--case CASE.json] [--nights N] [--launches N] [--conditions "same reduced cpu-5 memory"]
+#                                   [--kv-factor F] [--out DIR]
+# env:   FLASHPROOF_BUILD_DIR (default build/), FLASHPROOF_CACHE (default /var/cache/flashproof)
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+FP=${FLASHPROOF_BUILD_DIR:-$ROOT/build}/flashproof
+case_file=$ROOT/cases/completion-realistic-long.json
+nights=10
+launches=3
+conditions="same reduced cpu-5 memory"
+kv_factor=2
+out=$ROOT/results/bench-nightly-$(date -u +%Y%m%dT%H%M%SZ)
+while [ $# -gt 0 ]; do
+  case $1 in
+    --case) case_file=$2; shift 2 ;;
+    --nights) nights=$2; shift 2 ;;
+    --launches) launches=$2; shift 2 ;;
+    --conditions) conditions=$2; shift 2 ;;
+    --kv-factor) kv_factor=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    *) echo "unknown option $1" >&2; exit 64 ;;
+  esac
+done
+. "${FLASHPROOF_CACHE:-/var/cache/flashproof}/env.sh"
+PREFIX=$FLASHPROOF_PREFIX
+LIB=$PREFIX/usr/lib/x86_64-linux-gnu
+mkdir -p "$out"
+cd "$ROOT"
+name=$(basename "$case_file" .json)
+REDUCED=$out/reduced-prefix
+case " $conditions " in *" reduced "*) bash "$ROOT/ci/reduced-prefix.sh" "$PREFIX" "$REDUCED" >"$out/reduced.txt" || exit 2 ;; esac
+# The memory condition: the same build, its KV cache for twice the case's context (the last -c wins).
+context=$(sed -n 's/.*"context": *\([0-9]*\).*/\1/p' "$case_file" | head -1)
+cat >"$out/bigger-kv.sh" <<WRAP
+#!/bin/sh
+exec "$FLASHPROOF_LOADER" --library-path "$FLASHPROOF_LIBRARY_PATH" "$FLASHPROOF_LLAMA_SERVER" "\$@" -c $((kv_factor * ${context:-4096}))
+WRAP
+chmod +x "$out/bigger-kv.sh"
+
+golden=$out/golden
+results=$out/results
+echo "case $name, golden from 5 launches, $nights nights x ($conditions), $launches launches a night, $(nproc) CPUs, $(date -u +%FT%TZ), $(uptime | sed 's/.*load/load/')" | tee "$out/table.txt"
+"$FP" run "$case_file" --record-missing --launches 5 --golden "$golden" --results "$out/golden-run" --quiet >"$out/golden.txt" 2>&1 ||
+  { echo "recording the golden failed: $out/golden.txt"; tail -20 "$out/golden.txt"; exit 2; }
+
+declare -A failed runs secs figs
+for n in $(seq 1 "$nights"); do
+  for cond in $conditions; do
+    env_args=() run_args=()
+    case $cond in
+      same) ;;
+      reduced) env_args=(FLASHPROOF_LLAMA_SERVER="$REDUCED/usr/bin/llama-server" FLASHPROOF_LOADER="$REDUCED/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2"
+                         FLASHPROOF_LIBRARY_PATH="$REDUCED/usr/lib/x86_64-linux-gnu:$REDUCED/usr/lib/x86_64-linux-gnu/llama") ;;
+      cpu-*) run_args=(--cpu-share "$(awk -v p="${cond#cpu-}" 'BEGIN{printf "%.3f", 1 - p / 100}')") ;;
+      memory) env_args=(FLASHPROOF_LLAMA_SERVER="$out/bigger-kv.sh" FLASHPROOF_LOADER= FLASHPROOF_LIBRARY_PATH=) ;;
+      *) echo "unknown condition $cond" >&2; exit 64 ;;
+    esac
+    s=$(date +%s)
+    env "${env_args[@]}" "$FP" run "$case_file" --launches "$launches" --golden "$golden" --results "$results" --quiet "${run_args[@]}" \
+      >"$out/$cond-$n.txt" 2>&1
+    rc=$?
+    e=$(date +%s)
+    runs[$cond]=$(( ${runs[$cond]:-0} + 1 ))
+    secs[$cond]=$(( ${secs[$cond]:-0} + e - s ))
+    res=$(ls -d "$results"/*/"$name"/latest 2>/dev/null | head -1)
+    why=$(grep -E '^failure\.[0-9]+ = ' "$res/result.txt" 2>/dev/null | sed -E 's/^failure\.[0-9]+ = //; s/^figure //' |
+          sed -E 's/^(GUARD |MEMORY )?([A-Za-z0-9_.]+)[: ].*/\2/' | sort -u | tr '\n' ' ')
+    [ "$rc" -eq 1 ] && failed[$cond]=$(( ${failed[$cond]:-0} + 1 )) && figs[$cond]="${figs[$cond]:-} $why"
+    echo "night $n $cond: exit $rc, $((e - s)) s; failed: ${why:-none}; $(uptime | sed 's/.*load/load/')" >>"$out/nights.txt"
+  done
+done
+printf '%-10s %7s %7s %9s  %s\n' condition nights failed minutes "figures that failed (count)" | tee -a "$out/table.txt"
+for cond in $conditions; do
+  counted=$(tr ' ' '\n' <<<"${figs[$cond]:-}" | grep -v '^$' | sort | uniq -c | awk '{printf "%s(%d) ", $2, $1}')
+  printf '%-10s %7d %7d %9.1f  %s\n' "$cond" "${runs[$cond]:-0}" "${failed[$cond]:-0}" \
+    "$(awk -v s="${secs[$cond]:-0}" -v n="${runs[$cond]:-1}" 'BEGIN{print s / n / 60}')" "${counted:-}" | tee -a "$out/table.txt"
+done
+echo "false alarms: ${failed[same]:-0} of ${runs[same]:-0} same-build nights; per night: $out/nights.txt; outputs $out/<condition>-<night>.txt" | tee -a "$out/table.txt"
+echo "history --changes over these nights:" | tee -a "$out/table.txt"
+"$FP" history --changes --results "$results" "$name" | tee -a "$out/table.txt"

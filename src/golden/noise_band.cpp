@@ -1,0 +1,55 @@
+#include "golden/noise_band.h"
+
+#include <algorithm>
+#include <boost/math/distributions/chi_squared.hpp>
+#include <cmath>
+
+#include "measure/stats.h"
+
+namespace fp {
+namespace {
+
+bool starts(const std::string& s, const std::string& p) { return s.compare(0, p.size(), p) == 0; }
+bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+}  // namespace
+
+// Measured with bench/sitting_spread.sh on this 2-core machine (bench/README.md section 7): 5
+// sittings of 3 launches of completion-realistic-long, 30 s apart, while four other engineers
+// compiled here (load average 8 to 20): between-sitting sd TTFT 9.5%, its p95 13.1%, server prompt
+// time 9.4%, e2e 22.8%, CPU time per token 22.6% (llama.cpp's threads busy-wait at their barriers
+// when a CPU is taken from them), per-token latency 74-77%. Capped at kMaxSittingSigma: beyond it
+// not even a guard would see a halved decode speed (+100% must stay beyond 3 x sqrt 2 x the sd), and
+// a machine that moves more than that between sittings needs the side-by-side gate, not a nightly.
+// A quieter machine learns its own from its nights after kMinNights. GPU kernel time: 0.4% between
+// two H200 machines (issue 21).
+double sitting_sigma_rel(const std::string& figure) {
+  if (starts(figure, "memory.")) return 0;  // memory has its own policy (golden/memory_policy.h)
+  if (has(figure, "kernel_ms")) return 0.005;
+  if (has(figure, "cpu_ms_per_token") || has(figure, "itl_ms") || has(figure, "tpot_ms") || has(figure, "decode_tokens") ||
+      has(figure, "e2e_ms"))
+    return kMaxSittingSigma;
+  if (has(figure, "ttft_ms_p95")) return 0.15;
+  return 0.10;  // TTFT, server timings, prompt and total throughput
+}
+
+const char* sitting_sigma_source() { return "between sittings, measured here (bench/sitting_spread.sh)"; }
+
+NightNoise night_noise(const std::vector<double>& nights) {
+  NightNoise n;
+  std::vector<double> v;
+  for (double x : nights)
+    if (std::isfinite(x)) v.push_back(x);
+  if (v.size() > kNightsWindow) v.erase(v.begin(), v.end() - static_cast<std::ptrdiff_t>(kNightsWindow));
+  n.nights = v.size();
+  if (v.size() < kMinNights) return n;
+  std::vector<double> changes;
+  for (size_t i = 1; i < v.size(); ++i) changes.push_back(std::fabs(v[i] - v[i - 1]));
+  n.sigma = kMadToSigma * median(changes) / std::sqrt(2.0);
+  const double nu = kMadEfficiency * static_cast<double>(v.size() - 1);
+  n.sigma_upper = n.sigma * std::sqrt(nu / boost::math::quantile(boost::math::chi_squared(nu), 1 - kNightsConfidence));
+  n.usable = true;
+  return n;
+}
+
+}  // namespace fp
