@@ -11,6 +11,7 @@
 #include "flow/evidence_pass.h"
 #include "flow/figures.h"
 #include "flow/golden_step.h"
+#include "flow/headroom.h"
 #include "flow/launches.h"
 #include "flow/probed_check.h"
 #include "flow/progress.h"
@@ -237,7 +238,11 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
     r.compute_mib_by_device = timed_log->scan.compute_mib_by_device();
     if (auto kv = timed_log->scan.kv_total()) r.kv_cache_mib = kv->mib;
     if (!timed_log->scan.kv_tokens.empty()) r.kv_cache_tokens = timed_log->scan.kv_tokens.back().value;
+    HeadroomOutcome room = launch_headroom(ctx, passes[k], timed_log->scan);
+    r.headroom = room.headroom;
+    r.headroom_why_not = room.why_not;
   }
+  if (c.attach) r.headroom_why_not = launch_headroom(ctx, first, LogScan{}).why_not;
   if (!pooled.errors.empty() || interrupted()) {
     const TimedPass& last = passes.empty() ? first : passes.back();
     for (const auto& e : pooled.errors) r.failures.push_back("timed runs: " + e);
