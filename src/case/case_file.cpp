@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <regex>
 
+#include "case/effect_defaults.h"
 #include "case/json_fields.h"
 #include "util/model_files.h"
 #include "util/text.h"
@@ -330,11 +331,30 @@ Status load_targets(const JsonFields& top, Case& c) {
   return ok_status();
 }
 
+// A minimum effect or guard as a case writes it: a fraction (the figure's default floor kept) or
+// {"relative": r, "floor": x} (x in the figure's unit; absent: the default floor).
+Result<MinEffect> parse_effect(const JsonFields& parent, const std::string& figure, Job job) {
+  const nlohmann::json& v = parent.raw()[figure];
+  const std::string valid = "a fraction from 0.001 to 10 (e.g. 0.05), or {\"relative\": 0.05, \"floor\": X} with X >= 0 in the figure's unit";
+  MinEffect e = default_min_effect(job, figure);
+  if (v.is_number()) {
+    FP_TRY(e.relative, parent.number_or(figure, 0.001, 10, kDefaultMinEffect));
+    return e;
+  }
+  if (!v.is_object()) return parent.error(figure, "expected " + valid);
+  FP_TRY(JsonFields o, parent.object(figure));
+  FP_TRY_STATUS(o.only_keys({"relative", "floor"}));
+  if (!o.has("relative")) return o.error("", "missing field \"relative\"; expected " + valid);
+  FP_TRY(e.relative, o.number_or("relative", 0.001, 10, kDefaultMinEffect));
+  FP_TRY(e.floor, o.number_or("floor", 0, 1e9, e.floor));
+  return e;
+}
+
 Status load_plan(const JsonFields& top, Case& c) {
   if (!top.has("plan")) return ok_status();
   FP_TRY(JsonFields p, top.object("plan"));
   FP_TRY_STATUS(p.only_keys({"warmup", "repetitions", "timeout_s", "ready_timeout_s", "stall_timeout_s", "min_effect",
-                             "gated", "blocks", "max_blocks", "budget_s", "concurrency", "requests", "request_rate"}));
+                             "guards", "gated", "blocks", "max_blocks", "budget_s", "concurrency", "requests", "request_rate"}));
   FP_TRY(long long w, p.integer_or("warmup", 0, 1000, c.plan.warmup));
   FP_TRY(long long r, p.integer_or("repetitions", 1, 100000, c.plan.repetitions));
   c.plan.warmup = static_cast<int>(w);
@@ -350,8 +370,23 @@ Status load_plan(const JsonFields& top, Case& c) {
     for (const auto& [figure, value] : m.raw().items()) {
       if (!std::regex_match(figure, kName))
         return m.error(figure, "expected a figure name such as ttft_ms or itl_ms");
-      FP_TRY(double v, m.number_or(figure, 0.001, 10, kDefaultMinEffect));
-      c.plan.min_effect[figure] = v;
+      FP_TRY(c.plan.min_effect[figure], parse_effect(m, figure, c.job));
+    }
+  }
+  if (p.has("guards")) {
+    FP_TRY(JsonFields g, p.object("guards"));
+    const auto& felt = user_felt_figures();
+    for (const auto& [figure, value] : g.raw().items()) {
+      if (std::find(felt.begin(), felt.end(), figure) == felt.end())
+        return g.error(figure, "is not a figure a user feels; guards apply to " + join(felt, ", "));
+      if (value.is_boolean() && !value.get<bool>()) {
+        c.plan.guards[figure] = std::nullopt;
+        continue;
+      }
+      if (value.is_boolean())
+        return g.error(figure, "expected false (no guard), a fraction from 0.001 to 10, or {\"relative\": r, \"floor\": x}");
+      FP_TRY(MinEffect e, parse_effect(g, figure, c.job));
+      c.plan.guards[figure] = e;
     }
   }
   if (p.has("gated")) {
@@ -439,9 +474,38 @@ const std::vector<std::string>& paired_figure_names() {
   return names;
 }
 
-double min_effect(const Case& c, const std::string& figure) {
-  auto it = c.plan.min_effect.find(figure);
-  return it != c.plan.min_effect.end() ? it->second : kDefaultMinEffect;
+namespace {
+
+// The entry of `m` whose key covers `figure` (its base name equal to the key, or starting with the
+// key and "_"); the longest key wins; nullptr when none does.
+template <typename T>
+const T* covering(const std::map<std::string, T>& m, const std::string& figure) {
+  const std::string name = base_figure_name(figure);
+  const T* best = nullptr;
+  size_t best_len = 0;
+  for (const auto& [key, value] : m)
+    if ((name == key || starts_with(name, key + "_")) && (!best || key.size() > best_len)) {
+      best = &value;
+      best_len = key.size();
+    }
+  return best;
+}
+
+}  // namespace
+
+std::optional<MinEffect> case_min_effect(const Case& c, const std::string& figure) {
+  if (const MinEffect* e = covering(c.plan.min_effect, figure)) return *e;
+  return std::nullopt;
+}
+
+MinEffect min_effect(const Case& c, const std::string& figure) {
+  if (auto e = case_min_effect(c, figure)) return *e;
+  return default_min_effect(c.job, figure);
+}
+
+std::optional<MinEffect> guard_effect(const Case& c, const std::string& figure) {
+  if (const std::optional<MinEffect>* g = covering(c.plan.guards, figure)) return *g;
+  return default_guard(c.job, figure);
 }
 
 const char* job_name(Job job) {

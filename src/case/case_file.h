@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "case/suite.h"
+#include "util/min_effect.h"
 #include "util/result.h"
 
 namespace fp {
@@ -91,12 +92,20 @@ struct RunPlan {
   double timeout_s = 300;           // one launch's requests (a run, or one launch of a gate block)
   double ready_timeout_s = 60;      // launch to ready
   double stall_timeout_s = 60;      // a streamed answer with no byte for this long has failed
-  // The side-by-side gate (flow/paired_runner.h): the smallest relative worsening of a gated figure
-  // worth failing (figure -> fraction, e.g. {"ttft_ms": 0.05}); figures not named take the job's
-  // default (default_min_effect). Blocks: one fresh launch per arm each, ABBA order; the first look
-  // after `blocks`, then one more block pair at a time until every gated figure is decided, the
-  // blocks reach `max_blocks` or the timed blocks would pass `budget_s`.
-  std::map<std::string, double> min_effect;
+  // The smallest worsening of a figure worth failing, in the golden comparison and the side-by-side
+  // gate alike (figure -> a fraction, e.g. {"ttft_ms": 0.05}, which keeps the figure's default floor,
+  // or {"relative": 0.05, "floor": 2} with the floor in the figure's unit); figures not named take
+  // the defaults (case/effect_defaults.h). A key applies to the figure of its name and to those
+  // starting with it and "_" ("ttft_ms" covers "ttft_ms_p95"; the longest key wins), at every
+  // concurrency level ("c4.ttft_ms").
+  std::map<std::string, MinEffect> min_effect;
+  // Guards (case/effect_defaults.h): figure -> its guard effect (a fraction or {"relative", "floor"}
+  // as above), or nullopt for `false`: the figure is not guarded. Figures a user feels that the case
+  // does not name keep the default guard. Keys: user_felt_figures().
+  std::map<std::string, std::optional<MinEffect>> guards;
+  // The side-by-side gate's blocks (flow/paired_runner.h): one fresh launch per arm each, ABBA order;
+  // the first look after `blocks`, then one more block pair at a time until every gated figure is
+  // decided, the blocks reach `max_blocks` or the timed blocks would pass `budget_s`.
   // The figures the side-by-side gate and A/B gate on; empty: the job's choice
   // (paired_gated_figures). One of paired_figure_names(). Naming gpu_kernel_ms or
   // attention_kernel_ms adds a probed launch per arm and block, after the timed one (a GPU with
@@ -174,9 +183,17 @@ struct Case {
   std::optional<Attach> attach;
 };
 
-// The smallest relative worsening of `figure` worth failing for the job: 5% for the gated timing
-// figures unless the case's plan.min_effect names the figure.
-double min_effect(const Case& c, const std::string& figure);
+// The smallest worsening of `figure` worth failing: the case's plan.min_effect where a key covers the
+// figure, else the defaults (case/effect_defaults.h: 5% with the figure's floor).
+MinEffect min_effect(const Case& c, const std::string& figure);
+// The case's own plan.min_effect for `figure` (a key covering it); nullopt where the case names none.
+std::optional<MinEffect> case_min_effect(const Case& c, const std::string& figure);
+
+// The guard of `figure` (a figure the job does not gate, failed only on a large regression): the
+// case's plan.guards where a key covers it (nullopt for `false`), else the default guard of a
+// figure a user feels (25% with its floor); nullopt for any other figure. Whether the figure gates
+// instead is the caller's to know: a gated figure is never also a guard.
+std::optional<MinEffect> guard_effect(const Case& c, const std::string& figure);
 
 // The placeholders a launch argv may use.
 const std::vector<std::string>& known_placeholders();

@@ -100,6 +100,57 @@ TEST_F(CaseFileTest, GatedFiguresAreTheCasesChoiceFromTheKnownNames) {
                                      HasSubstr("gpu_kernel_ms"), HasSubstr("server_prompt_ms")));
 }
 
+// plan.min_effect: a fraction keeps the figure's default floor; an object sets both; the defaults
+// (case/effect_defaults.h) apply to figures the case does not name, and a key covers the figures
+// that start with it and "_" and every concurrency level.
+TEST_F(CaseFileTest, MinimumEffectsAreAFractionOrAFractionWithAFloor) {
+  auto plain = load(good_);
+  ASSERT_TRUE(plain.ok()) << plain.error().message;
+  EXPECT_EQ(min_effect(*plain, "ttft_ms_p95"), (MinEffect{0.05, 1.0}));
+  EXPECT_EQ(min_effect(*plain, "itl_ms"), (MinEffect{0.05, 0.05}));
+  EXPECT_EQ(min_effect(*plain, "decode_tokens_per_s"), (MinEffect{0.05, 0}));
+  EXPECT_FALSE(case_min_effect(*plain, "ttft_ms").has_value());
+  good_["plan"]["min_effect"] = {{"ttft_ms", 0.1}, {"itl_ms", {{"relative", 0.03}, {"floor", 0.2}}}, {"e2e_ms", {{"relative", 0.2}}}};
+  auto c = load(good_);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(min_effect(*c, "ttft_ms"), (MinEffect{0.1, 1.0}));
+  EXPECT_EQ(min_effect(*c, "ttft_ms_p95"), (MinEffect{0.1, 1.0}));
+  EXPECT_EQ(min_effect(*c, "c4.ttft_ms_p95"), (MinEffect{0.1, 1.0}));
+  EXPECT_EQ(min_effect(*c, "itl_ms"), (MinEffect{0.03, 0.2}));
+  EXPECT_EQ(min_effect(*c, "e2e_ms"), (MinEffect{0.2, 1.0}));
+}
+
+TEST_F(CaseFileTest, MinimumEffectErrorsNameTheFieldTheValueAndWhatIsValid) {
+  good_["plan"]["min_effect"] = {{"ttft_ms", {{"relative", 0.05}, {"floor", -1}}}};
+  EXPECT_THAT(error_of(good_), AllOf(HasSubstr("c1.json"), HasSubstr("plan.min_effect.ttft_ms.floor\" = -1"), HasSubstr("out of range")));
+  good_["plan"]["min_effect"] = {{"ttft_ms", {{"floor", 2}}}};
+  EXPECT_THAT(error_of(good_), AllOf(HasSubstr("plan.min_effect.ttft_ms"), HasSubstr("missing field \"relative\"")));
+  good_["plan"]["min_effect"] = {{"ttft_ms", {{"relative", 0.05}, {"flor", 2}}}};
+  EXPECT_THAT(error_of(good_), AllOf(HasSubstr("unknown field \"plan.min_effect.ttft_ms.flor\""), HasSubstr("floor, relative")));
+  good_["plan"]["min_effect"] = {{"ttft_ms", "5%"}};
+  EXPECT_THAT(error_of(good_), AllOf(HasSubstr("plan.min_effect.ttft_ms\" = \"5%\""), HasSubstr("a fraction from 0.001 to 10"),
+                                     HasSubstr("\"floor\"")));
+}
+
+// plan.guards: a figure a user feels -> a fraction, {relative, floor} or false (no guard).
+TEST_F(CaseFileTest, GuardsCanBeTightenedOrDropped) {
+  auto plain = load(good_);
+  ASSERT_TRUE(plain.ok()) << plain.error().message;
+  EXPECT_EQ(guard_effect(*plain, "tpot_ms"), (MinEffect{0.25, 0.05}));
+  EXPECT_EQ(guard_effect(*plain, "decode_tokens_per_s"), (MinEffect{0.25, 0}));
+  EXPECT_FALSE(guard_effect(*plain, "server_prompt_ms").has_value());  // not a figure a user feels
+  good_["plan"]["guards"] = {{"tpot_ms", 0.1}, {"itl_ms", false}, {"e2e_ms", {{"relative", 0.5}, {"floor", 10}}}};
+  auto c = load(good_);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(guard_effect(*c, "tpot_ms"), (MinEffect{0.1, 0.05}));
+  EXPECT_FALSE(guard_effect(*c, "itl_ms").has_value());
+  EXPECT_EQ(guard_effect(*c, "e2e_ms"), (MinEffect{0.5, 10}));
+  good_["plan"]["guards"] = {{"server_prompt_ms", 0.1}};
+  EXPECT_THAT(error_of(good_), AllOf(HasSubstr("plan.guards.server_prompt_ms"), HasSubstr("not a figure a user feels"), HasSubstr("tpot_ms")));
+  good_["plan"]["guards"] = {{"tpot_ms", true}};
+  EXPECT_THAT(error_of(good_), AllOf(HasSubstr("plan.guards.tpot_ms\" = true"), HasSubstr("expected false (no guard)")));
+}
+
 TEST_F(CaseFileTest, BadJob) {
   good_["job"] = "summarise";
   EXPECT_THAT(error_of(good_), AllOf(HasSubstr("\"job\" = \"summarise\""), HasSubstr("chat, completion, extraction, batch")));

@@ -2,7 +2,9 @@
 // gate (flow/build_gate.h); without --baseline-runtime, the gate against stored goldens
 // (flow/upgrade_gate.h).
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <iostream>
 #include <string>
 #include <thread>
@@ -38,7 +40,8 @@ const char* kUsage =
     "  --max-blocks N             at most N blocks (default plan.max_blocks, 40)\n"
     "  --budget SECONDS           time budget per case for the timed blocks (default plan.budget_s, 300)\n"
     "  --rounds N                 measured rounds per launch (default plan.repetitions)\n"
-    "  --min-effect FIGURE=X      smallest relative worsening worth failing, e.g. ttft_ms=0.05\n"
+    "  --min-effect FIGURE=X[:F]  smallest relative worsening worth failing, e.g. ttft_ms=0.05, and its floor F in the\n"
+    "                             figure's unit (ttft_ms=0.05:2: at least 2 ms); without :F the case's or default floor\n"
     "  --candidate-cpu-share X    calibration: run the candidate's timed launches under a CPU quota of X\n"
     "                             (0 < X < 1) of this machine's CPUs: a real, exactly sized slowdown\n"
     "  --baseline-cpu-share X     the same for the baseline\n"
@@ -100,13 +103,23 @@ int gate_command(int argc, char** argv) {
     } else if (a == "--rounds") {
       b.rounds = args.whole(1, 100000);
     } else if (a == "--min-effect") {
+      // FIGURE=FRACTION or FIGURE=FRACTION:FLOOR (the floor in the figure's unit)
       const std::string v = args.value();
       const auto eq = v.find('=');
       char* end = nullptr;
       const double x = eq == std::string::npos ? 0 : std::strtod(v.c_str() + eq + 1, &end);
-      if (eq == std::string::npos || eq == 0 || !end || *end || !(x > 0 && x <= 10))
-        args.usage_error("--min-effect " + quote(v) + ": expected FIGURE=FRACTION, e.g. ttft_ms=0.05");
-      b.min_effect[v.substr(0, eq)] = x;
+      double floor = std::numeric_limits<double>::quiet_NaN();
+      bool ok = eq != std::string::npos && eq > 0 && end && x > 0 && x <= 10;
+      if (ok && *end == ':') {
+        char* fend = nullptr;
+        floor = std::strtod(end + 1, &fend);
+        ok = fend && fend != end + 1 && !*fend && floor >= 0 && std::isfinite(floor);
+      } else if (ok) {
+        ok = !*end;
+      }
+      if (!ok)
+        args.usage_error("--min-effect " + quote(v) + ": expected FIGURE=FRACTION or FIGURE=FRACTION:FLOOR, e.g. ttft_ms=0.05 or ttft_ms=0.05:2 (floor in ms)");
+      b.min_effect[v.substr(0, eq)] = MinEffect{x, floor};
     } else if (a == "--candidate-prompt-scale") {
       b.candidate_prompt_scale = args.number(0.1, 100, "e.g. 1.02 for 2% more document characters");
     } else if (a == "--candidate-cpu-share" || a == "--baseline-cpu-share") {

@@ -64,9 +64,18 @@ PairedPlan plan_for(const CaseContext& ctx, const BuildGateOptions& o, std::stri
   const GatedFigures g = gated_figures(c, cuda, cuda && c.plan.gated.empty() && plan_gpu_probe("").attached);
   p.gated = g.figures;
   p.min_effect = g.min_effect;
+  p.guards = g.guards;
   *gated_note = g.note;
   p.kernel_time = needs_kernel_probe(p.gated);
-  for (const auto& [f, v] : o.min_effect) p.min_effect[f] = v;
+  // --min-effect FIGURE=FRACTION[:FLOOR]: the relative part, and the floor where given (else the
+  // case's or the default floor stays).
+  for (const auto& [f, v] : o.min_effect) {
+    auto it = p.min_effect.find(f);
+    MinEffect e = it != p.min_effect.end() ? it->second : min_effect(c, f);
+    e.relative = v.relative;
+    if (std::isfinite(v.floor)) e.floor = v.floor;
+    p.min_effect[f] = e;
+  }
   p.quiet = o.quiet;
   p.runtime_cpus = o.runtime_cpus;
   return p;
@@ -224,6 +233,10 @@ BuildGateCase gate_case(const std::string& path, const BuildGateOptions& o, TeeT
   say("gated figures (" + gated_note + "; candidate against baseline, paired per block and prompt):\n");
   if (po.decisions.empty()) say("  none: the " + std::string(job_name(c.job)) + " job gates on its answers only\n");
   for (const auto& d : po.decisions) say("  " + decision_line(d, "candidate") + "\n");
+  if (!po.guards.empty()) {
+    say("guards (figures a user feels that the job does not gate, each at its guard effect):\n");
+    for (const auto& d : po.guards) say("  guard " + decision_line(d, "candidate") + "\n");
+  }
   say("reported, not gated:\n");
   for (const auto& d : po.reported) {
     const PairedEstimate& e = d.estimate;
@@ -259,6 +272,10 @@ BuildGateCase gate_case(const std::string& path, const BuildGateOptions& o, TeeT
                           " prompts answer differently in the candidate");
   for (const auto& d : po.decisions)
     if (d.verdict == TimingVerdict::regression) bc.problems.push_back("REGRESSION " + decision_line(d, "candidate"));
+  for (const auto& d : po.guards)
+    if (d.verdict == TimingVerdict::regression)
+      bc.problems.push_back("REGRESSION (guard: the job does not gate " + d.figure + ", and it regressed beyond its guard effect) " +
+                            decision_line(d, "candidate"));
 
   const bool incomplete = !po.errors.empty() || interrupted();
   const bool hard_fail = std::any_of(bc.problems.begin(), bc.problems.end(), [](const std::string& p) {
@@ -291,9 +308,11 @@ BuildGateCase gate_case(const std::string& path, const BuildGateOptions& o, TeeT
                       {"pinning", po.pinning},
                       {"gated_by", gated_note},
                       {"gated", nlohmann::json::array()},
+                      {"guards", nlohmann::json::array()},
                       {"reported", nlohmann::json::array()},
                       {"problems", bc.problems}};
   for (const auto& d : po.decisions) j["gated"].push_back(decision_json(d));
+  for (const auto& d : po.guards) j["guards"].push_back(decision_json(d));
   // Every launch's units, so that the decision can be recomputed and the method checked offline.
   j["launches"] = nlohmann::json::array();
   for (const auto& l : po.launches)

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "case/suite.h"
+#include "util/min_effect.h"
 
 namespace fp {
 
@@ -39,7 +40,9 @@ struct BuildGateOptions {
   double budget_s = -1;
   int rounds = -1;
   int warmup = -1;
-  std::map<std::string, double> min_effect;  // figure -> relative, over the cases' own
+  // --min-effect: figure -> relative part and floor (NaN: keep the case's or the default floor),
+  // over the cases' own
+  std::map<std::string, MinEffect> min_effect;
   bool quiet = false;
   bool rehash = false;             // read the model files again instead of trusting the hash cache
   std::vector<int> runtime_cpus;   // --runtime-cpus (PairedPlan::runtime_cpus); empty: automatic

@@ -13,6 +13,7 @@
 #include "flow/golden_step.h"
 #include "flow/headroom.h"
 #include "flow/launches.h"
+#include "flow/memory_figures.h"
 #include "flow/probed_check.h"
 #include "flow/progress.h"
 #include "flow/workload_summary.h"
@@ -211,7 +212,10 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
   r.cold_first_ttft_ms = first.cold_first.ttft_s >= 0 ? first.cold_first.ttft_s * 1e3 : -1;
   r.cold_first_e2e_ms = first.cold_first.e2e_s >= 0 ? first.cold_first.e2e_s * 1e3 : -1;
   r.figures = launch_figures(c, passes);
-  for (auto& f : r.figures) f.min_effect = min_effect(c, f.name);
+  for (auto& f : r.figures) {
+    f.min_effect = min_effect(c, f.name);
+    if (!f.gate) f.guard = guard_effect(c, f.name);  // a figure a user feels that the job does not gate
+  }
   r.fidelity = fidelity_summary(pooled);
   WorkloadSummary workload = summarize_workload(ctx, pooled);
   r.workload = workload.lines;
@@ -219,7 +223,9 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
   r.gpu_memory = first.gpu_memory;
   collect_answers(passes, r);
 
-  // Every launch must be the evidence pass's configuration (cheap signals); memory from the first.
+  // Every launch must be the evidence pass's configuration (cheap signals); memory from each launch
+  // (flow/memory_figures.h), the result's memory lines from the first.
+  std::vector<LaunchMemory> memory;
   for (size_t k = 0; k < passes.size() && !c.attach; ++k) {  // an attached run has no log of its own
     const std::string which = passes.size() > 1 ? " (launch " + std::to_string(k + 1) + ")" : "";
     auto timed_log = analyse_log(passes[k].log_path, ctx.signatures);
@@ -232,6 +238,7 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
       r.signal_mismatches.push_back(m + which);
       r.failures.push_back("timed run" + which + " differs from the evidence pass: " + m);
     }
+    memory.push_back(launch_memory(passes[k], timed_log->scan));
     if (k > 0) continue;
     r.timed_signals = signals_text(ts);
     r.kv_mib_by_device = timed_log->scan.kv_mib_by_device();
@@ -242,6 +249,7 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
     r.headroom = room.headroom;
     r.headroom_why_not = room.why_not;
   }
+  for (auto& f : memory_figures(memory)) r.figures.push_back(std::move(f));
   if (c.attach) r.headroom_why_not = launch_headroom(ctx, first, LogScan{}).why_not;
   if (!pooled.errors.empty() || interrupted()) {
     const TimedPass& last = passes.empty() ? first : passes.back();

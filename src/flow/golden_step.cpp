@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "case/case_file.h"
+#include "case/effect_defaults.h"
 #include "evidence/verdict.h"
 #include "golden/answers.h"
 #include "golden/kernel_families.h"
@@ -38,18 +39,27 @@ GoldenPaths golden_paths(const std::string& golden_root, const std::string& fing
   return p;
 }
 
+namespace {
+
+// The figure's minimum effect as its result recorded it; a result file older than minimum effects
+// takes the default with the figure's floor.
+MinEffect recorded_min_effect(const FigureResult& f) {
+  return f.min_effect.known() ? f.min_effect : MinEffect{kDefaultMinEffect, default_floor(f.name)};
+}
+
+}  // namespace
+
 std::map<std::string, FigurePolicy> figure_policies(const std::vector<FigureResult>& figures) {
   std::map<std::string, FigurePolicy> p;
   for (const auto& f : figures)
     p[f.name] = FigurePolicy{f.lower_is_better ? Direction::lower_is_better : Direction::higher_is_better, f.gate,
-                             std::isfinite(f.min_effect) ? f.min_effect : kDefaultMinEffect};
+                             recorded_min_effect(f), false};
   return p;
 }
 
 std::vector<Measured> measured_figures(const std::vector<FigureResult>& figures) {
   std::vector<Measured> m;
-  for (const auto& f : figures)
-    m.push_back({f.name, f.launch_medians, std::isfinite(f.min_effect) ? f.min_effect : kDefaultMinEffect});
+  for (const auto& f : figures) m.push_back({f.name, f.launch_medians, recorded_min_effect(f), f.gate ? std::nullopt : f.guard});
   return m;
 }
 
@@ -162,9 +172,15 @@ void compare_thresholds(const GoldenPaths& paths, const std::string& id, RunResu
     return;
   }
   for (const auto& f : cmp->figures) {
-    r.golden_lines.push_back(std::string(to_string(f.status)) + (f.gate ? " [gate] " : " ") + f.message);
+    r.golden_lines.push_back(std::string(to_string(f.status)) + (f.memory ? " [memory] " : f.gate ? " [gate] " : f.guard ? " [guard] " : " ") +
+                             f.message);
     if (f.failed)
-      r.failures.push_back("figure " + f.message + " (compare " + paths.golden_file + " with " + r.output_dir + "/result.txt)");
+      r.failures.push_back((f.memory ? "memory " : f.guard ? "guard " : "figure ") + f.message + " (compare " + paths.golden_file +
+                           " with " + r.output_dir + "/result.txt)");
+  }
+  for (const auto& moved : cmp->memory_moves) {
+    r.golden_lines.push_back(moved);
+    r.failures.push_back(moved + " (golden " + paths.golden_file + "; if that is intended, keep it with `flashproof accept " + r.output_dir + "`)");
   }
   compare_kernel_set(*golden, paths.golden_file, r);
 }

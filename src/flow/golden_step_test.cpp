@@ -53,7 +53,7 @@ class GoldenStep : public ::testing::Test {
     f.summary = summarize(f.samples);
     f.gate = true;
     f.launch_medians = std::move(launch_medians);
-    f.min_effect = 0.05;
+    f.min_effect = MinEffect{0.05, 0};
     r.figures = {f};
     r.answers = {{"greeting", "hello", true, "no reference", ""}};
     return r;
@@ -356,18 +356,24 @@ TEST_F(GoldenStep, OldSchemaGoldenIsUnreadableWithAdviceAndUntouched) {
 
 TEST_F(GoldenStep, PoliciesTakeTheCaseMinimumEffectOrTheDefault) {
   RunResult r = run({10});
-  r.figures[0].min_effect = kNoValue;  // a result file from before minimum effects
+  r.figures[0].min_effect = MinEffect{kNoValue, 0};  // a result file from before minimum effects
   FigureResult rate;
   rate.name = "decode_tokens_per_s";
   rate.lower_is_better = false;
-  rate.min_effect = 0.1;
+  rate.min_effect = MinEffect{0.1, 0};
+  rate.guard = MinEffect{0.25, 0};
   r.figures.push_back(rate);
   auto p = figure_policies(r.figures);
-  EXPECT_DOUBLE_EQ(p.at("ttft_ms_p95").min_effect, kDefaultMinEffect);
+  EXPECT_DOUBLE_EQ(p.at("ttft_ms_p95").min_effect.relative, kDefaultMinEffect);
+  EXPECT_DOUBLE_EQ(p.at("ttft_ms_p95").min_effect.floor, 1.0);  // the default floor of a TTFT
   EXPECT_TRUE(p.at("ttft_ms_p95").gate);
-  EXPECT_DOUBLE_EQ(p.at("decode_tokens_per_s").min_effect, 0.1);
+  EXPECT_DOUBLE_EQ(p.at("decode_tokens_per_s").min_effect.relative, 0.1);
   EXPECT_EQ(p.at("decode_tokens_per_s").direction, Direction::higher_is_better);
-  EXPECT_DOUBLE_EQ(measured_figures(r.figures)[0].min_effect, kDefaultMinEffect);
+  const auto m = measured_figures(r.figures);
+  EXPECT_DOUBLE_EQ(m[0].min_effect.relative, kDefaultMinEffect);
+  EXPECT_FALSE(m[0].guard.has_value());  // a gated figure is never also a guard
+  ASSERT_TRUE(m[1].guard.has_value());
+  EXPECT_DOUBLE_EQ(m[1].guard->relative, 0.25);
 }
 
 }  // namespace

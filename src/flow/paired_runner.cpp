@@ -14,6 +14,7 @@
 #include <set>
 #include <thread>
 
+#include "case/effect_defaults.h"
 #include "client/stream_metrics.h"
 #include "flow/evidence_pass.h"
 #include "flow/gpu_probe.h"
@@ -90,7 +91,7 @@ std::vector<std::string> paired_gated_figures(const Case& c) {
 
 GatedFigures gated_figures(const Case& c, bool runs_on_cuda, bool kernel_probe_attaches) {
   GatedFigures g;
-  std::map<std::string, double> defaults;
+  std::map<std::string, MinEffect> defaults;
   if (!c.plan.gated.empty()) {
     g.figures = c.plan.gated;
     g.note = "the case's plan.gated";
@@ -98,10 +99,10 @@ GatedFigures gated_figures(const Case& c, bool runs_on_cuda, bool kernel_probe_a
     const std::vector<std::string> job = paired_gated_figures(c.job);
     if (!job.empty() && runs_on_cuda && kernel_probe_attaches) {
       g.figures.push_back("gpu_kernel_ms");
-      defaults["gpu_kernel_ms"] = kKernelTimeMinEffect;
+      defaults["gpu_kernel_ms"] = MinEffect{kKernelTimeMinEffect, default_floor("gpu_kernel_ms")};
       for (const auto& f : job) {
         g.figures.push_back(f);
-        defaults[f] = kHostClockOnGpuMinEffect;
+        defaults[f] = MinEffect{kHostClockOnGpuMinEffect, default_floor(f)};
       }
       g.note = std::string("the ") + job_name(c.job) +
                " job's on CUDA with the kernel probe: GPU kernel time first (low noise), host-clock figures at a wider minimum effect";
@@ -112,9 +113,12 @@ GatedFigures gated_figures(const Case& c, bool runs_on_cuda, bool kernel_probe_a
     }
   }
   for (const auto& f : g.figures) {
-    auto named = c.plan.min_effect.find(f);
     auto d = defaults.find(f);
-    g.min_effect[f] = named != c.plan.min_effect.end() ? named->second : d != defaults.end() ? d->second : kDefaultMinEffect;
+    g.min_effect[f] = case_min_effect(c, f) ? min_effect(c, f) : d != defaults.end() ? d->second : min_effect(c, f);
+  }
+  for (const auto& f : paired_figure_names()) {
+    if (std::find(g.figures.begin(), g.figures.end(), f) != g.figures.end()) continue;
+    if (auto guard = guard_effect(c, f)) g.guards[f] = *guard;
   }
   return g;
 }
@@ -165,7 +169,15 @@ bool PairedOutcome::any_unresolved() const {
 }
 
 bool PairedOutcome::any_regression() const {
-  return std::any_of(decisions.begin(), decisions.end(), [](const FigureDecision& d) { return d.verdict == TimingVerdict::regression; });
+  auto regressed = [](const FigureDecision& d) { return d.verdict == TimingVerdict::regression; };
+  return std::any_of(decisions.begin(), decisions.end(), regressed) || std::any_of(guards.begin(), guards.end(), regressed);
+}
+
+double baseline_median(const PairedOutcome& o, const std::string& figure) {
+  std::vector<double> a;
+  for (const auto& u : paired_units(o, figure))
+    if (std::isfinite(u.a)) a.push_back(u.a);
+  return a.empty() ? kNoValue : median(a);
 }
 
 std::vector<PairedUnit> paired_units(const PairedOutcome& o, const std::string& figure) {
@@ -190,21 +202,30 @@ std::vector<PairedUnit> paired_units(const PairedOutcome& o, const std::string& 
 }
 
 void decide_paired(PairedOutcome& o, const PairedPlan& plan) {
-  auto input = [&](const std::string& figure) {
+  // The figure's effect as a fraction: its relative part, or its floor through the baseline's median
+  // where that is larger.
+  auto input = [&](const std::string& figure, const MinEffect& effect) {
+    return FigureInput{figure, !higher_is_better(figure), effect.relative_at(baseline_median(o, figure)), paired_units(o, figure)};
+  };
+  auto effect_of = [&](const std::string& figure) {
     auto it = plan.min_effect.find(figure);
-    return FigureInput{figure, !higher_is_better(figure), it != plan.min_effect.end() ? it->second : kDefaultMinEffect,
-                       paired_units(o, figure)};
+    return it != plan.min_effect.end() ? it->second : MinEffect{kDefaultMinEffect, default_floor(figure)};
   };
   DecisionOptions opts;
   opts.min_blocks = plan.first_blocks;
-  std::vector<FigureInput> gated, other;
+  std::vector<FigureInput> gated, guards, other;
   std::set<std::string> names;
   for (const auto& l : o.launches)
     for (const auto& [figure, _] : l.units) names.insert(figure);
-  for (const auto& g : plan.gated) gated.push_back(input(g));
+  for (const auto& g : plan.gated) gated.push_back(input(g, effect_of(g)));
+  for (const auto& [figure, effect] : plan.guards)
+    if (names.count(figure) && std::find(plan.gated.begin(), plan.gated.end(), figure) == plan.gated.end())
+      guards.push_back(input(figure, effect));
   for (const auto& n : names)
-    if (std::find(plan.gated.begin(), plan.gated.end(), n) == plan.gated.end()) other.push_back(input(n));
+    if (std::find(plan.gated.begin(), plan.gated.end(), n) == plan.gated.end() && !plan.guards.count(n))
+      other.push_back(input(n, effect_of(n)));
   o.decisions = decide_figures(gated, opts);
+  o.guards = guards.empty() ? std::vector<FigureDecision>{} : decide_figures(guards, opts);
   o.reported.clear();
   // Reported figures are decided one by one (no family to correct for: they never gate).
   for (const auto& f : other) {

@@ -35,7 +35,13 @@ struct PairedPlan {
   double budget_s = 300;
   bool concurrent_rounds = false;              // batch: every prompt of a round in flight at once
   std::vector<std::string> gated;              // figure names the job gates on
-  std::map<std::string, double> min_effect;    // per figure; kDefaultMinEffect otherwise
+  // Per figure (gated or reported); default_min_effect otherwise. A floor becomes a relative effect
+  // through the baseline arm's median of the figure's units at each look (MinEffect::relative_at).
+  std::map<std::string, MinEffect> min_effect;
+  // Guards: figures a user feels that the job does not gate, each at its guard effect, decided with
+  // the same sequential statistics as a family of their own (Holm across the guards); a guard's
+  // regression is the case's regression, an unresolved guard never holds the blocks or the outcome.
+  std::map<std::string, MinEffect> guards;
   // After each timed launch, launch the same arm once more with the kernel probe attached and take
   // gpu_kernel_ms and attention_kernel_ms from it (set when a gated figure needs them:
   // needs_kernel_probe). The timed launches never carry the probe.
@@ -73,13 +79,16 @@ bool needs_kernel_probe(const std::vector<std::string>& figures);
 // (whole launches 20-50% slower in host bursts, in either build: fixtures/logs/h200-live/gate/README.md).
 // TTFT cannot resolve 2% there within minutes; at 25% identical builds resolve within the default
 // budget in 98% of simulated trials even when one launch in four bursts (PairedGateSimulation.GpuDefault*),
-// at 20% in 89%. plan.min_effect overrides any figure's minimum effect.
+// at 20% in 89%. plan.min_effect overrides any figure's minimum effect. Every figure keeps its floor
+// (case/effect_defaults.h). Guards: the figures a user feels (case/effect_defaults.h
+// user_felt_figures) among paired_figure_names() that are not gated, at the case's guard_effect.
 inline constexpr double kKernelTimeMinEffect = 0.02;
 inline constexpr double kHostClockOnGpuMinEffect = 0.25;
 struct GatedFigures {
   std::vector<std::string> figures;
-  std::map<std::string, double> min_effect;  // every figure in `figures`
-  std::string note;                          // where the choice came from, one line
+  std::map<std::string, MinEffect> min_effect;  // every figure in `figures`
+  std::map<std::string, MinEffect> guards;      // the guarded figures and their guard effects
+  std::string note;                             // where the choice came from, one line
 };
 GatedFigures gated_figures(const Case& c, bool runs_on_cuda, bool kernel_probe_attaches);
 
@@ -106,13 +115,14 @@ struct PairedOutcome {
   double wall_s = 0;
   std::string stopped;                       // why the blocks stopped, in words
   std::vector<FigureDecision> decisions;     // the gated figures
+  std::vector<FigureDecision> guards;        // the guarded figures, at their guard effects (PairedPlan::guards)
   std::vector<FigureDecision> reported;      // every other figure, same statistics, not gated
   std::vector<std::string> errors;           // failed launches: the run is incomplete
   std::map<std::string, std::string> answers_a, answers_b;  // prompt id -> answer (first launch)
   std::vector<std::string> unstable;         // "arm: prompt" answers that changed between launches
   std::vector<std::string> pinning;          // where the client and the runtime ran
-  bool any_unresolved() const;
-  bool any_regression() const;
+  bool any_unresolved() const;   // a gated figure (guards never hold the outcome)
+  bool any_regression() const;   // a gated figure or a guard
 };
 
 // Called after every timed launch (A/B keeps its own per-arm figures and memory from it).
@@ -123,7 +133,11 @@ PairedOutcome run_paired(const PairedArm& a, const PairedArm& b, const PairedPla
 // The paired units of one figure from the launches so far (both arms present in a block).
 std::vector<PairedUnit> paired_units(const PairedOutcome& o, const std::string& figure);
 
-// Decides every figure from the launches so far (fills decisions and reported).
+// The median of arm A's units of `figure` so far: the reference a floor is turned into a relative
+// effect by; NaN with no units.
+double baseline_median(const PairedOutcome& o, const std::string& figure);
+
+// Decides every figure from the launches so far (fills decisions, guards and reported).
 void decide_paired(PairedOutcome& o, const PairedPlan& plan);
 
 // The A/B order of block k: true when arm A goes first.

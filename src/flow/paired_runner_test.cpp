@@ -69,23 +69,26 @@ TEST(PairedRunner, OnCudaWithTheProbeKernelTimeIsGatedFirst) {
   // A CPU case, or CUDA without the probe: the job's figures at the default minimum effect.
   auto cpu = gated_figures(c, false, false);
   EXPECT_THAT(cpu.figures, ElementsAre("ttft_ms", "itl_ms"));
-  EXPECT_DOUBLE_EQ(cpu.min_effect["ttft_ms"], kDefaultMinEffect);
+  EXPECT_DOUBLE_EQ(cpu.min_effect["ttft_ms"].relative, kDefaultMinEffect);
+  EXPECT_DOUBLE_EQ(cpu.min_effect["ttft_ms"].floor, 1.0);  // every figure keeps its floor (case/effect_defaults.h)
   auto no_probe = gated_figures(c, true, false);
   EXPECT_THAT(no_probe.figures, ElementsAre("ttft_ms", "itl_ms"));
   EXPECT_THAT(no_probe.note, HasSubstr("the kernel probe does not attach here"));
   // CUDA with the probe: kernel time first at 2%, the host-clock figures at 25%.
   auto gpu = gated_figures(c, true, true);
   EXPECT_THAT(gpu.figures, ElementsAre("gpu_kernel_ms", "ttft_ms", "itl_ms"));
-  EXPECT_DOUBLE_EQ(gpu.min_effect["gpu_kernel_ms"], 0.02);
-  EXPECT_DOUBLE_EQ(gpu.min_effect["ttft_ms"], 0.25);
+  EXPECT_DOUBLE_EQ(gpu.min_effect["gpu_kernel_ms"].relative, 0.02);
+  EXPECT_DOUBLE_EQ(gpu.min_effect["gpu_kernel_ms"].floor, 0.01);
+  EXPECT_DOUBLE_EQ(gpu.min_effect["ttft_ms"].relative, 0.25);
   EXPECT_TRUE(needs_kernel_probe(gpu.figures));
   // The case's minimum effect wins over the machine's default; its own figures over the job's.
-  c.plan.min_effect["ttft_ms"] = 0.1;
-  EXPECT_DOUBLE_EQ(gated_figures(c, true, true).min_effect["ttft_ms"], 0.1);
+  c.plan.min_effect["ttft_ms"] = MinEffect{0.1, 2.0};
+  EXPECT_DOUBLE_EQ(gated_figures(c, true, true).min_effect["ttft_ms"].relative, 0.1);
+  EXPECT_DOUBLE_EQ(gated_figures(c, true, true).min_effect["ttft_ms"].floor, 2.0);
   c.plan.gated = {"ttft_ms"};
   auto named = gated_figures(c, true, true);
   EXPECT_THAT(named.figures, ElementsAre("ttft_ms"));
-  EXPECT_DOUBLE_EQ(named.min_effect["ttft_ms"], 0.1);
+  EXPECT_DOUBLE_EQ(named.min_effect["ttft_ms"].relative, 0.1);
   EXPECT_EQ(named.note, "the case's plan.gated");
   // A job that gates on answers only gains no timing figure on a GPU.
   Case extraction;
@@ -131,6 +134,91 @@ TEST(PairedRunner, UnitsPairWithinABlockAndSkipFailedLaunches) {
   EXPECT_FALSE(u[2].a_first);  // block 1: B first (ABBA)
   EXPECT_DOUBLE_EQ(u[1].b, 220);
   EXPECT_TRUE(paired_units(o, "missing").empty());
+}
+
+// Guards: every figure a user feels that the job does not gate, at the case's guard effect; a
+// figure the case un-guards (false) is left out, a gated figure is never also a guard.
+TEST(PairedRunner, TheFiguresAUserFeelsThatTheJobDoesNotGateAreGuarded) {
+  Case c;
+  c.job = Job::Chat;
+  auto g = gated_figures(c, false, false);
+  EXPECT_THAT(g.figures, ElementsAre("ttft_ms"));
+  EXPECT_EQ(g.guards.count("ttft_ms"), 0u);
+  ASSERT_EQ(g.guards.count("itl_ms"), 1u);
+  EXPECT_DOUBLE_EQ(g.guards["itl_ms"].relative, 0.25);
+  EXPECT_DOUBLE_EQ(g.guards["itl_ms"].floor, 0.05);
+  EXPECT_EQ(g.guards.count("tpot_ms"), 1u);
+  EXPECT_EQ(g.guards.count("e2e_ms"), 1u);
+  EXPECT_EQ(g.guards.count("throughput_tokens_per_s"), 1u);
+  EXPECT_EQ(g.guards.count("server_prompt_ms"), 0u);  // not a figure a user feels: reported
+  c.plan.guards["itl_ms"] = std::nullopt;
+  c.plan.guards["tpot_ms"] = MinEffect{0.1, 0};
+  auto tuned = gated_figures(c, false, false);
+  EXPECT_EQ(tuned.guards.count("itl_ms"), 0u);
+  EXPECT_DOUBLE_EQ(tuned.guards["tpot_ms"].relative, 0.1);
+}
+
+namespace {
+
+// Blocks of two launches whose units of `figure` are `a` and `b` times a small per-block wobble.
+PairedOutcome outcome_with(const std::string& figure, double a, double b, int blocks) {
+  PairedOutcome o;
+  o.arm_a = "baseline";
+  o.arm_b = "candidate";
+  for (int k = 0; k < blocks; ++k) {
+    const double wobble = 1.0 + 0.002 * ((k * 7) % 5 - 2);
+    for (const char* arm : {"baseline", "candidate"}) {
+      ArmLaunch l;
+      l.block = k;
+      l.arm = arm;
+      l.units[figure][""] = (std::string(arm) == "baseline" ? a : b * wobble);
+      if (figure != "ttft_ms") l.units["ttft_ms"][""] = 100 * wobble;  // the gated figure: unchanged
+      o.launches.push_back(l);
+    }
+  }
+  return o;
+}
+
+}  // namespace
+
+// A floor becomes a relative effect through the baseline's median: 0.4 ms on an 8 ms TTFT is +5%,
+// beyond a bare 5% effect's half but far below its 1 ms floor (12.5%): no regression.
+TEST(PairedRunner, AFloorTurnsIntoARelativeEffectThroughTheBaselinesMedian) {
+  PairedOutcome o = outcome_with("ttft_ms", 8.0, 8.4, 8);
+  for (auto& l : o.launches) l.units.erase("itl_ms");
+  EXPECT_DOUBLE_EQ(baseline_median(o, "ttft_ms"), 8.0);
+  PairedPlan plan;
+  plan.gated = {"ttft_ms"};
+  plan.min_effect["ttft_ms"] = MinEffect{0.05, 1.0};
+  decide_paired(o, plan);
+  ASSERT_EQ(o.decisions.size(), 1u);
+  EXPECT_DOUBLE_EQ(o.decisions[0].min_effect, 0.125);
+  EXPECT_EQ(o.decisions[0].verdict, TimingVerdict::no_regression) << o.decisions[0].why;
+  plan.min_effect["ttft_ms"] = MinEffect{0.05, 0};  // no floor: 5% on 8 ms is a regression
+  decide_paired(o, plan);
+  EXPECT_EQ(o.decisions[0].verdict, TimingVerdict::regression) << o.decisions[0].why;
+}
+
+// A halved decode speed on a chat case (TTFT gated, unchanged) is a regression through its guard.
+TEST(PairedRunner, AGuardRegressionIsTheCasesRegression) {
+  PairedOutcome o = outcome_with("tpot_ms", 5.0, 10.0, 8);
+  PairedPlan plan;
+  plan.gated = {"ttft_ms"};
+  plan.guards["tpot_ms"] = MinEffect{0.25, 0.05};
+  decide_paired(o, plan);
+  ASSERT_EQ(o.decisions.size(), 1u);
+  EXPECT_EQ(o.decisions[0].verdict, TimingVerdict::no_regression);
+  ASSERT_EQ(o.guards.size(), 1u);
+  EXPECT_EQ(o.guards[0].figure, "tpot_ms");
+  EXPECT_EQ(o.guards[0].verdict, TimingVerdict::regression) << o.guards[0].why;
+  EXPECT_TRUE(o.any_regression());
+  EXPECT_FALSE(o.any_unresolved());
+  for (const auto& r : o.reported) EXPECT_NE(r.figure, "tpot_ms");  // a guard is not also "reported"
+  // +10% stays below the guard's 25%: the guard holds.
+  PairedOutcome small = outcome_with("tpot_ms", 5.0, 5.5, 8);
+  decide_paired(small, plan);
+  EXPECT_NE(small.guards[0].verdict, TimingVerdict::regression);
+  EXPECT_FALSE(small.any_regression());
 }
 
 }  // namespace

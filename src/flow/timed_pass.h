@@ -33,6 +33,7 @@ struct TimedPass {
   std::vector<double> round_wall_s;        // batch job and concurrency levels: wall time of each concurrent round
   std::optional<uint64_t> peak_rss_bytes;  // the runtime's VmHWM just before it was stopped
   std::string gpu_memory = "not measured";
+  std::optional<double> gpu_peak_mib;      // peak GPU memory of the runtime's processes (NVML); none: not measured
   // The lowest memory left on the host and each GPU while the runtime served the requests (after the
   // warm-up and after every round): the headroom's "memory left" (measure/kv_headroom.h).
   FreeMemory free_memory_low;

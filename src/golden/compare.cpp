@@ -34,19 +34,38 @@ FigureComparison missing(const std::string& name, const GoldenFigure& g, const s
   return c;
 }
 
+FigureComparison compare_memory(const std::string& name, const GoldenFigure& g, const Measured& m) {
+  FigureComparison c;
+  c.name = name;
+  c.gate = true;
+  c.memory = true;
+  c.golden_median = g.median;
+  c.measured_median = median(m.launch_medians);
+  c.memory_judgement = judge_memory(name, g.median, c.measured_median);
+  c.status = c.memory_judgement->status == MemoryStatus::grew      ? FigureStatus::regressed
+             : c.memory_judgement->status == MemoryStatus::dropped ? FigureStatus::improved
+                                                                    : FigureStatus::pass;
+  c.failed = c.memory_judgement->failed();
+  c.message = (c.failed ? "MEMORY " : "") + c.memory_judgement->message + " (golden " + std::to_string(g.n) + " launch(es), this run " +
+              std::to_string(m.launch_medians.size()) + ")";
+  return c;
+}
+
 FigureComparison compare_one(const std::string& name, const GoldenFigure& g, const Measured& m) {
   if (m.launch_medians.empty()) return missing(name, g, "measured in no launch");
   if (!all_finite(m.launch_medians)) return missing(name, g, "a launch median is NaN or infinite");
+  if (is_memory_figure(name)) return compare_memory(name, g, m);
   FigureComparison c;
   c.name = name;
   c.gate = g.gate;
+  c.guard = !g.gate && m.guard.has_value();
   c.golden_median = g.median;
-  const FigurePolicy policy{g.direction, g.gate, m.min_effect};
+  const FigurePolicy policy{g.direction, g.gate, c.guard ? *m.guard : m.min_effect, c.guard};
   const LaunchSpread run = launch_spread(m.launch_medians);
   c.measured_median = run.median;
-  c.judgement = judge_change(policy, LaunchSpread{g.median, g.spread, g.n}, run);
+  c.judgement = judge_change(policy, LaunchSpread{g.median, g.spread, g.n, g.band_source}, run);
   c.status = c.judgement.status;
-  c.failed = c.gate && c.status == FigureStatus::regressed;
+  c.failed = (c.gate || c.guard) && c.status == FigureStatus::regressed;
 
   const double d = c.judgement.worse_by;
   const std::string change = d > 0   ? "worse by " + num(d) + " (" + pct(c.judgement.worse_by_rel) + ")"
@@ -56,7 +75,9 @@ FigureComparison compare_one(const std::string& name, const GoldenFigure& g, con
       c.judgement.facts + (c.judgement.resolution.empty() ? "" : "; " + c.judgement.resolution);
   switch (c.status) {
     case FigureStatus::regressed:
-      c.message = name + ": regressed: " + change + ": " + facts + (c.gate ? "" : " (not gated: reported only)");
+      c.message = (c.guard ? "GUARD " : "") + name + ": regressed: " + change + ": " + facts +
+                  (c.gate ? "" : c.guard ? " (a guard: the job does not gate this figure, and it regressed beyond its guard effect)"
+                                         : " (not gated: reported only)");
       break;
     case FigureStatus::improved:
       c.message = name + ": improved: " + change + ": " + facts;
@@ -74,7 +95,7 @@ FigureComparison compare_one(const std::string& name, const GoldenFigure& g, con
 }  // namespace
 
 bool Comparison::failed() const {
-  return std::any_of(figures.begin(), figures.end(), [](const FigureComparison& f) { return f.failed; });
+  return !memory_moves.empty() || std::any_of(figures.begin(), figures.end(), [](const FigureComparison& f) { return f.failed; });
 }
 
 Result<Comparison> compare_to_golden(const Golden& golden, const std::vector<Measured>& measured) {
@@ -83,9 +104,12 @@ Result<Comparison> compare_to_golden(const Golden& golden, const std::vector<Mea
     if (m.name.empty()) return make_error("compare: a measured figure has an empty name");
     if (!by_name.emplace(m.name, &m).second)
       return make_error("compare: figure " + quote(m.name) + " measured twice; each figure once per run");
-    if (golden.figures.count(m.name) && !(m.min_effect > 0 && std::isfinite(m.min_effect)))
-      return make_error("compare: figure " + quote(m.name) + ": min effect " + num(m.min_effect) +
-                        " is invalid: expected a fraction > 0 (the case's plan.min_effect)");
+    if (golden.figures.count(m.name) && !is_memory_figure(m.name) && !m.min_effect.known())
+      return make_error("compare: figure " + quote(m.name) + ": min effect " + num(m.min_effect.relative) + " (floor " +
+                        num(m.min_effect.floor) + ") is invalid: expected a fraction > 0 and a floor >= 0 (the case's plan.min_effect)");
+    if (m.guard && !m.guard->known())
+      return make_error("compare: figure " + quote(m.name) + ": guard " + num(m.guard->relative) + " (floor " + num(m.guard->floor) +
+                        ") is invalid: expected a fraction > 0 and a floor >= 0 (the case's plan.guards)");
   }
   Comparison out;
   for (const auto& [name, g] : golden.figures) {
@@ -95,6 +119,13 @@ Result<Comparison> compare_to_golden(const Golden& golden, const std::vector<Mea
     else
       out.figures.push_back(compare_one(name, g, *it->second));
   }
+  // Where the KV cache lives: the golden's devices against this run's.
+  std::map<std::string, double> kv_before, kv_after;
+  for (const auto& [name, g] : golden.figures)
+    if (is_memory_figure(name)) kv_before[name] = g.median;
+  for (const auto& [name, m] : by_name)
+    if (is_memory_figure(name) && !m->launch_medians.empty() && all_finite(m->launch_medians)) kv_after[name] = median(m->launch_medians);
+  if (auto moved = kv_cache_moved(kv_before, kv_after)) out.memory_moves.push_back(*moved);
   for (const auto& [name, m] : by_name) {
     if (golden.figures.count(name)) continue;
     FigureComparison c;
@@ -126,7 +157,10 @@ Result<Golden> golden_from_measured(const std::string& fingerprint, const std::v
       auto it = previous->figures.find(m.name);
       if (it != previous->figures.end()) prev = &it->second;
     }
-    if (prev) {
+    if (is_memory_figure(m.name)) {
+      f.direction = Direction::lower_is_better;
+      f.gate = true;
+    } else if (prev) {
       f.direction = prev->direction;
       f.gate = prev->gate;
     } else {
@@ -144,6 +178,7 @@ Result<Golden> golden_from_measured(const std::string& fingerprint, const std::v
     f.median = s.median;
     f.spread = s.spread;
     f.n = s.n;
+    f.band_source = m.band_source;
     if (!g.figures.emplace(m.name, f).second) return make_error(what + " measured twice; each figure once per run");
   }
   FP_TRY_STATUS(validate_golden(g, "golden for " + quote(fingerprint)));

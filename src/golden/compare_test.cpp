@@ -132,7 +132,94 @@ TEST(GoldenCompare, MalformedInputIsAnError) {
   EXPECT_THAT(twice.error().message, HasSubstr("\"a\" measured twice"));
   auto no_effect = compare_to_golden(golden_with("a", ttft(1, 0, 5)), {launches("a", {1}, kNoValue)});
   ASSERT_FALSE(no_effect.ok());
-  EXPECT_THAT(no_effect.error().message, HasSubstr("figure \"a\": min effect nan is invalid: expected a fraction > 0"));
+  EXPECT_THAT(no_effect.error().message, HasSubstr("figure \"a\": min effect nan (floor 0) is invalid: expected a fraction > 0"));
+}
+
+// A floor in the figure's unit: 0.4 ms more on an 8 ms TTFT is 5%, below the 1 ms floor: a pass.
+TEST(GoldenCompare, AFloorKeepsASmallFigureFromFailingOverNothing) {
+  Measured m = launches("ttft_ms_p95", {8.4, 8.4, 8.4});
+  m.min_effect = MinEffect{0.05, 1.0};
+  auto r = compare_to_golden(golden_with("ttft_ms_p95", ttft(8, 0.02, 5)), {m});
+  const FigureComparison& c = only(r);
+  EXPECT_EQ(c.status, FigureStatus::pass) << c.message;
+  EXPECT_DOUBLE_EQ(c.judgement.effect, 1.0);
+  EXPECT_TRUE(c.judgement.floor_in_force);
+  EXPECT_THAT(c.message, HasSubstr("min effect 5%, floor 1 (1: the floor)"));
+  m.launch_medians = {9.5, 9.5, 9.5};  // 1.5 ms: beyond the floor and the noise
+  EXPECT_EQ(only(compare_to_golden(golden_with("ttft_ms_p95", ttft(8, 0.02, 5)), {m})).status, FigureStatus::regressed);
+}
+
+// A figure a user feels that the job does not gate fails as a guard at its guard effect, and says so.
+TEST(GoldenCompare, AGuardFailsOnALargeRegressionAndSaysItIsAGuard) {
+  GoldenFigure tpot{5.0, 0.05, 5, Direction::lower_is_better, false};
+  Measured halved = launches("tpot_ms", {10.0});
+  halved.guard = MinEffect{0.25, 0.05};
+  auto r = compare_to_golden(golden_with("tpot_ms", tpot), {halved});
+  const FigureComparison& c = only(r);
+  EXPECT_EQ(c.status, FigureStatus::regressed);
+  EXPECT_TRUE(c.guard);
+  EXPECT_TRUE(c.failed);
+  EXPECT_THAT(c.message, HasSubstr("GUARD tpot_ms: regressed: worse by 5 (100%)"));
+  EXPECT_THAT(c.message, HasSubstr("guard effect 25%, floor 0.05"));
+  EXPECT_THAT(c.message, HasSubstr("a guard: the job does not gate this figure"));
+  Measured slower = launches("tpot_ms", {5.5});  // +10%: beyond the 5% min effect, within the 25% guard
+  slower.guard = MinEffect{0.25, 0.05};
+  EXPECT_FALSE(only(compare_to_golden(golden_with("tpot_ms", tpot), {slower})).failed);
+  Measured unguarded = launches("tpot_ms", {10.0});  // the case dropped the guard: reported only
+  EXPECT_FALSE(only(compare_to_golden(golden_with("tpot_ms", tpot), {unguarded})).failed);
+}
+
+GoldenFigure mib(double v, size_t n = 5) { return {v, 0, n, Direction::lower_is_better, true}; }
+
+// Memory figures: growth beyond the tolerance fails naming the figure and both values; a drop is
+// reported; within the tolerance passes; no minimum effect needed.
+TEST(GoldenCompare, MemoryGrowthBeyondTheToleranceFailsAndADropIsReported) {
+  Measured grew{"memory.compute_mib.CPU", {87, 87, 87}, MinEffect{kNoValue, 0}};
+  auto r = compare_to_golden(golden_with("memory.compute_mib.CPU", mib(19)), {grew});
+  const FigureComparison& c = only(r);
+  EXPECT_TRUE(c.memory);
+  EXPECT_EQ(c.status, FigureStatus::regressed);
+  EXPECT_TRUE(c.failed);
+  EXPECT_THAT(c.message, HasSubstr("MEMORY memory.compute_mib.CPU grew: 19 -> 87 MiB (+68 MiB, +358%)"));
+  EXPECT_THAT(c.message, HasSubstr("beyond the tolerance of 16 MiB"));
+  Measured small{"memory.compute_mib.CPU", {30}, MinEffect{kNoValue, 0}};  // +11 MiB: within 16 MiB
+  EXPECT_FALSE(only(compare_to_golden(golden_with("memory.compute_mib.CPU", mib(19)), {small})).failed);
+  Measured dropped{"memory.compute_mib.CPU", {19}, MinEffect{kNoValue, 0}};
+  const FigureComparison d = only(compare_to_golden(golden_with("memory.compute_mib.CPU", mib(87)), {dropped}));
+  EXPECT_EQ(d.status, FigureStatus::improved);
+  EXPECT_FALSE(d.failed);
+  EXPECT_THAT(d.message, HasSubstr("dropped: 87 -> 19 MiB"));
+}
+
+TEST(GoldenCompare, AKvCacheThatMovedBetweenDevicesFailsInItsOwnWords) {
+  Golden g;
+  g.fingerprint = "m";
+  g.figures["memory.kv_cache_mib"] = mib(1024);
+  g.figures["memory.kv_cache_mib.CUDA0"] = mib(1024);
+  const MinEffect none{kNoValue, 0};
+  auto r = compare_to_golden(g, {Measured{"memory.kv_cache_mib", {1024}, none}, Measured{"memory.kv_cache_mib.CPU", {1024}, none}});
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_EQ(r->memory_moves.size(), 1u);
+  EXPECT_THAT(r->memory_moves[0], HasSubstr("KV CACHE MOVED: the KV cache was on CUDA0 and is on CPU now"));
+  EXPECT_THAT(r->memory_moves[0], HasSubstr("CPU none -> 1024 MiB; CUDA0 1024 MiB -> none"));
+  EXPECT_TRUE(r->failed());
+  auto same = compare_to_golden(g, {Measured{"memory.kv_cache_mib", {1024}, none}, Measured{"memory.kv_cache_mib.CUDA0", {1024}, none}});
+  ASSERT_TRUE(same.ok());
+  EXPECT_TRUE(same->memory_moves.empty());
+  EXPECT_FALSE(same->failed());
+}
+
+TEST(GoldenRecord, MemoryFiguresAreGatedAndTheBandSourceIsKept) {
+  std::map<std::string, FigurePolicy> policies = {{"ttft_ms", {Direction::lower_is_better, true, 0.05}}};
+  Measured kv{"memory.kv_cache_mib.CPU", {32, 32, 32}, MinEffect{kNoValue, 0}};
+  Measured ttft = launches("ttft_ms_p95", {40, 42, 41});
+  ttft.band_source = BandSource::rounds;
+  auto g = golden_from_measured("m1", {kv, ttft}, policies);
+  ASSERT_TRUE(g.ok()) << g.error().message;
+  EXPECT_TRUE(g->figures.at("memory.kv_cache_mib.CPU").gate);
+  EXPECT_EQ(g->figures.at("memory.kv_cache_mib.CPU").direction, Direction::lower_is_better);
+  EXPECT_EQ(g->figures.at("ttft_ms_p95").band_source, BandSource::rounds);
+  EXPECT_EQ(g->figures.at("memory.kv_cache_mib.CPU").band_source, BandSource::launches);
 }
 
 TEST(GoldenRecord, BuildsGoldenFromLaunchMedians) {

@@ -65,9 +65,11 @@ Result<double> number_field(const json& fig, const std::string& key, const std::
   return d;
 }
 
-Result<GoldenFigure> parse_figure(const json& fig, const std::string& origin, const std::string& where) {
+Result<GoldenFigure> parse_figure(const json& fig, const std::string& origin, const std::string& where, bool has_band) {
   if (!fig.is_object()) return field_error(origin, where, shown(fig), "an object");
-  FP_TRY_STATUS(check_keys(fig, {"median", "spread", "n", "direction", "gate"}, origin, where));
+  std::set<std::string> keys = {"median", "spread", "n", "direction", "gate"};
+  if (has_band) keys.insert("band_source");
+  FP_TRY_STATUS(check_keys(fig, keys, origin, where));
   GoldenFigure f;
   FP_TRY(f.median, number_field(fig, "median", origin, where, false));
   FP_TRY(f.spread, number_field(fig, "spread", origin, where, true));
@@ -82,6 +84,12 @@ Result<GoldenFigure> parse_figure(const json& fig, const std::string& origin, co
   const json& gate = fig.at("gate");
   if (!gate.is_boolean()) return field_error(origin, where + ".gate", shown(gate), "true or false");
   f.gate = gate.get<bool>();
+  if (has_band) {
+    const json& band = fig.at("band_source");
+    std::optional<BandSource> b = band.is_string() ? parse_band_source(band.get<std::string>()) : std::nullopt;
+    if (!b) return field_error(origin, where + ".band_source", shown(band), "\"launches\", \"launches-widened\", \"rounds\" or \"nights\"");
+    f.band_source = *b;
+  }
   return f;
 }
 
@@ -108,6 +116,22 @@ const char* to_string(Direction d) {
   return d == Direction::higher_is_better ? "higher_is_better" : "lower_is_better";
 }
 
+const char* to_string(BandSource s) {
+  switch (s) {
+    case BandSource::launches: return "launches";
+    case BandSource::launches_widened: return "launches-widened";
+    case BandSource::rounds: return "rounds";
+    case BandSource::nights: return "nights";
+  }
+  return "launches";
+}
+
+std::optional<BandSource> parse_band_source(std::string_view s) {
+  for (BandSource b : {BandSource::launches, BandSource::launches_widened, BandSource::rounds, BandSource::nights})
+    if (s == to_string(b)) return b;
+  return std::nullopt;
+}
+
 std::optional<Direction> parse_direction(std::string_view s) {
   if (s == "lower_is_better") return Direction::lower_is_better;
   if (s == "higher_is_better") return Direction::higher_is_better;
@@ -128,15 +152,17 @@ Result<Golden> parse_golden(std::string_view text, const std::string& origin) {
     return make_error(origin + ": schema_version: 1 is a golden of the old scheme (one launch's samples, fixed "
                       "tolerances) and is no longer read (schema " + std::to_string(kGoldenSchemaVersion) +
                       ": medians of several launches and their spread); " + rerecord_advice());
-  // Version 2 lacks kernel_families (it loads with no kernel set); version 3 requires it.
+  // Version 2 lacks kernel_families (it loads with no kernel set); version 3 requires it; version 4
+  // adds band_source to every figure (older ones load as "launches").
   const bool v2 = doc.contains("schema_version") && doc["schema_version"] == 2;
+  const bool v3 = doc.contains("schema_version") && doc["schema_version"] == 3;
   std::set<std::string> keys = {"schema_version", "fingerprint", "spread_kind", "figures"};
   if (!v2) keys.insert("kernel_families");
   FP_TRY_STATUS(check_keys(doc, keys, origin, "(top level)"));
   Golden g;
   const json& ver = doc.at("schema_version");
-  if (!ver.is_number_integer() || (ver.get<long long>() != kGoldenSchemaVersion && !v2))
-    return field_error(origin, "schema_version", shown(ver), "2 or " + std::to_string(kGoldenSchemaVersion));
+  if (!ver.is_number_integer() || (ver.get<long long>() != kGoldenSchemaVersion && !v2 && !v3))
+    return field_error(origin, "schema_version", shown(ver), "2, 3 or " + std::to_string(kGoldenSchemaVersion));
   g.schema_version = static_cast<int>(ver.get<long long>());
   const json& fp_id = doc.at("fingerprint");
   if (!fp_id.is_string() || trim(fp_id.get<std::string>()).empty())
@@ -150,7 +176,7 @@ Result<Golden> parse_golden(std::string_view text, const std::string& origin) {
   for (const auto& [name, fig] : figs.items()) {
     if (!valid_figure_name(name))
       return field_error(origin, "figures", quote(name), "figure names of letters, digits, '_', '.', '-'");
-    FP_TRY(GoldenFigure f, parse_figure(fig, origin, "figures." + name));
+    FP_TRY(GoldenFigure f, parse_figure(fig, origin, "figures." + name, !v2 && !v3));
     g.figures.emplace(name, f);
   }
   if (v2) return g;
@@ -192,6 +218,7 @@ std::string golden_to_json(const Golden& g) {
     o["n"] = f.n;
     o["direction"] = to_string(f.direction);
     o["gate"] = f.gate;
+    o["band_source"] = to_string(f.band_source);
     doc["figures"][name] = std::move(o);
   }
   doc["kernel_families"] = nlohmann::ordered_json::object();

@@ -3,9 +3,9 @@
 // --record-missing`) or accept, read strictly: a truncated, corrupt or schema-violating file is an
 // error, never a default. How a run is judged against it: golden/threshold_policy.h.
 //
-// Schema (version 3), keys always written in this order so the file diffs cleanly:
+// Schema (version 4), keys always written in this order so the file diffs cleanly:
 //   {
-//     "schema_version": 3,
+//     "schema_version": 4,
 //     "fingerprint": "<machine fingerprint id>",
 //     "spread_kind": "mad_of_launch_medians", // spread = raw MAD of the per-launch medians
 //     "figures": {                          // by figure name, sorted
@@ -14,8 +14,10 @@
 //         "spread": 1.25,                   // raw MAD of the launch medians, figure's unit, >= 0
 //         "n": 5,                           // launches (each a cold start of the runtime), >= 1
 //         "direction": "lower_is_better",   // or "higher_is_better"
-//         "gate": true                      // whether the job fails on this figure
-//       }
+//         "gate": true,                     // whether the job fails on this figure
+//         "band_source": "launches"         // where median and spread came from (BandSource below)
+//       },
+//       "memory.kv_cache_mib.CPU": {...}    // memory figures: same keys, judged by golden/memory_policy.h
 //     },
 //     "kernel_families": {                  // attention kernels by family (runtime data), sorted; {}: none
 //       "fattn-mma": {                      // recorded (no kernel probe where the golden was recorded)
@@ -27,8 +29,9 @@
 //     }
 //   }
 // Every key is required; unknown keys are rejected (a misspelt key must not silently vanish).
-// Version 2 (no kernel_families) still loads, with no kernel set. Version 1 (one launch's samples,
-// fixed tolerances) is rejected with how to re-record.
+// Version 3 (no band_source) loads with band_source "launches" for every figure; version 2 (no
+// kernel_families either) with no kernel set. Version 1 (one launch's samples, fixed tolerances) is
+// rejected with how to re-record.
 #pragma once
 
 #include <cstddef>
@@ -41,7 +44,18 @@
 
 namespace fp {
 
-inline constexpr int kGoldenSchemaVersion = 3;
+inline constexpr int kGoldenSchemaVersion = 4;
+
+// Where a golden figure's median and spread (its noise band) came from:
+//   launches          fresh launches of the runtime in one sitting (`run --record-missing`, accept of a
+//                     run of several launches); what one sitting cannot see is added when compared
+//   launches-widened  the same, with the spread already widened for what one sitting cannot see
+//   rounds            separated rounds of requests in one run against a server something else
+//                     started (an attached case cannot be relaunched)
+//   nights            one value per nightly run, from the history (results/history.tsv)
+enum class BandSource { launches, launches_widened, rounds, nights };
+const char* to_string(BandSource s);
+std::optional<BandSource> parse_band_source(std::string_view s);
 
 enum class Direction { lower_is_better, higher_is_better };
 const char* to_string(Direction d);
@@ -54,6 +68,7 @@ struct GoldenFigure {
   size_t n = 0;       // launches
   Direction direction = Direction::lower_is_better;
   bool gate = false;
+  BandSource band_source = BandSource::launches;
 };
 
 // One attention kernel family's share of the attention GPU time (golden/kernel_families.h).
@@ -65,7 +80,7 @@ struct GoldenKernelFamily {
 };
 
 struct Golden {
-  int schema_version = kGoldenSchemaVersion;  // as read (2 or 3); always written as kGoldenSchemaVersion
+  int schema_version = kGoldenSchemaVersion;  // as read (2, 3 or 4); always written as kGoldenSchemaVersion
   std::string fingerprint;
   std::map<std::string, GoldenFigure> figures;  // by figure name
   std::map<std::string, GoldenKernelFamily> kernel_families;  // by family; empty: no kernel set

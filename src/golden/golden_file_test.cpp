@@ -36,15 +36,15 @@ class GoldenFileTest : public ::testing::Test {
 Golden sample_golden() {
   Golden g;
   g.fingerprint = "h200-sm90-driver570-abc123";
-  g.figures["ttft_ms_p95"] = {41.5, 1.25, 5, Direction::lower_is_better, true};
-  g.figures["tokens_per_s_median"] = {812.375, 6.5, 5, Direction::higher_is_better, false};
+  g.figures["ttft_ms_p95"] = {41.5, 1.25, 5, Direction::lower_is_better, true, BandSource::launches};
+  g.figures["tokens_per_s_median"] = {812.375, 6.5, 5, Direction::higher_is_better, false, BandSource::rounds};
   g.kernel_families["fattn-mma"] = {true, 0.4375, 0.0025, 6};
   g.kernel_families["fattn-vec"] = {true, 0.25, 0.0, 6};
   return g;
 }
 
 const char* const kSampleJson = R"({
-  "schema_version": 3,
+  "schema_version": 4,
   "fingerprint": "h200-sm90-driver570-abc123",
   "spread_kind": "mad_of_launch_medians",
   "figures": {
@@ -53,14 +53,16 @@ const char* const kSampleJson = R"({
       "spread": 6.5,
       "n": 5,
       "direction": "higher_is_better",
-      "gate": false
+      "gate": false,
+      "band_source": "rounds"
     },
     "ttft_ms_p95": {
       "median": 41.5,
       "spread": 1.25,
       "n": 5,
       "direction": "lower_is_better",
-      "gate": true
+      "gate": true,
+      "band_source": "launches"
     }
   },
   "kernel_families": {
@@ -77,6 +79,18 @@ const char* const kSampleJson = R"({
       "n": 6
     }
   }
+}
+)";
+
+// A golden of schema 3 (before band sources): it loads, every band from launches.
+const char* const kVersion3Json = R"({
+  "schema_version": 3,
+  "fingerprint": "h200-sm90-driver570-abc123",
+  "spread_kind": "mad_of_launch_medians",
+  "figures": {
+    "ttft_ms_p95": {"median": 41.5, "spread": 1.25, "n": 5, "direction": "lower_is_better", "gate": true}
+  },
+  "kernel_families": {}
 }
 )";
 
@@ -123,6 +137,7 @@ TEST_F(GoldenFileTest, RoundTrip) {
     EXPECT_EQ(b.n, f.n);
     EXPECT_EQ(b.direction, f.direction);
     EXPECT_EQ(b.gate, f.gate);
+    EXPECT_EQ(b.band_source, f.band_source);
   }
   ASSERT_EQ(back->kernel_families.size(), 2u);
   EXPECT_EQ(back->kernel_families.at("fattn-mma").share_median, 0.4375);
@@ -166,7 +181,10 @@ void expect_schema_error(const std::string& from, const std::string& to, const s
 }
 
 TEST_F(GoldenFileTest, SchemaViolationsNameFieldAndValue) {
-  expect_schema_error("\"schema_version\": 3", "\"schema_version\": 4", "schema_version: 4 is invalid: expected 2 or 3");
+  expect_schema_error("\"schema_version\": 4", "\"schema_version\": 5", "schema_version: 5 is invalid: expected 2, 3 or 4");
+  expect_schema_error("\"band_source\": \"rounds\"", "\"band_source\": \"sittings\"",
+                      "figures.tokens_per_s_median.band_source: \"sittings\" is invalid: expected \"launches\", \"launches-widened\", \"rounds\" or \"nights\"");
+  expect_schema_error(",\n      \"band_source\": \"rounds\"", "", "figures.tokens_per_s_median: missing required key \"band_source\"");
   expect_schema_error(",\n  \"kernel_families\": {", ",\n  \"kernel_familes\": {", "missing required key \"kernel_families\"");
   expect_schema_error("\"share_median\": 0.4375", "\"share_median\": 1.5", "kernel_families.fattn-mma.share_median: 1.5 is invalid");
   expect_schema_error("\"share_spread\": 0.0025", "\"share_spread\": -1", "kernel_families.fattn-mma.share_spread: -1");
@@ -195,19 +213,35 @@ TEST_F(GoldenFileTest, SchemaViolationsNameFieldAndValue) {
 }
 
 TEST_F(GoldenFileTest, EmptyFiguresIsAnError) {
-  auto r = parse_golden(R"({"schema_version":3,"fingerprint":"x","spread_kind":"mad_of_launch_medians","figures":{},"kernel_families":{}})", "f.json");
+  auto r = parse_golden(R"({"schema_version":4,"fingerprint":"x","spread_kind":"mad_of_launch_medians","figures":{},"kernel_families":{}})", "f.json");
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("f.json: figures"), std::string::npos) << r.error().message;
 }
 
-TEST_F(GoldenFileTest, Version2LoadsWithoutAKernelSetAndIsWrittenAsVersion3) {
+TEST_F(GoldenFileTest, Version3LoadsWithBandsFromLaunchesAndIsWrittenAsVersion4) {
+  auto g = parse_golden(kVersion3Json, "v3.json");
+  ASSERT_TRUE(g.ok()) << g.error().message;
+  EXPECT_EQ(g->schema_version, 3);
+  EXPECT_EQ(g->figures.at("ttft_ms_p95").band_source, BandSource::launches);
+  const std::string v4 = golden_to_json(*g);
+  EXPECT_NE(v4.find("\"schema_version\": 4"), std::string::npos) << v4;
+  EXPECT_NE(v4.find("\"band_source\": \"launches\""), std::string::npos) << v4;
+  // Version 3 never held band_source: the key there is unknown, not silently read.
+  std::string bad = kVersion3Json;
+  bad.replace(bad.find("\"gate\": true"), 12, "\"gate\": true, \"band_source\": \"nights\"");
+  auto r = parse_golden(bad, "v3.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("unknown key \"band_source\""), std::string::npos) << r.error().message;
+}
+
+TEST_F(GoldenFileTest, Version2LoadsWithoutAKernelSetAndIsWrittenAsVersion4) {
   auto g = parse_golden(kVersion2Json, "v2.json");
   ASSERT_TRUE(g.ok()) << g.error().message;
   EXPECT_EQ(g->schema_version, 2);
   EXPECT_TRUE(g->kernel_families.empty());
   EXPECT_EQ(g->figures.at("ttft_ms_p95").n, 5u);
   const std::string v3 = golden_to_json(*g);
-  EXPECT_NE(v3.find("\"schema_version\": 3"), std::string::npos) << v3;
+  EXPECT_NE(v3.find("\"schema_version\": 4"), std::string::npos) << v3;
   EXPECT_NE(v3.find("\"kernel_families\": {}"), std::string::npos) << v3;
   // Version 2 never held kernel_families: the key there is unknown, not silently read.
   std::string bad = kVersion2Json;

@@ -30,6 +30,12 @@ std::string pct(double rel) {
 
 std::string launches(size_t n) { return std::to_string(n) + (n == 1 ? " launch" : " launches"); }
 
+// What the golden's n counts, by where its spread came from.
+std::string band_units(BandSource s, size_t n) {
+  const char* one = s == BandSource::rounds ? "round" : s == BandSource::nights ? "night" : "launch";
+  return std::string(one) + (n == 1 ? "" : s == BandSource::launches || s == BandSource::launches_widened ? "es" : "s");
+}
+
 // Launch-to-launch standard deviation: from the golden's launch medians, or the run's when it has
 // enough launches of its own and they spread wider. +inf when the golden has too few launches.
 double launch_sigma(const LaunchSpread& g, const LaunchSpread& run) {
@@ -87,7 +93,10 @@ ChangeJudgement judge_change(const FigurePolicy& policy, const LaunchSpread& g, 
   const double scale = std::fabs(g.median);
   j.worse_by = lower ? run.median - g.median : g.median - run.median;
   j.worse_by_rel = scale > 0 ? j.worse_by / scale : kNoValue;
-  j.effect = policy.min_effect * scale;
+  j.effect = policy.min_effect.absolute_at(g.median);
+  j.floor_in_force = policy.min_effect.floor_in_force(g.median);
+  j.guard = policy.guard;
+  j.band = std::string(to_string(g.source)) + ": " + std::to_string(g.n) + " " + band_units(g.source, g.n) + " of the golden";
   j.sigma = launch_sigma(g, run);
   j.noise = noise_band(j.sigma, g.n, run.n);
   j.sigma_rel = scale > 0 ? j.sigma / scale : kNoValue;
@@ -104,12 +113,13 @@ ChangeJudgement judge_change(const FigurePolicy& policy, const LaunchSpread& g, 
 
   j.facts = "golden median " + num(g.median) + " (" + launches(g.n) + ", launch-to-launch spread " +
             (std::isinf(j.sigma) ? std::string("unknown") : num(j.sigma) + " = " + pct(j.sigma_rel)) +
-            "), measured median " + num(run.median) + " (" + launches(run.n) + "), min effect " + pct(policy.min_effect) +
-            " (" + num(j.effect) + "), noise band " +
+            "), measured median " + num(run.median) + " (" + launches(run.n) + "), " +
+            (policy.guard ? "guard effect " : "min effect ") + policy.min_effect.text() + " (" + num(j.effect) +
+            (j.floor_in_force ? ": the floor" : "") + "), noise band " +
             (std::isinf(j.noise) ? std::string("unknown") : num(j.noise) + " (" + pct(j.noise_rel) + ")") + ", " +
             (lower ? "lower" : "higher") + " is better";
   if (!j.resolves) {
-    j.resolution = "this golden cannot resolve a " + pct(policy.min_effect) + " change: ";
+    j.resolution = "this golden cannot resolve a " + pct(scale > 0 ? j.effect / scale : policy.min_effect.relative) + " change: ";
     if (std::isinf(j.sigma))
       j.resolution += "it holds " + launches(g.n) + ", too few for a launch-to-launch spread (at least " +
                       std::to_string(kMinGoldenLaunches) + ")";
@@ -149,7 +159,7 @@ double regression_limit(const FigurePolicy& policy, const LaunchSpread& g, size_
   run.n = run_launches;
   const double noise = noise_band(launch_sigma(g, run), g.n, run_launches);
   if (std::isinf(noise) || !std::isfinite(g.median)) return kNoValue;
-  const double margin = std::max(policy.min_effect * std::fabs(g.median), noise);
+  const double margin = std::max(policy.min_effect.absolute_at(g.median), noise);
   return policy.direction == Direction::lower_is_better ? g.median + margin : g.median - margin;
 }
 

@@ -11,14 +11,19 @@
 //            (the larger of the golden's and the run's when the run has >= 3 launches too)
 //   noise  = k * sigma * sqrt(1/n_golden + 1/n_run), k = 3; unknown (infinite) when the golden holds
 //            fewer than 3 launches
-//   effect = min_effect * |golden median|: the case's smallest relative worsening worth failing
-//            (case/case_file.h min_effect, 5% unless the case names the figure)
+//   effect = max(relative * |golden median|, floor): the case's smallest worsening worth failing
+//            (util/min_effect.h; case/case_file.h min_effect: 5% with the figure's floor in its
+//            unit unless the case names the figure, case/effect_defaults.h)
 //   regressed     d > effect and d > noise         (fails the run when the figure gates)
 //   improved     -d > effect and -d > noise
 //   within_noise |d| > effect but |d| <= noise    (unresolved: never a failure)
 //   pass         |d| <= effect
 // When noise > effect the golden cannot resolve a change of min_effect, and the comparison says so
 // plainly: record more launches, or use the side-by-side gate.
+//
+// Guards: a figure the job does not gate but a user feels (case/effect_defaults.h) is judged by the
+// same rule at its guard effect (25% by default) and fails when regressed; its line says "guard".
+// Memory figures (named "memory.*") follow their own rule: golden/memory_policy.h.
 //
 // Attention kernel families (golden/kernel_families.h) are judged by the same noise rule, on their
 // share of the attention GPU time in each probed launch (the evidence pass and each probed check),
@@ -33,6 +38,7 @@
 
 #include "golden/golden_file.h"
 #include "measure/stats.h"
+#include "util/min_effect.h"
 
 namespace fp {
 
@@ -47,22 +53,27 @@ enum class FigureStatus { pass, regressed, improved, within_noise, new_figure, m
 const char* to_string(FigureStatus s);
 
 // What the job and the case say about one figure: which way is better, whether the job fails on it
-// (flow/figures.h), and the smallest relative worsening worth failing (from the case).
+// (flow/figures.h), and the smallest worsening worth failing (from the case). A guard is a figure the
+// job does not gate that still fails on a regression beyond `min_effect`, which is then its guard
+// effect (case/case_file.h guard_effect).
 struct FigurePolicy {
   Direction direction = Direction::lower_is_better;
   bool gate = false;
-  double min_effect = kNoValue;  // fraction of the golden median, > 0
+  MinEffect min_effect{kNoValue, 0};  // relative part a fraction of the golden median, > 0; floor in the figure's unit
+  bool guard = false;                 // never together with gate
 };
 
 // The policy for `name` in `policies`: a key matches a figure named exactly like it or starting with
 // key + "_" ("ttft_ms" matches "ttft_ms_p95"); the longest key wins. nullptr when none matches.
 const FigurePolicy* find_policy(const std::string& name, const std::map<std::string, FigurePolicy>& policies);
 
-// One side of a comparison: the median of its launch medians, their raw MAD, and how many.
+// One side of a comparison: the median of its launch medians, their raw MAD, and how many; for a
+// golden, where that spread came from (golden/golden_file.h BandSource).
 struct LaunchSpread {
   double median = kNoValue;
   double spread = kNoValue;  // raw MAD of the launch medians; 0 for one launch
-  size_t n = 0;              // launches
+  size_t n = 0;              // launches (or rounds, or nights: `source`)
+  BandSource source = BandSource::launches;
 };
 // From launch medians (must be finite); n == 0 and NaNs when empty.
 LaunchSpread launch_spread(const std::vector<double>& launch_medians);
@@ -72,12 +83,15 @@ struct ChangeJudgement {
   FigureStatus status = FigureStatus::pass;  // pass | regressed | improved | within_noise
   double worse_by = kNoValue;      // d above (negative: better), figure's unit
   double worse_by_rel = kNoValue;  // d / |golden median|; NaN when the golden median is 0
-  double effect = kNoValue;        // min_effect * |golden median|, figure's unit
+  double effect = kNoValue;        // max(relative * |golden median|, floor), figure's unit
+  bool floor_in_force = false;     // the floor decided the effect
   double sigma = kNoValue;         // launch-to-launch standard deviation; +inf when unknown
   double sigma_rel = kNoValue;     // sigma / |golden median|
   double noise = kNoValue;         // noise band, figure's unit; +inf when unknown
   double noise_rel = kNoValue;     // noise / |golden median|
   bool resolves = false;           // noise <= effect: a change of min_effect would be seen
+  bool guard = false;              // judged as a guard (policy.guard)
+  std::string band;                // where the noise band came from, in words ("launches: 5 launches of the golden")
   std::string facts;               // the numbers in words (for the comparison line)
   std::string resolution;          // "" when it resolves, else "this golden cannot resolve a 5% change: ..."
 };

@@ -65,11 +65,11 @@ TEST(ThresholdPolicy, NoNoiseStillNeedsTheMinimumEffect) {
   EXPECT_EQ(judge_change(kLatency, golden(100, 0, 5), one_launch(103)).status, FigureStatus::pass);
   EXPECT_EQ(judge_change(kLatency, golden(100, 0, 5), one_launch(106)).status, FigureStatus::regressed);
   FigurePolicy strict = kLatency;
-  strict.min_effect = 0.02;
+  strict.min_effect = MinEffect{0.02, 0};
   EXPECT_EQ(judge_change(strict, golden(100, 0, 5), one_launch(103)).status, FigureStatus::regressed);
   // A case may make a figure all but ungated: 1000% is said as such.
   FigurePolicy lenient = kLatency;
-  lenient.min_effect = 10;
+  lenient.min_effect = MinEffect{10, 0};
   ChangeJudgement j = judge_change(lenient, golden(100, 0, 5), one_launch(900));
   EXPECT_EQ(j.status, FigureStatus::pass);
   EXPECT_THAT(j.facts, HasSubstr("min effect 1000% (1000)"));
@@ -157,6 +157,30 @@ TEST(ThresholdPolicy, KernelSharesAreJudgedInPointsWithTheGoldensNoise) {
   EXPECT_EQ(fresh.status, ShareStatus::appeared);
   EXPECT_NEAR(fresh.change, 0.88, 1e-12);
   EXPECT_STREQ(to_string(ShareStatus::appeared), "new");
+}
+
+// The effect is max(relative x golden median, floor); the band's source is said.
+TEST(ThresholdPolicy, TheFloorDecidesTheEffectOfASmallFigure) {
+  const FigurePolicy p{Direction::lower_is_better, true, MinEffect{0.05, 1.0}};
+  ChangeJudgement j = judge_change(p, golden(8, 0.01, 5), one_launch(8.6));
+  EXPECT_DOUBLE_EQ(j.effect, 1.0);
+  EXPECT_TRUE(j.floor_in_force);
+  EXPECT_EQ(j.status, FigureStatus::pass);  // +7.5% of 8 ms is 0.6 ms: below the 1 ms floor
+  EXPECT_THAT(j.facts, HasSubstr("min effect 5%, floor 1 (1: the floor)"));
+  EXPECT_EQ(j.band, "launches: 5 launches of the golden");
+  ChangeJudgement big = judge_change(p, golden(100, 0.5, 5), one_launch(106));
+  EXPECT_DOUBLE_EQ(big.effect, 5.0);
+  EXPECT_FALSE(big.floor_in_force);
+  EXPECT_EQ(big.status, FigureStatus::regressed);
+  LaunchSpread rounds = golden(100, 0.5, 7);
+  rounds.source = BandSource::rounds;
+  EXPECT_EQ(judge_change(p, rounds, one_launch(100)).band, "rounds: 7 rounds of the golden");
+  // A guard is judged the same way at its guard effect, and says so.
+  const FigurePolicy guard{Direction::lower_is_better, false, MinEffect{0.25, 0.05}, true};
+  ChangeJudgement g = judge_change(guard, golden(5, 0.01, 5), one_launch(10));
+  EXPECT_TRUE(g.guard);
+  EXPECT_EQ(g.status, FigureStatus::regressed);
+  EXPECT_THAT(g.facts, HasSubstr("guard effect 25%, floor 0.05"));
 }
 
 }  // namespace

@@ -596,7 +596,7 @@ void load_golden_marks(ReportCase& rc) {
   const double launches = dbl(rc.result, "launches", 1);
   for (const auto& [fname, gf] : g->figures) {
     const json fig = figs.value(fname, json::object());
-    const FigurePolicy policy{gf.direction, gf.gate, dbl(fig, "min_effect")};
+    const FigurePolicy policy{gf.direction, gf.gate, MinEffect{dbl(fig, "min_effect"), std::max(0.0, dbl(fig, "min_effect_floor", 0))}};
     GoldenMark m;
     m.median = gf.median;
     m.lower_is_better = gf.direction == Direction::lower_is_better;

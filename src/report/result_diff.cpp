@@ -6,6 +6,7 @@
 #include <set>
 
 #include "golden/answers.h"
+#include "golden/memory_policy.h"
 #include "util/text.h"
 
 namespace fp {
@@ -34,6 +35,10 @@ bool all_finite(const std::vector<double>& v) {
 // effect (within_noise), as a one-launch golden would not.
 std::string judge(const FigureResult& old_f, const FigureResult& new_f, const FigurePolicy* policy) {
   if (!policy || !all_finite(old_f.launch_medians) || !all_finite(new_f.launch_medians)) return "not judged";
+  if (is_memory_figure(old_f.name) && !old_f.launch_medians.empty() && !new_f.launch_medians.empty()) {
+    const MemoryStatus m = judge_memory(old_f.name, median(old_f.launch_medians), median(new_f.launch_medians)).status;
+    return m == MemoryStatus::grew ? "regressed" : m == MemoryStatus::dropped ? "improved" : "pass";
+  }
   return to_string(judge_change(*policy, launch_spread(old_f.launch_medians), launch_spread(new_f.launch_medians)).status);
 }
 

@@ -14,7 +14,7 @@ FigureResult figure(const std::string& name, std::vector<double> samples, bool g
   f.gate = gate;
   f.lower_is_better = lower;
   f.launch_medians = {f.summary.median};
-  f.min_effect = 0.05;
+  f.min_effect = MinEffect{0.05, 0};
   return f;
 }
 

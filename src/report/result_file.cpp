@@ -159,7 +159,9 @@ nlohmann::ordered_json result_to_json(const RunResult& r) {
     figs[f.name] = {{"n", f.summary.n}, {"p50", f.summary.median}, {"p95", f.summary.p95}, {"p99", f.summary.p99},
                     {"mean", f.summary.mean}, {"mad", f.summary.mad}, {"gate", f.gate},
                     {"direction", f.lower_is_better ? "lower_is_better" : "higher_is_better"},
-                    {"min_effect", std::isfinite(f.min_effect) ? json(f.min_effect) : json(nullptr)},
+                    {"min_effect", std::isfinite(f.min_effect.relative) ? json(f.min_effect.relative) : json(nullptr)},
+                    {"min_effect_floor", f.min_effect.floor},
+                    {"guard", f.guard ? json({{"relative", f.guard->relative}, {"floor", f.guard->floor}}) : json(nullptr)},
                     {"launch_medians", f.launch_medians}, {"samples", f.samples}};
   j["launches"] = r.launches;
   j["figures"] = figs;
@@ -238,7 +240,10 @@ Result<RunResult> load_result_json(const std::string& path) {
       // Older result files hold one launch and no launch medians or minimum effect.
       if (f.contains("launch_medians")) fr.launch_medians = f["launch_medians"].get<std::vector<double>>();
       else if (!fr.samples.empty()) fr.launch_medians = {fr.summary.median};
-      if (f.contains("min_effect") && f["min_effect"].is_number()) fr.min_effect = f["min_effect"].get<double>();
+      if (f.contains("min_effect") && f["min_effect"].is_number()) fr.min_effect.relative = f["min_effect"].get<double>();
+      if (f.contains("min_effect_floor") && f["min_effect_floor"].is_number()) fr.min_effect.floor = f["min_effect_floor"].get<double>();
+      if (f.contains("guard") && f["guard"].is_object() && f["guard"].contains("relative") && f["guard"]["relative"].is_number())
+        fr.guard = MinEffect{f["guard"]["relative"].get<double>(), f["guard"].value("floor", 0.0)};
       r.figures.push_back(fr);
     }
     for (const auto& a : j.at("answers")) {

@@ -12,6 +12,7 @@
 #include "golden/kernel_families.h"
 #include "measure/kv_headroom.h"
 #include "measure/stats.h"
+#include "util/min_effect.h"
 
 namespace fp {
 
@@ -22,7 +23,10 @@ struct FigureResult {
   bool gate = false;             // the job gates on it
   bool lower_is_better = true;
   std::vector<double> launch_medians;  // the median of each launch's samples: what goldens compare
-  double min_effect = kNoValue;  // the case's smallest relative worsening worth failing (plan.min_effect)
+  // The case's smallest worsening worth failing (plan.min_effect with its floor; relative NaN in a
+  // result file that predates it), and the guard of a figure a user feels that the job does not gate.
+  MinEffect min_effect{kNoValue, 0};
+  std::optional<MinEffect> guard;
 };
 
 struct AnswerResult {
