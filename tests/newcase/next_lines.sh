@@ -62,6 +62,57 @@ case $scenario in
     grep -q '\[next line 2 exit 125\]' "$dir/next.log" || fail "without the export the plain run did not skip for want of a runtime"
     grep -q "runtime \"llama-server\" not found" "$dir/next.log" || fail "without the export: no 'runtime not found'"
     ;;
+  attached)
+    # Started as a service would be (its own session, a log file, verbose scheduler output), on the
+    # realistic model: a real change below (a slower build of the runtime) shows in its prompt time.
+    realistic=$dir/suite/models/generated/realistic.gguf
+    mkdir -p "$(dirname "$realistic")" && cp "$(dirname "$0")/../../fixtures/models/generated/realistic.gguf" "$realistic" ||
+      { echo "SKIP: the realistic model is not generated (flashproof make-model fixtures/models/*.json)"; exit 125; }
+    port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+    server_pid=
+    start_server() {  # start_server PREFIX: llama-server of that prefix, through its own loader
+      local p=$1 lib=$1/usr/lib/x86_64-linux-gnu
+      GGML_SCHED_DEBUG=2 setsid "$lib/ld-linux-x86-64.so.2" --library-path "$lib:$lib/llama" "$p/usr/bin/llama-server" \
+        -m "$realistic" --host 127.0.0.1 --port "$port" -c 4096 -np 1 -t 1 -fa on -v --alias "$marker" \
+        --log-file "$dir/server.log" >>"$dir/server.stdout" 2>&1 &
+      server_pid=$!
+      for _ in $(seq 1 300); do curl -sf "http://127.0.0.1:$port/health" >/dev/null && return 0; sleep 0.1; done
+      tail "$dir/server.stdout"; fail "the service never became ready"
+    }
+    stop_server() { [ -n "$server_pid" ] && { kill -TERM -- "-$server_pid" 2>/dev/null; wait "$server_pid" 2>/dev/null; server_pid=; }; }
+    trap stop_server EXIT
+    prefix=${FLASHPROOF_PREFIX:-}
+    [ -d "$prefix/usr/bin" ] || { echo "SKIP: no sid prefix (run ci/setup.sh)"; exit 125; }
+    start_server "$prefix"
+    "$fp" new-case att --job chat --max-output-tokens 4 --root "$dir/suite" --endpoint "http://127.0.0.1:$port" \
+      --model "$marker" --log "$dir/server.log" --require placement >"$dir/new-case.txt" 2>&1 || fail "new-case: $(cat "$dir/new-case.txt")"
+    cat "$dir/new-case.txt"
+    # Kept cheap: one round of the 3 prompts per separated round (the case says 3; an operator edits
+    # the plan the same way).
+    python3 - "$dir/suite/cases/att.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1])); c["plan"]["repetitions"] = 1
+json.dump(c, open(sys.argv[1], "w"), indent=2)
+PY
+    run_next "$dir/new-case.txt"
+    [ "$(exits)" = "0 0 " ] || fail "the next lines exited: $(exits)(expected 0 0: the recording run, then the plain run)"
+    golden=$(find "$dir/suite/golden" -name att.json | head -1)
+    [ -n "$golden" ] && grep -q '"band_source": "rounds"' "$golden" || fail "the golden ($golden) does not say its band comes from rounds"
+    rec=$(find "$dir/suite/results" -path '*/att/*' -name result.txt | sort | head -1)
+    grep -q '^golden\.[0-9]* = not recorded (attached): the cold start' "$rec" || fail "the recording run does not say what it could not record"
+    grep -q '^attach\.note\.[0-9]* = timed runs: 5 separated rounds of requests' "$rec" || fail "the recording run does not say it took rounds"
+    # A real change behind the same endpoint: the service restarted from a slower build of the runtime
+    # (ggml's pre-AVX CPU backends only, ci/reduced-prefix.sh).
+    bash "$(dirname "$0")/../../ci/reduced-prefix.sh" "$prefix" "$dir/reduced-prefix" >"$dir/reduced.txt" 2>&1 ||
+      fail "ci/reduced-prefix.sh: $(cat "$dir/reduced.txt")"
+    stop_server
+    start_server "$dir/reduced-prefix"
+    grep '^next: ' "$dir/new-case.txt" | tail -1 >"$dir/plain-only.txt"
+    run_next "$dir/plain-only.txt"
+    [ "$(exits)" = "1 " ] || fail "the plain run against the slower build exited $(exits)(expected 1)"
+    grep -Eq '^FAIL att: (figure|guard GUARD) [a-z0-9_]+: regressed' "$dir/next.log" || fail "no regressed figure named"
+    stop_server
+    ;;
   *) fail "unknown scenario $scenario" ;;
 esac
 echo "next lines ($scenario): ok"
