@@ -19,7 +19,7 @@ fail() { echo "NEXT-LINES TEST FAILED ($scenario): $* (working files in $dir)" >
 . "${FLASHPROOF_CACHE:-/var/cache/flashproof}/env.sh" 2>/dev/null || true
 server=${FLASHPROOF_LLAMA_SERVER:-}
 [ -n "$server" ] && [ -x "$server" ] || { echo "SKIP: no llama-server (run ci/setup.sh)"; exit 125; }
-loader=${FLASHPROOF_LOADER:-} libs=${FLASHPROOF_LIBRARY_PATH:-}
+loader=${FLASHPROOF_LOADER:-}
 fp_abs=$(cd "$(dirname "$fp")" && pwd)/$(basename "$fp")
 
 # A suite of its own (flashproof init: the tiny model generated into it), so that the next lines'
