@@ -37,7 +37,7 @@ struct AbArm {
   std::string gpu_memory = "not measured";
   std::map<std::string, double> kv_mib_by_device, compute_mib_by_device;  // last launch
   std::optional<Headroom> headroom;      // last launch (measure/kv_headroom.h)
-  std::string headroom_why_not = "not computed";
+  std::string headroom_why_not = "no timed launch was measured";
   // Sustained phase
   bool sustained_ran = false;
   double sustained_wall_s = 0;

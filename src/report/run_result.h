@@ -93,7 +93,7 @@ struct RunResult {
   // Headroom (measure/kv_headroom.h): KV bytes per token from the model and the cache types, checked
   // against the runtime's KV buffers; memory left while it served; the context that would still fit.
   std::optional<Headroom> headroom;
-  std::string headroom_why_not = "not computed";
+  std::string headroom_why_not = "no timed launch was measured";
 
   // Answers and goldens
   std::vector<AnswerResult> answers;

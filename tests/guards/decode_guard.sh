@@ -3,9 +3,11 @@
 # slowdown of the real llama-server fails a chat case on its guard, named as a guard with the figure,
 # while time to first token (the chat job's gate) is left alone.
 #
-# The slowdown: the same llama-server with its generation threads pinned to one CPU and woken
-# instead of polling (-t 2 -C 1 --cpu-strict 1 --poll 0), its batch (prompt) threads as before
-# (-Cb 3 --cpu-strict-batch 1 --poll-batch 1): a deployment's CPU mask that starves decode only.
+# The case runs llama-server with one thread (-t 1: under a loaded CI box two threads decode erratically,
+# 10 to 600 ms per token here, one thread steadily). The slowdown: the same llama-server with two
+# generation threads pinned to one CPU and woken instead of polling (-t 2 -C 1 --cpu-strict 1 --poll 0),
+# its batch (prompt) thread as before (-tb 1 -Cb 3 --cpu-strict-batch 0 --poll-batch 1): a
+# deployment's CPU mask that starves decode.
 # Why not -t 1 -tb 2: on this 2-core VM under load a single generation thread decoded FASTER than two
 # (1.2 against 31 ms per token, llama-server's own timings, load 11, 2026-12-01); a real slowdown must
 # be slower whatever the machine's load. The candidate is a wrapper executable that appends those
@@ -18,7 +20,9 @@
 #            (`run --record-missing`, 3 launches of the unchanged server), then one run of the slowed
 #            server against it (never the unchanged server against a golden it just recorded): must
 #            exit 1 with "GUARD <decode figure>: regressed" and "guard <figure>" in its failure
-#   gate     the side-by-side gate, unchanged build as baseline, slowed build as candidate: must exit
+#   gate     the side-by-side gate, unchanged build as baseline, slowed build as candidate, 4 blocks
+#            before the first look (the gate stops once its gated figures are decided, and guards
+#            are not waited for: at 2 blocks their intervals were still too wide here): must exit
 #            1 with "REGRESSION (guard: the job does not gate <decode figure>"
 # usage: decode_guard.sh MODE FLASHPROOF WORK_DIR
 # Exit 0 pass, 1 fail (working files kept), 125 skipped (no llama-server, fewer than 2 CPUs).
@@ -32,7 +36,7 @@ env_file=${FLASHPROOF_CACHE:-/var/cache/flashproof}/env.sh
 . "$env_file"
 [ "$(nproc)" -ge 2 ] || { echo "SKIP: one CPU here: decode pinned to CPU 0 would pin prompt processing too"; exit 125; }
 [ -f "$root/fixtures/models/generated/tiny.gguf" ] || { echo "SKIP: models not generated"; exit 125; }
-slow_args=(-t 2 -tb 2 -C 1 --cpu-strict 1 --poll 0 -Cb 3 --cpu-strict-batch 0 --poll-batch 1)
+slow_args=(-t 2 -tb 1 -C 1 --cpu-strict 1 --poll 0 -Cb 3 --cpu-strict-batch 0 --poll-batch 1)
 wrapper=$work/slowed-decode/llama-server
 case_file=$work/cases/guard-chat.json
 
@@ -54,12 +58,14 @@ c["name"] = "guard-chat"
 c["description"] = "Chat on the tiny model (tests/guards/decode_guard.sh): TTFT gated, decode guarded."
 c["shape"]["max_output_tokens"] = 4
 c["plan"].update({"warmup": 1, "repetitions": 2})
+argv = c["launch"]["argv"]
+argv[argv.index("-t") + 1] = "1"
 json.dump(c, open(sys.argv[2], "w"), indent=2)
 PY
   measure() {  # measure NAME COMMAND...: 5 requests, llama-server's own timings of the last 4
     local name=$1; shift
     local port; port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-    "$@" -m "$root/fixtures/models/generated/tiny.gguf" --host 127.0.0.1 --port "$port" -c 2048 -np 1 -t 2 -fa on --seed 42 \
+    "$@" -m "$root/fixtures/models/generated/tiny.gguf" --host 127.0.0.1 --port "$port" -c 2048 -np 1 -t 1 -fa on --seed 42 \
       >"$work/premise/$name.log" 2>&1 &
     local pid=$!
     timeout 120 python3 "$root/tests/gpu/llama-cuda/ask.py" --port "$port" --prompt-file "$root/fixtures/prompts/documents/operations_manual.txt" \
@@ -107,7 +113,7 @@ case $mode in
     ;;
   gate)
     (cd "$root" && "$fp" gate "$case_file" --root "$root" --baseline-runtime "$FLASHPROOF_PREFIX" --candidate-runtime "$wrapper" \
-       --blocks 2 --max-blocks 4 --rounds 2 --warmup 1 --results "$work/results-gate" --quiet) >"$work/gate.txt" 2>&1
+       --blocks 4 --max-blocks 4 --rounds 2 --warmup 1 --results "$work/results-gate" --quiet) >"$work/gate.txt" 2>&1
     rc=$?
     cat "$work/gate.txt"
     [ $rc -eq 1 ] || fail "the gate exited $rc, expected 1"
