@@ -3,10 +3,14 @@ set -euo pipefail
 FP_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 FP_BUILD=${FLASHPROOF_BUILD_DIR:-$FP_ROOT/build}
 
+# fp_build [TARGET...]: install what is missing, configure, build the targets (default: everything,
+# unit tests and benchmarks included) and generate the models.
 fp_build() {
   bash "$FP_ROOT/ci/setup.sh"
   cmake -S "$FP_ROOT" -B "$FP_BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-  cmake --build "$FP_BUILD" -j"$(nproc)"
+  local targets=()
+  for t in "$@"; do targets+=(--target "$t"); done
+  cmake --build "$FP_BUILD" -j"$(nproc)" "${targets[@]}"
   "$FP_BUILD/flashproof" make-model "$FP_ROOT"/fixtures/models/*.json
 }
 

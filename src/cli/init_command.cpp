@@ -1,5 +1,8 @@
 // flashproof init DIR: a suite of one's own (case/suite.h) from the template flashproof ships
 // (share/flashproof/suite/, templates/suite/ in the sources), with a runnable example case.
+#include <pwd.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
@@ -9,6 +12,7 @@
 
 #include "case/case_file.h"
 #include "case/suite.h"
+#include "case/suite_nightly.h"
 #include "cli/commands.h"
 #include "cli/make_model_command.h"
 #include "util/shipped_data.h"
@@ -24,8 +28,9 @@ const char* kUsage =
     "Makes a suite in DIR (created if missing; an existing folder keeps its files, and nothing is\n"
     "overwritten): flashproof-suite.json (the marker every command looks for), CMakeLists.txt using the\n"
     "installed flashproof package, cases/example-chat.json (an example to edit, runnable as it is on a\n"
-    "tiny generated model), models/tiny.json and its model, prompts/chat/, golden/, README.md and a\n"
-    ".gitignore for results/ and build/. Then, in DIR:\n"
+    "tiny generated model), models/tiny.json and its model, prompts/chat/, golden/, README.md, a\n"
+    ".gitignore for results/ and build/, and nightly/: a nightly runner for this machine (run-nightly.sh,\n"
+    "a systemd service and timer, the same as a cron line). Then, in DIR:\n"
     "  cmake -S . -B build && ctest --test-dir build\n"
     "exit: 0 made, 2 could not (said why; nothing overwritten), 64 usage\n";
 
@@ -38,11 +43,28 @@ constexpr const char* kExamplePrompts = "chat";
 struct Planned {
   fs::path path;         // inside the new suite
   std::string content;
+  bool executable = false;
 };
+
+// What the nightly runner needs to know (case/suite_nightly.h): this binary, the prefix it is
+// installed under (where find_package(flashproof) finds <prefix>/lib/cmake/flashproof), the user
+// running init.
+NightlyValues nightly_values(const fs::path& dir) {
+  NightlyValues v;
+  v.suite = dir.string();
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  v.flashproof = ec ? "flashproof" : exe.string();
+  v.prefix = exe.parent_path().parent_path().string();  // <prefix>/bin/flashproof
+  const passwd* pw = ::getpwuid(::geteuid());
+  v.user = pw && pw->pw_name ? pw->pw_name : std::to_string(::geteuid());
+  return v;
+}
 
 // The template's files as they land in the suite: "gitignore" becomes ".gitignore", the example
 // case gets the recipe's sha256.
-Result<std::vector<Planned>> plan_template(const fs::path& from, const fs::path& to, const std::string& model_sha) {
+Result<std::vector<Planned>> plan_template(const fs::path& from, const fs::path& to, const std::string& model_sha,
+                                           const NightlyValues& nightly) {
   std::vector<Planned> out;
   std::error_code ec;
   if (!fs::is_directory(from, ec))
@@ -54,7 +76,12 @@ Result<std::vector<Planned>> plan_template(const fs::path& from, const fs::path&
     FP_TRY(std::string text, read_file(it->path().string()));
     const size_t at = text.find(kExampleShaPlaceholder);
     if (at != std::string::npos) text.replace(at, std::string(kExampleShaPlaceholder).size(), model_sha);
-    out.push_back({to / rel, text});
+    const bool nightly_file = *rel.begin() == "nightly";
+    if (nightly_file) {
+      text = render_nightly(text, nightly);
+      rel = rel.parent_path() / nightly_file_name(rel.filename().string(), nightly.suite);
+    }
+    out.push_back({to / rel, text, rel.extension() == ".sh"});
   }
   if (ec) return make_error(from.string() + ": cannot read the suite template: " + ec.message());
   return out;
@@ -70,7 +97,7 @@ Result<std::vector<Planned>> plan_suite(const fs::path& dir) {
   const std::string sha = recipe["sha256"].get<std::string>();
   recipe["output"] = kExampleModel;
 
-  FP_TRY(std::vector<Planned> files, plan_template(share / "suite", dir, sha));
+  FP_TRY(std::vector<Planned> files, plan_template(share / "suite", dir, sha, nightly_values(dir)));
   files.push_back({dir / kSuiteMarker, suite_marker_text("prompts")});
   files.push_back({dir / "models" / kExampleRecipe, recipe.dump(2) + "\n"});
   const fs::path prompts = share / "prompts" / kExamplePrompts;
@@ -120,9 +147,11 @@ int init_command(int argc, char** argv) {
   for (const auto& f : *planned) {
     fs::create_directories(f.path.parent_path(), ec);
     if (auto st = write_file_atomic(f.path.string(), f.content); !st) return fail(st.error().message);
+    if (f.executable) fs::permissions(f.path, fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec, fs::perm_options::add, ec);
     std::cout << "wrote " << f.path.lexically_relative(dir).string() << "\n";
   }
   fs::create_directories(dir / "golden", ec);
+  fs::create_directories(dir / "results" / "nightly", ec);
 
   // The example's model, so that the example case is valid (and runnable) at once.
   if (make_model_file((dir / "models" / kExampleRecipe).string(), dir.string(), false) != 0)
@@ -134,6 +163,13 @@ int init_command(int argc, char** argv) {
   std::cout << "example case valid: cases/example-chat.json\n\n"
             << "suite: " << dir.string() << "\n"
             << "next:  cd " << dir.string() << " && cmake -S . -B build && ctest --test-dir build\n";
+  const std::string unit = nightly_unit_name(dir.string());
+  std::cout << "\nnightly: nightly/run-nightly.sh runs the suite's CTest, keeps each night in results/nightly/ and exits\n"
+            << "non-zero when a case failed. Every night at 02:30, with systemd (as root):\n"
+            << "  cp " << shell_word((dir / "nightly" / (unit + ".service")).string()) << " "
+            << shell_word((dir / "nightly" / (unit + ".timer")).string()) << " /etc/systemd/system/\n"
+            << "  systemctl daemon-reload && systemctl enable --now " << unit << ".timer\n"
+            << "or without systemd: the line in nightly/crontab, added with crontab -e\n";
   return 0;
 }
 

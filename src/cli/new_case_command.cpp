@@ -13,6 +13,7 @@
 #include "cli/suite_option.h"
 #include "flow/gpu_machine.h"
 #include "flow/new_case.h"
+#include "golden/threshold_policy.h"
 #include "measure/nvml.h"
 #include "model/gguf_reader.h"
 #include "report/redact.h"
@@ -21,6 +22,7 @@
 #include "runtime/launcher.h"
 #include "runtime/runtime_data.h"
 #include "util/file_hash_cache.h"
+#include "util/shell_word.h"
 #include "util/text.h"
 
 namespace fp {
@@ -91,7 +93,23 @@ void print_decisions(const std::vector<Decision>& decisions) {
 struct RuntimeChoice {
   std::string name;
   std::vector<Decision> notes;
+  // What a run needs in its environment to start this runtime, when runs would not find it by
+  // themselves (neither $VAR, the setup's env.sh nor PATH names it): VAR=VALUE, in order.
+  std::vector<std::pair<std::string, std::string>> env;
 };
+
+// The variables that make locate_runtime (runtime/launcher.h) start `given`: the executable, and the
+// loader and its library path where the runtime needs sid's loader (a setup.sh prefix).
+std::vector<std::pair<std::string, std::string>> runtime_env(const RuntimeCommand& given, const Adapter& adapter) {
+  std::vector<std::pair<std::string, std::string>> env{{adapter.executable_var, given.prefix.back()}};
+  const bool loader = given.prefix.size() >= 4 && given.prefix[1] == "--library-path";
+  const char* set = std::getenv("FLASHPROOF_LOADER");
+  if (loader || (set && *set)) {
+    env.push_back({"FLASHPROOF_LOADER", loader ? given.prefix[0] : ""});
+    env.push_back({"FLASHPROOF_LIBRARY_PATH", loader ? given.prefix[2] : ""});
+  }
+  return env;
+}
 
 Result<RuntimeChoice> choose_runtime(const std::string& runtime_arg, const std::string& runtime_option) {
   RuntimeChoice rc;
@@ -115,11 +133,14 @@ Result<RuntimeChoice> choose_runtime(const std::string& runtime_arg, const std::
   FP_TRY(RuntimeCommand given, runtime_from_path(runtime_arg, *adapter));
   std::error_code ec;
   const bool same = found && fs::equivalent(found_exe, given.prefix.back(), ec);
+  if (!same) rc.env = runtime_env(given, *adapter);
+  std::vector<std::string> assignments;
+  for (const auto& [var, value] : rc.env) assignments.push_back(var + "=" + shell_word(value));
   rc.notes.push_back({"{runtime}", given.prefix.back(),
                       same ? "the command's executable; runs find the same one through " + found->how_found
                            : "the command's executable; runs resolve {runtime} through $" + adapter->executable_var +
                                  ", the setup's env.sh or PATH (" + (found ? "now " + found_exe : std::string("none found now")) +
-                                 "): set " + adapter->executable_var + "=" + given.prefix.back() + " to run this one"});
+                                 "): the next lines export " + join(assignments, " ") + " to run this one (ctest too)"});
   if (auto v = runtime_version(given, *adapter, fs::temp_directory_path().string()))
     rc.notes.push_back({"runtime version", v->text, given.prefix.back() + " " + join(adapter->version_args, " ")});
   return rc;
@@ -145,9 +166,9 @@ struct Options {
 };
 
 Result<NewCase> draft_launched(const Options& o, const std::string& root, std::vector<Decision>& notes,
-                               std::string& runtime_name) {
+                               std::vector<std::pair<std::string, std::string>>& env) {
   FP_TRY(RuntimeChoice rc, choose_runtime(o.command.front(), o.runtime));
-  runtime_name = rc.name;
+  env = rc.env;
   notes = rc.notes;
   FP_TRY(LaunchLine rules, load_launch_line(rc.name));
   const std::vector<std::string> args(o.command.begin() + 1, o.command.end());
@@ -189,6 +210,35 @@ Result<NewCase> draft_attached(Options o, std::vector<Decision>& notes) {
   if (auto data = load_attached_data(o.runtime); data && (!o.attach.log_file.empty() || !o.attach.log_command.empty()))
     for (const auto& [level, why] : data->hints) drafted.decisions.push_back({"evidence: " + level, "may be unavailable", why});
   return drafted;
+}
+
+// Whether `path` lies inside the folder `root` (a run finds the suite by walking up from the case).
+bool inside(const std::string& path, const std::string& root) {
+  std::error_code ec;
+  const fs::path rel = fs::weakly_canonical(path, ec).lexically_relative(fs::weakly_canonical(root, ec));
+  return !rel.empty() && *rel.begin() != "..";
+}
+
+// What to type next, as shell commands a second run passes with: the runtime's variables where runs
+// would not find it, the first run that records this machine's golden, then the plain run.
+std::vector<std::string> next_lines(const std::string& path, const std::string& root, const std::string& root_option,
+                                    const std::vector<std::pair<std::string, std::string>>& env, bool attached) {
+  std::vector<std::string> out;
+  if (!env.empty()) {
+    std::vector<std::string> a;
+    for (const auto& [var, value] : env) a.push_back(var + "=" + shell_word(value));
+    out.push_back("next: export " + join(a, " "));
+    out.push_back("      # runs and ctest find {runtime} through these: put them in the environment of every run");
+  }
+  const std::string run = "flashproof run " + shell_word(path) + (root_option.empty() ? "" : " --root " + shell_word(root_option));
+  out.push_back("next: " + run + " --record-missing");
+  out.push_back(attached ? "      # records what an attached server allows: reference answers, the verdict, and figures whose noise "
+                           "band comes from separated rounds of requests in this one run (no relaunch)"
+                         : "      # records this machine's golden (" + std::to_string(kDefaultGoldenLaunches) +
+                               " fresh launches: their spread is the noise band), reference answers and the verdict");
+  out.push_back("next: " + run);
+  out.push_back("      # compares with it; keep golden/ of " + root + " in your repository");
+  return out;
 }
 
 }  // namespace
@@ -265,8 +315,8 @@ int new_case_command(int argc, char** argv) {
   if (fs::exists(path, ec) && !o.force) return fail(path + " exists; --force replaces it");
 
   std::vector<Decision> notes;
-  std::string runtime_name;
-  auto drafted = o.attached ? draft_attached(o, notes) : draft_launched(o, root, notes, runtime_name);
+  std::vector<std::pair<std::string, std::string>> env;
+  auto drafted = o.attached ? draft_attached(o, notes) : draft_launched(o, root, notes, env);
   if (!drafted) return fail(drafted.error().message);
   const std::string text = drafted->json.dump(2) + "\n";
   // The loader `run` uses, on the text before it is written: a case that would not load is never written.
@@ -278,7 +328,8 @@ int new_case_command(int argc, char** argv) {
   std::cout << "flashproof new-case: wrote " << path << " (it loads as `flashproof run` loads it)\n";
   print_decisions(notes);
   print_decisions(drafted->decisions);
-  std::cout << "next: flashproof run " << path << "\n";
+  for (const auto& line : next_lines(path, root, o.root.empty() && inside(path, root) ? "" : root, env, o.attached))
+    std::cout << line << "\n";
   return 0;
 }
 

@@ -199,6 +199,12 @@ int run_command(int argc, char** argv) {
   std::vector<CaseRun> runs;
   int worst = kRunPass;
   bool any_ran = false;
+  // The table's header first and each case's row as soon as it is done: the first verdict shows
+  // while the other cases still run.
+  const int verdict_width = 34;
+  std::printf("%-28s %-10s %-*s %8s %8s %8s  %s\n", "case", "status", verdict_width, "verdict [evidence]", "TTFT p50", "p95",
+              "tok/s", "answers");
+  std::fflush(stdout);
   for (const auto& path : cases) {
     CaseRun run = run_case_file(path, o);
     if (!run.message.empty()) std::cerr << "flashproof run: " << run.message << "\n";
@@ -211,15 +217,12 @@ int run_command(int argc, char** argv) {
       any_ran = true;
       worst = std::max(worst == kRunSkip ? 0 : worst, run.exit_code == kRunIncomplete ? 2 : run.exit_code);
     }
+    std::fflush(stderr);
+    print_row(run, path, verdict_width);
+    std::fflush(stdout);
     runs.push_back(std::move(run));
     if (interrupted()) break;
   }
-  int verdict_width = 34;
-  for (const auto& run : runs)
-    if (!run.result.case_name.empty()) verdict_width = std::max(verdict_width, static_cast<int>(verdict_column(run.result).size()));
-  std::printf("\n%-28s %-10s %-*s %8s %8s %8s  %s\n", "case", "status", verdict_width, "verdict [evidence]", "TTFT p50", "p95",
-              "tok/s", "answers");
-  for (size_t i = 0; i < runs.size(); ++i) print_row(runs[i], cases[i], verdict_width);
   if (ctest) print_for_ctest(runs);
   std::fflush(stdout);
   if (interrupted()) {

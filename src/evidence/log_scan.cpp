@@ -78,6 +78,7 @@ void apply(LogScan& scan, const Rule& rule, const std::smatch& m, Quote q, const
       KvTotal kv;
       kv.mib = to_mib(rule, capture(rule, m, "mib"));
       kv.cells = std::strtol(capture(rule, m, "cells").c_str(), nullptr, 10);  // saturates, unlike atol
+      kv.streams = std::strtol(capture(rule, m, "streams").c_str(), nullptr, 10);
       kv.k_type = capture(rule, m, "k_type");
       kv.v_type = capture(rule, m, "v_type");
       kv.k_mib = to_mib(rule, capture(rule, m, "k_mib"));

@@ -54,7 +54,8 @@ struct DeviceMib {
 
 struct KvTotal {
   double mib = 0;
-  long cells = 0;
+  long cells = 0;     // per stream
+  long streams = 0;   // KV streams (one per parallel sequence unless unified); 0: not stated
   std::string k_type, v_type;
   double k_mib = 0, v_mib = 0;
   Quote quote;

@@ -33,7 +33,7 @@ const std::vector<KindInfo>& kinds() {
       {RuleKind::GraphSplits, "graph_splits", "log", {"value"}, {"batch"}},
       {RuleKind::GraphNodes, "graph_nodes", "log", {"value"}, {}},
       {RuleKind::KvBuffer, "kv_buffer", "log", {"device", "mib"}, {}},
-      {RuleKind::KvTotal, "kv_total", "log", {"mib"}, {"cells", "k_type", "k_mib", "v_type", "v_mib"}},
+      {RuleKind::KvTotal, "kv_total", "log", {"mib"}, {"cells", "streams", "k_type", "k_mib", "v_type", "v_mib"}},
       {RuleKind::ComputeBuffer, "compute_buffer", "log", {"device", "mib"}, {}},
       {RuleKind::FusedNode, "fused_node", "placement", {"backend"}, {"index", "op", "name"}},
       {RuleKind::UnfusedNode, "unfused_node", "placement", {"backend"}, {"index", "op", "name"}},

@@ -28,7 +28,7 @@ enum class RuleKind {
   GraphSplits,    // capture "value", optional "batch"
   GraphNodes,     // capture "value"
   KvBuffer,       // captures "device", "mib"
-  KvTotal,        // capture "mib"; optional "cells", "k_type", "k_mib", "v_type", "v_mib"
+  KvTotal,        // capture "mib"; optional "cells", "streams", "k_type", "k_mib", "v_type", "v_mib"
   ComputeBuffer,  // captures "device", "mib"
   // section "placement" (level 2)
   FusedNode,      // capture "backend"; optional "index", "op", "name"

@@ -11,6 +11,7 @@
 
 #include "flow/ab_decision.h"
 #include "flow/evidence_pass.h"
+#include "flow/headroom.h"
 #include "flow/paired_runner.h"
 #include "flow/figures.h"
 #include "flow/mechanism.h"
@@ -150,6 +151,9 @@ void record_launch(ArmState& s, int index, const TimedPass& pass_in) {
   s.arm.kv_mib_by_device = log->scan.kv_mib_by_device();
   s.arm.compute_mib_by_device = log->scan.compute_mib_by_device();
   if (auto kv = log->scan.kv_total()) a.add("kv_cache_mib", kv->mib, true);
+  HeadroomOutcome room = launch_headroom(ctx, *pass, log->scan);
+  s.arm.headroom = room.headroom;
+  s.arm.headroom_why_not = room.why_not;
   double compute = 0;
   for (const auto& [d, v] : s.arm.compute_mib_by_device) compute += v;
   if (!s.arm.compute_mib_by_device.empty()) a.add("compute_buffer_mib", compute, true);

@@ -9,6 +9,13 @@
 
 namespace fp {
 
+// An attached server cannot be relaunched: its timed runs are separated rounds of requests in one
+// run, each standing in for a launch (its medians are a figure's "launch medians"), this many on a
+// plain run (a golden is recorded from kDefaultGoldenLaunches, golden/threshold_policy.h), this
+// many seconds apart, the warm-up before the first only.
+inline constexpr int kAttachedRounds = 3;
+inline constexpr double kAttachedRoundGapS = 2.0;
+
 // Waits until the attached server answers 200 on the adapter's ready paths (503 while it loads, a
 // refused connection while it restarts: retried until plan.ready_timeout_s). Any other status (401,
 // 404) fails at once with the status and the server's body.

@@ -2,15 +2,18 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <thread>
 
 #include "flow/attached_pass.h"
 #include "flow/evidence_pass.h"
 #include "flow/figures.h"
 #include "flow/golden_step.h"
+#include "flow/headroom.h"
 #include "flow/launches.h"
 #include "flow/low_noise_figures.h"
 #include "flow/memory_figures.h"
@@ -185,12 +188,13 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
   // The timed runs: `launches` fresh launches, each a cold start of the runtime (flow/launches.h).
   // Recording a missing golden takes kDefaultGoldenLaunches unless told otherwise: a golden holds
   // the spread of launch medians (golden/threshold_policy.h).
-  int launches = c.attach ? 1 : o.launches;  // an attached server cannot be launched afresh
+  // An attached server cannot be launched afresh: its "launches" are separated rounds of requests.
+  int launches = o.launches;
   if (launches <= 0) {
     std::error_code gec;
     const bool recording = o.record_missing && o.golden_fingerprint.empty() &&
                            !fs::exists(golden_paths(o.golden_root, fpr.id(), c.name).golden_file, gec);
-    launches = recording ? kDefaultGoldenLaunches : 1;
+    launches = recording ? kDefaultGoldenLaunches : c.attach ? kAttachedRounds : 1;
   }
   std::optional<CpuQuota> quota;  // calibration: the timed launches under a CPU quota
   if (o.cpu_share < 1) {
@@ -211,8 +215,17 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
     CaseContext launch_ctx = ctx;
     launch_ctx.out_dir = launch_dir(ctx.out_dir, k);
     fs::create_directories(launch_ctx.out_dir, ec);
-    if (launches > 1) progress(o, c.name, "timed runs: launch " + std::to_string(k) + " of " + std::to_string(launches));
-    auto timed = run_timed_pass(launch_ctx, timed_options);
+    TimedOptions this_launch = timed_options;
+    if (c.attach && k > 1) {  // the next round of the same server, after a pause; warmed up already
+      this_launch.warmup = 0;
+      for (int t = 0; t < static_cast<int>(kAttachedRoundGapS * 10) && !interrupted(); ++t)
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      if (interrupted()) break;
+    }
+    if (launches > 1)
+      progress(o, c.name, std::string(c.attach ? "timed runs: round " : "timed runs: launch ") + std::to_string(k) + " of " +
+                              std::to_string(launches));
+    auto timed = run_timed_pass(launch_ctx, this_launch);
     if (!timed) {
       r.failures.push_back("timed runs failed" + (launches > 1 ? " (launch " + std::to_string(k) + " of " + std::to_string(launches) + ")" : std::string()) +
                            ": " + timed.error().message);
@@ -224,6 +237,11 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
   const TimedPass first = passes.empty() ? TimedPass{} : passes.front();
   const TimedPass pooled = pooled_pass(passes);
   r.launches = static_cast<int>(passes.size());
+  if (c.attach)
+    r.attached_notes.push_back("timed runs: " + std::to_string(passes.size()) + " separated rounds of requests " +
+                               std::to_string(static_cast<int>(kAttachedRoundGapS)) + " s apart, the warm-up before the first only, "
+                               "stand in for fresh launches (an attached server is not relaunched): each figure's launch medians are "
+                               "round medians, and their spread is its noise band until the nights widen it");
   r.timed_argv = redact_argv(first.argv);
   if (!c.attach) r.timed_line = shown_launch(ctx, ctx.adapter.timed_args);  // an attached server's line is not ours to show
   r.cold_ready_ms = c.attach ? -1 : first.ready_s * 1e3;  // an attached server was up before we came
@@ -259,6 +277,9 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
     r.compute_mib_by_device = timed_log->scan.compute_mib_by_device();
     if (auto kv = timed_log->scan.kv_total()) r.kv_cache_mib = kv->mib;
     if (!timed_log->scan.kv_tokens.empty()) r.kv_cache_tokens = timed_log->scan.kv_tokens.back().value;
+    HeadroomOutcome room = launch_headroom(ctx, passes[k], timed_log->scan);
+    r.headroom = room.headroom;
+    r.headroom_why_not = room.why_not;
   }
   for (auto& f : memory_figures(memory)) r.figures.push_back(std::move(f));
   // How busy the rest of the machine was during each launch (golden/compare.h kOtherLoadFigure).
@@ -273,6 +294,7 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
       r.figures.push_back(std::move(busy));
     }
   }
+  if (c.attach) r.headroom_why_not = launch_headroom(ctx, first, LogScan{}).why_not;
   if (!pooled.errors.empty() || interrupted()) {
     const TimedPass& last = passes.empty() ? first : passes.back();
     for (const auto& e : pooled.errors) r.failures.push_back("timed runs: " + e);
@@ -328,6 +350,10 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
   g.record_missing = o.record_missing;
   g.record_missing_answers = o.record_missing_answers;
   compare_goldens(g, r);
+  if (c.attach && r.golden_status == "recorded")  // what a golden of a server we did not start cannot hold
+    r.golden_lines.push_back("not recorded (attached): the cold start (the server was up before the run), the attention kernel "
+                             "set (no kernel probe in a server flashproof did not start), launch-to-launch noise (it is not "
+                             "relaunched: " + std::to_string(r.launches) + " separated rounds stand in for launches)");
   return finish(r.failures.empty() ? kRunPass : kRunFail);
 }
 

@@ -110,7 +110,11 @@ Result<GoldenPlan> plan_golden(const GoldenPaths& paths, const RunResult& r, con
                                bool answers, bool verdict) {
   GoldenPlan plan;
   if (figures) {
-    FP_TRY(Golden g, golden_from_measured(r.fingerprint_id, measured_figures(r.figures), figure_policies(r.figures), previous));
+    std::vector<Measured> measured = measured_figures(r.figures);
+    // An attached server's launch medians are separated rounds of one run (flow/attached_pass.h).
+    if (!r.attached.empty())
+      for (Measured& m : measured) m.band_source = BandSource::rounds;
+    FP_TRY(Golden g, golden_from_measured(r.fingerprint_id, measured, figure_policies(r.figures), previous));
     g.kernel_families = golden_kernel_families(r.kernel_families);
     plan.golden = g;
   }
@@ -358,7 +362,8 @@ void compare_goldens(const GoldenStepOptions& o, RunResult& r) {
   }
   if (record_thresholds) {
     r.golden_status = "recorded";
-    r.golden_lines.push_back("recorded " + ref.golden_file + " from " + std::to_string(r.launches) + " launches");
+    r.golden_lines.push_back("recorded " + ref.golden_file + " from " + std::to_string(r.launches) +
+                             (r.attached.empty() ? " launches" : " separated rounds of requests (attached: band source \"rounds\")"));
   }
   if (record_answers) {
     r.golden_lines.push_back("recorded " + std::to_string(r.answers.size()) + " reference answers and the verdict (" +

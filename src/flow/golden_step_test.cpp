@@ -143,6 +143,24 @@ TEST_F(GoldenStep, RecordsFromLaunchesThenComparesOneLaunchAgainstIt) {
   EXPECT_THAT(slower.failures[0], HasSubstr("(compare " + path("golden/m1/chat.json") + " with "));
 }
 
+TEST_F(GoldenStep, AnAttachedServersGoldenSaysItsBandComesFromRounds) {
+  GoldenStepOptions o{path("golden")};
+  o.record_missing = true;
+  RunResult rec = run({10, 11, 10.5, 10.2, 10.8});
+  rec.attached = "http://127.0.0.1:8080";
+  compare_goldens(o, rec);
+  ASSERT_THAT(rec.failures, IsEmpty());
+  auto g = load_golden(path("golden/m1/chat.json"));
+  ASSERT_TRUE(g.ok()) << g.error().message;
+  EXPECT_EQ(g->figures.at("ttft_ms_p95").band_source, BandSource::rounds);
+  RunResult launched = run({10, 11, 10.5, 10.2, 10.8});
+  launched.case_name = "chat2";
+  compare_goldens(o, launched);
+  auto g2 = load_golden(path("golden/m1/chat2.json"));
+  ASSERT_TRUE(g2.ok()) << g2.error().message;
+  EXPECT_EQ(g2->figures.at("ttft_ms_p95").band_source, BandSource::launches);
+}
+
 TEST_F(GoldenStep, FiguresKeyedByConcurrencyLevelAreRecordedAndComparedEachOnItsOwn) {
   // A case with plan.concurrency: the job's gated figure at each level (flow/figures.h case_figures).
   auto levelled = [&](std::vector<double> c1, std::vector<double> c4) {

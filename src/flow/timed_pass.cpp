@@ -69,6 +69,11 @@ Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& opt
   const auto runtime0 = launched ? thread_cpu_seconds(pgid) : std::nullopt;
   const double own0 = own_cpu_seconds();
   const auto load_t0 = Clock::now();
+  // Memory left while it serves: after the warm-up and after every round, the lowest kept.
+  const Result<Nvml> nvml_free = launched ? Nvml::open() : Result<Nvml>(make_error("attached: the server is not flashproof's process"));
+  auto note_free_memory = [&] {
+    if (launched) out.free_memory_low.keep_lowest(read_free_memory(nvml_free));
+  };
 
   auto deadline = Clock::now() + std::chrono::duration<double>(c.plan.timeout_s);
   auto time_left = [&] { return std::max(seconds(deadline - Clock::now()), 1.0); };
@@ -120,6 +125,7 @@ Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& opt
       if (auto r = request(p); !r) fail("warm-up request (" + p.id + ")", r.error());
   }
 
+  note_free_memory();
   const std::vector<int> levels = options.levels ? c.plan.concurrency : std::vector<int>{};
   for (size_t k = 0; k < levels.size(); ++k) {
     const int level = levels[k];
@@ -131,6 +137,7 @@ Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& opt
       if (out_of_time(static_cast<int>(k) * reps + r, static_cast<int>(levels.size()) * reps)) break;
       const auto at = poisson_arrivals(n, c.plan.request_rate, arrival_seed(c.seed, level, r));
       concurrent_round(ps, at, level, static_cast<int>(k) * reps + r, level);
+      note_free_memory();
     }
   }
 
@@ -141,6 +148,7 @@ Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& opt
       std::vector<const Prompt*> ps;
       for (const auto& p : prompts) ps.push_back(&p);
       concurrent_round(ps, {}, static_cast<int>(ps.size()), round, 0);
+      note_free_memory();
       continue;
     }
     for (const auto& p : prompts) {
@@ -154,6 +162,7 @@ Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& opt
       }
       out.requests.push_back({p.id, round, *r, cpu0 && cpu1 ? *cpu1 - *cpu0 : -1.0, 0, sent});
     }
+    note_free_memory();
   }
   if (interrupted()) out.errors.push_back("interrupted");
   if (launched) out.peak_rss_bytes = peak_rss_bytes(pgid);

@@ -215,6 +215,7 @@ Result<std::vector<GpuInfo>> Nvml::gpus() const {
     if (r != NVML_SUCCESS) return api_->failed("nvmlDeviceGetMemoryInfo", r, gpu_label(i));
     info.memory_total_bytes = mem.total;
     info.memory_used_bytes = mem.used;
+    info.memory_free_bytes = mem.free;
     out.push_back(std::move(info));
   }
   return out;

@@ -23,6 +23,7 @@ struct GpuInfo {
   std::string uuid;   // "GPU-…"
   uint64_t memory_total_bytes = 0;
   uint64_t memory_used_bytes = 0;
+  uint64_t memory_free_bytes = 0;  // what a new allocation could still get (nvmlMemory_t.free)
 };
 
 // The driver as NVML reports it.

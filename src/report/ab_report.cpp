@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "report/headroom_text.h"
 #include "util/text.h"
 
 namespace fp {
@@ -156,7 +157,9 @@ std::string ab_to_text(const AbRun& r) {
     for (const auto& [d, v] : a->kv_mib_by_device) out += "  arm " + a->name + " kv_buffer_mib." + d + " = " + num(v) + "\n";
     for (const auto& [d, v] : a->compute_mib_by_device) out += "  arm " + a->name + " compute_buffer_mib." + d + " = " + num(v) + "\n";
     out += "  arm " + a->name + " gpu = " + a->gpu_memory + "\n";
+    for (const auto& [k, v] : headroom_lines(a->headroom, a->headroom_why_not)) out += "  arm " + a->name + " " + k + " = " + v + "\n";
   }
+  for (const auto& l : flag_memory_change(r.off.headroom, r.on.headroom)) out += "  " + l + "\n";
 
   out += "\n## Launch commands ({port} is a free loopback port per launch)\n";
   for (const AbArm* a : {&r.off, &r.on}) {
@@ -210,7 +213,8 @@ nlohmann::ordered_json ab_to_json(const AbRun& r) {
                      {"launch", {{"timed_argv", a->timed_argv}, {"evidence_argv", a->evidence_argv}, {"evidence_env", a->evidence_env}}},
                      {"launches", a->launches},
                      {"figures", figs},
-                     {"memory", {{"kv_buffer_mib", a->kv_mib_by_device}, {"compute_buffer_mib", a->compute_mib_by_device}, {"gpu", a->gpu_memory}}},
+                     {"memory", {{"kv_buffer_mib", a->kv_mib_by_device}, {"compute_buffer_mib", a->compute_mib_by_device}, {"gpu", a->gpu_memory},
+                                 {"headroom", headroom_json(a->headroom, a->headroom_why_not)}}},
                      {"sustained", {{"ran", a->sustained_ran}, {"wall_s", a->sustained_wall_s}, {"requests", a->sustained_requests},
                                     {"concurrency", a->sustained_concurrency}, {"drift", a->drift_lines}}},
                      {"answers", a->answers},

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "measure/ab_stats.h"
+#include "measure/kv_headroom.h"
 #include "report/run_result.h"
 #include "util/result.h"
 
@@ -35,6 +36,8 @@ struct AbArm {
   std::vector<FigureResult> figures;     // pooled over the arm's launches, in ab_figure order
   std::string gpu_memory = "not measured";
   std::map<std::string, double> kv_mib_by_device, compute_mib_by_device;  // last launch
+  std::optional<Headroom> headroom;      // last launch (measure/kv_headroom.h)
+  std::string headroom_why_not = "no timed launch was measured";
   // Sustained phase
   bool sustained_ran = false;
   double sustained_wall_s = 0;

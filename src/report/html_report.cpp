@@ -10,6 +10,7 @@
 #include "golden/threshold_policy.h"
 #include "history/history.h"
 #include "measure/stats.h"
+#include "report/headroom_text.h"
 #include "util/text.h"
 
 namespace fp {
@@ -382,6 +383,13 @@ std::string case_section(const ReportCase& rc, const std::vector<TrendPoint>* tr
   out += "<h3>Memory</h3>";
   if (!bars.empty()) out += bars_plot("memory", name + ": memory", bars);
   out += "<p>GPU: " + esc(str(mem, {"gpu"}, "not measured")) + "</p>";
+  {
+    std::string why_not;
+    const auto room = headroom_from_json(r.value("headroom", json()), &why_not);
+    out += "<h3>Headroom</h3><table>";
+    for (const auto& [k, v] : headroom_lines(room, why_not)) out += "<tr><td>" + esc(k) + "</td><td>" + esc(v) + "</td></tr>";
+    out += "</table>";
+  }
 
   // Answers.
   if (r.contains("answers") && r["answers"].is_array() && !r["answers"].empty()) {

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "report/headroom_text.h"
 #include "util/sha256.h"
 #include "util/text.h"
 
@@ -117,6 +118,7 @@ std::string result_to_text(const RunResult& r) {
   for (const auto& [d, v] : r.compute_mib_by_device) line(out, "memory.compute_buffer_mib." + d, num(v));
   line(out, "memory.host_peak_rss_mib", r.peak_rss_mib ? num(*r.peak_rss_mib) : "not measured");
   line(out, "memory.gpu", r.gpu_memory);
+  for (const auto& [k, v] : headroom_lines(r.headroom, r.headroom_why_not)) line(out, k, v);
   for (const auto& a : r.answers) {
     const std::string k = "answer." + a.prompt_id;
     line(out, k + ".sha256", sha256_hex(a.text));
@@ -183,6 +185,7 @@ nlohmann::ordered_json result_to_json(const RunResult& r) {
                  {"kv_cache_tokens", r.kv_cache_tokens ? json(*r.kv_cache_tokens) : json(nullptr)},
                  {"kv_buffer_mib", r.kv_mib_by_device}, {"compute_buffer_mib", r.compute_mib_by_device},
                  {"host_peak_rss_mib", r.peak_rss_mib ? json(*r.peak_rss_mib) : json(nullptr)}, {"gpu", r.gpu_memory}};
+  j["headroom"] = headroom_json(r.headroom, r.headroom_why_not);
   json answers = json::array();
   for (const auto& a : r.answers)
     answers.push_back({{"prompt_id", a.prompt_id}, {"text", a.text}, {"stable", a.stable}, {"reference", a.reference}, {"diff", a.diff}});

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "golden/kernel_families.h"
+#include "measure/kv_headroom.h"
 #include "measure/stats.h"
 #include "util/min_effect.h"
 
@@ -95,6 +96,10 @@ struct RunResult {
   std::map<std::string, double> kv_mib_by_device, compute_mib_by_device;
   std::optional<double> peak_rss_mib;
   std::string gpu_memory = "not measured";
+  // Headroom (measure/kv_headroom.h): KV bytes per token from the model and the cache types, checked
+  // against the runtime's KV buffers; memory left while it served; the context that would still fit.
+  std::optional<Headroom> headroom;
+  std::string headroom_why_not = "no timed launch was measured";
 
   // Answers and goldens
   std::vector<AnswerResult> answers;

@@ -47,7 +47,7 @@ Result<KvCacheTypes> parse_kv_cache_types(const std::string& text, const std::st
     return make_error(path + ": no \"kv_cache\" section: this runtime's KV cache types are not known (the section lists the "
                            "flags and the values the runtime accepts, e.g. llama-server.json)");
   FP_TRY(JsonFields s, top.object("kv_cache"));
-  FP_TRY_STATUS(s.only_keys({"comment", "k_flags", "v_flags", "types", "default", "mixed_pairs"}));
+  FP_TRY_STATUS(s.only_keys({"comment", "k_flags", "v_flags", "types", "default", "mixed_pairs", "block_bytes", "block_bytes_comment"}));
   KvCacheTypes t;
   t.data_file = path;
   FP_TRY(t.k_flags, s.string_list("k_flags"));
@@ -70,7 +70,30 @@ Result<KvCacheTypes> parse_kv_cache_types(const std::string& text, const std::st
     if (!p) return p.error();
     t.mixed_pairs.push_back(*p);
   }
+  if (s.has("block_bytes")) {
+    const nlohmann::json& b = s.raw()["block_bytes"];
+    if (!b.is_object()) return s.error("block_bytes", "expected an object: type -> [elements per block, bytes per block]");
+    for (const auto& [type, v] : b.items()) {
+      if (!known_type(t, type)) return s.error("block_bytes", quote(type) + " is not one of \"types\": " + join(t.types, ", "));
+      if (!v.is_array() || v.size() != 2 || !v[0].is_number_integer() || !v[1].is_number_integer() || v[0].get<int>() < 1 ||
+          v[1].get<int>() < 1)
+        return s.error("block_bytes", quote(type) + " = " + v.dump() + ": expected [elements per block, bytes per block], whole numbers >= 1");
+      t.block_bytes[type] = {v[0].get<int>(), v[1].get<int>()};
+    }
+  }
   return t;
+}
+
+KvPair kv_pair_of(const std::vector<std::string>& argv, const KvCacheTypes& t) {
+  KvPair p{t.default_type, t.default_type};
+  for (size_t i = 0; i < argv.size(); ++i) {
+    for (auto [flags, type] : {std::make_pair(&t.k_flags, &p.k), std::make_pair(&t.v_flags, &p.v)}) {
+      const FlagForm form = flag_form(*flags, argv[i]);
+      if (form == FlagForm::Joined) *type = argv[i].substr(argv[i].find('=') + 1);
+      if (form == FlagForm::ValueNext && i + 1 < argv.size()) *type = argv[i + 1];
+    }
+  }
+  return p;
 }
 
 Result<KvCacheTypes> load_kv_cache_types(const std::string& runtime) {

@@ -3,6 +3,7 @@
 // lists). Used by `flashproof matrix --kv`; a runtime without the section has no KV axis.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,12 @@ struct KvCacheTypes {
   std::vector<std::string> types;             // every value the runtime accepts, in the data's order
   std::string default_type;                   // what the runtime uses when no flag names a type
   std::vector<KvPair> mixed_pairs;            // the mixes `--kv all` adds to the same pairs
+  // What one cached element of each type costs: ggml's block of `elements` takes `bytes` (f16: 1, 2;
+  // q8_0: 32, 34). From the data's "block_bytes"; a type without an entry has no known size.
+  struct BlockBytes {
+    int elements = 1, bytes = 0;
+  };
+  std::map<std::string, BlockBytes> block_bytes;
 };
 
 // Parses the "kv_cache" section of a runtime data file's text; errors name the file and the field.
@@ -34,6 +41,10 @@ Result<KvCacheTypes> load_kv_cache_types(const std::string& runtime);
 // a same pair), "all" (every same pair, then the data's mixed pairs). Duplicates are dropped, order
 // kept. Errors name the item and list the valid types.
 Result<std::vector<KvPair>> parse_kv_pairs(const std::string& list, const KvCacheTypes& t);
+
+// The K and V types a launch line sets (the last of its K and V flags, "-ctk q8_0" or "-ctk=q8_0"),
+// the runtime's default for a type it does not set.
+KvPair kv_pair_of(const std::vector<std::string>& argv, const KvCacheTypes& t);
 
 // The argv with the K and V types set: every existing K or V flag (and its value, or "--flag=value")
 // removed, then the first K and V flags with the pair's types appended.

@@ -80,3 +80,39 @@ TEST(KvCacheTypes, LaunchLineGetsThePairInsteadOfItsOwn) {
 
 }  // namespace
 }  // namespace fp
+
+namespace fp {
+namespace {
+
+TEST(KvCacheTypes, EveryTypeHasItsBlockSize) {
+  const KvCacheTypes t = llama();
+  for (const auto& type : t.types) EXPECT_TRUE(t.block_bytes.count(type)) << type << " has no kv_cache.block_bytes entry";
+  // ggml's type_traits: f16 2 bytes per element, q8_0 34 bytes per 32, q4_0 18 per 32.
+  EXPECT_EQ(t.block_bytes.at("f16").bytes, 2);
+  EXPECT_EQ(t.block_bytes.at("q8_0").elements, 32);
+  EXPECT_EQ(t.block_bytes.at("q8_0").bytes, 34);
+  EXPECT_EQ(t.block_bytes.at("q4_0").bytes, 18);
+}
+
+TEST(KvCacheTypes, BadBlockSizesNameTheTypeAndWhatIsValid) {
+  auto unknown = parse_kv_cache_types(
+      R"({"kv_cache": {"k_flags": ["-ctk"], "v_flags": ["-ctv"], "types": ["f16"], "default": "f16", "block_bytes": {"q9": [1, 2]}}})", "x.json");
+  ASSERT_FALSE(unknown);
+  EXPECT_THAT(unknown.error().message, HasSubstr("x.json: field \"kv_cache.block_bytes\""));
+  EXPECT_THAT(unknown.error().message, HasSubstr("\"q9\" is not one of"));
+  auto zero = parse_kv_cache_types(
+      R"({"kv_cache": {"k_flags": ["-ctk"], "v_flags": ["-ctv"], "types": ["f16"], "default": "f16", "block_bytes": {"f16": [0, 2]}}})", "x.json");
+  ASSERT_FALSE(zero);
+  EXPECT_THAT(zero.error().message, HasSubstr("expected [elements per block, bytes per block]"));
+}
+
+TEST(KvCacheTypes, PairOfALaunchLineIsItsLastFlagsOrTheDefault) {
+  const KvCacheTypes t = llama();
+  EXPECT_EQ(kv_pair_of({"{runtime}", "-m", "{model}"}, t).label(), "f16");
+  EXPECT_EQ(kv_pair_of({"{runtime}", "-ctk", "q8_0", "-ctv", "q4_0"}, t).label(), "q8_0/q4_0");
+  EXPECT_EQ(kv_pair_of({"{runtime}", "--cache-type-k=q4_0", "-ctk", "q5_1"}, t).label(), "q5_1/f16");
+  EXPECT_EQ(kv_pair_of({"{runtime}", "-ctv"}, t).label(), "f16");  // a flag without a value changes nothing
+}
+
+}  // namespace
+}  // namespace fp

@@ -108,8 +108,8 @@ t_record() {
   [[ $id =~ -b[0-9]+$ ]] || fail "fingerprint id $id does not end with the runtime build (-b<build>)"
   python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["model_sha256"] and d["launch"] and d["runtime_build"] and d["cpu_model"], d' \
     "$BASE/golden/$id/chat-tiny-short/fingerprint.json" || fail "the case fingerprint lacks a field"
-  # the golden holds launches: schema 3, n = launches, a spread of launch medians, a kernel set ({} on a CPU)
-  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); n=int(sys.argv[2]); assert d["schema_version"] == 3 and "kernel_families" in d and d["spread_kind"] == "mad_of_launch_medians", d; assert all(f["n"] == n and f["spread"] >= 0 for f in d["figures"].values()), d' \
+  # the golden holds launches: schema 4, n = launches, a spread of launch medians, a kernel set ({} on a CPU)
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); n=int(sys.argv[2]); assert d["schema_version"] == 4 and "kernel_families" in d and d["spread_kind"] == "mad_of_launch_medians", d; assert all(f["n"] == n and f["spread"] >= 0 for f in d["figures"].values()), d' \
     "$BASE/golden/$id/chat-tiny-short.json" $GOLDEN_LAUNCHES || fail "the golden does not hold $GOLDEN_LAUNCHES launches"
   local run
   run=$(dirname "$(ls "$BASE"/results/*/chat-tiny-short/*/result.json | head -1)")
