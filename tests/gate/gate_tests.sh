@@ -143,7 +143,7 @@ t_stricter() {
   fp run "$CASE" --golden "$T/golden" --results "$T/results" "${REPS[@]}"
   expect_rc 1 $? "a run against a golden stricter than the machine"
   # figure, golden, measured, tolerance and the files to compare
-  expect_out "FAIL chat-tiny-short: figure [a-z_0-9]+: regressed: worse by [0-9.e+-]+ .*golden median 0.001 \($GOLDEN_LAUNCHES launches, launch-to-launch spread 0 = 0%\), measured median [0-9.e+-]+ \(1 launch\), min effect 5% .*\(compare $T/golden/$id/chat-tiny-short.json with $T/results/$id/chat-tiny-short/[^ ]+/result.txt\)"
+  expect_out "FAIL chat-tiny-short: figure [a-z_0-9]+: regressed: worse by [0-9.e+-]+ .*golden median 0.001 \($GOLDEN_LAUNCHES launches, launch-to-launch spread 0 = 0%\), measured median [0-9.e+-]+ \(1 launch\), min effect 5%.*\(compare $T/golden/$id/chat-tiny-short.json with $T/results/$id/chat-tiny-short/[^ ]+/result.txt\)"
   cmp -s "$T/strict.json" "$T/golden/$id/chat-tiny-short.json" || fail "the golden was rewritten by a failing run"
 }
 
@@ -221,7 +221,7 @@ t_accept() {
   expect_rc 0 $? "accept --only figures --yes"
   cat "$T/out.txt"
   local shown written
-  shown=$(sed -n 's/^  [+~=] \([a-z_0-9.]*\) .*median.*/\1/p' "$T/out.txt" | sort | tr '\n' ' ')
+  shown=$(sed -n 's/^  [+~=] \([A-Za-z_0-9.]*\) .*median.*/\1/p' "$T/out.txt" | sort | tr '\n' ' ')
   written=$(python3 -c 'import json,sys; print(" ".join(sorted(json.load(open(sys.argv[1]))["figures"])) + " ")' "$g/$id/chat-tiny-short.json")
   [ -n "$shown" ] && [ "$shown" = "$written" ] || fail "accept showed figures [$shown] but wrote [$written]"
   [ ! -e "$g/$id/chat-tiny-short/answers" ] || fail "accept --only figures wrote answers"

@@ -106,7 +106,7 @@ case $mode in
     rc=$?
     cat "$work/slowed.txt"
     [ $rc -eq 1 ] || fail "the slowed server's run exited $rc, expected 1"
-    grep -Eq "^FAIL guard-chat: guard GUARD $decode: regressed" "$work/slowed.txt" || fail "no guard failure on a decode figure"
+    grep -Eq "^FAIL guard-chat: GUARD $decode: regressed" "$work/slowed.txt" || fail "no guard failure on a decode figure"
     grep -Eq "a guard: the job does not gate this figure" "$work/slowed.txt" || fail "the failure does not say it is a guard"
     r=$(find "$work/results-golden" -name result.txt -newer "$work/record.txt" | head -1)
     echo "the gated TTFT line: $(grep -E '^golden\.[0-9]+ = .*\[gate\] ttft_ms_p95' "$r")"

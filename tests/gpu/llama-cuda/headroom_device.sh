@@ -22,7 +22,7 @@ T=$O/headroom.txt
 say() { echo "$*" | tee -a "$T" >&2; }
 config() {  # config NAME CONTEXT NP EXTRA...
   local name=$1 ctx=$2 np=$3; shift 3
-  python3 - "$here/cases/live-cuda-realistic-fa-on.json" "$H/cases/$name.json" "$name" "$ctx" "$np" "$@" <<'PY'
+  python3 - "$here/cases/live-cuda-realistic-fa-on.json" "$H/cases/headroom-$name.json" "$name" "$ctx" "$np" "$@" <<'PY'
 import json, sys
 src, out, name, ctx, np, *extra = sys.argv[1:]
 c = json.load(open(src))
