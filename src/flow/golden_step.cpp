@@ -178,6 +178,7 @@ void compare_thresholds(const GoldenPaths& paths, const std::string& id, const s
   }
   r.golden_status = "compared";
   if (id != r.fingerprint_id) r.golden_lines.push_back("compared with the goldens of fingerprint " + id + " (baseline)");
+  GoldenOrigin origin;
   auto recorded = load_golden_fingerprint(paths);
   if (!recorded) {
     r.failures.push_back("golden fingerprint unreadable (left untouched): " + recorded.error().message);
@@ -185,16 +186,19 @@ void compare_thresholds(const GoldenPaths& paths, const std::string& id, const s
     auto now = fingerprint_from_json(nlohmann::json::parse(r.fingerprint.dump()), r.output_dir + "/result.json");
     if (now) {
       auto changes = fingerprint_changes(**recorded, *now);
-      for (const auto& c : changes)
+      for (const auto& c : changes) {
         r.golden_lines.push_back("fingerprint changed since the golden: " + c.field + ": " +
                                  (c.before.empty() ? "(none)" : c.before) + " -> " + (c.after.empty() ? "(none)" : c.after));
+        // Another GPU by its UUID is another machine (golden/compare.h GoldenOrigin).
+        if (c.field == "gpu_uuid") origin.other_machine = "GPU UUID " + c.before + ", this run " + c.after;
+      }
     }
   }
   std::vector<Measured> measured = measured_figures(r.figures);
   const auto nights = earlier_nights(results_root, r);
   for (auto& m : measured)
     if (auto it = nights.find(m.name); it != nights.end()) m.nights = it->second;
-  auto cmp = compare_to_golden(*golden, measured);
+  auto cmp = compare_to_golden(*golden, measured, origin);
   if (!cmp) {
     r.failures.push_back("golden comparison: " + cmp.error().message);
     return;
@@ -208,6 +212,7 @@ void compare_thresholds(const GoldenPaths& paths, const std::string& id, const s
                            " with " + r.output_dir + "/result.txt)");
   }
   if (!cmp->busier.empty()) r.golden_lines.push_back("BUSIER: " + cmp->busier);
+  if (!cmp->other_machine.empty()) r.golden_lines.push_back("OTHER MACHINE: " + cmp->other_machine);
   for (const auto& moved : cmp->memory_moves) {
     r.golden_lines.push_back(moved);
     r.failures.push_back(moved + " (golden " + paths.golden_file + "; if that is intended, keep it with `flashproof accept " + r.output_dir + "`)");

@@ -95,13 +95,25 @@ FigureComparison compare_one(const std::string& name, const GoldenFigure& g, con
   return c;
 }
 
+// Host-clock regressions become "within noise" with `why` (a busier night, another machine); memory,
+// GPU kernel time and the machine's own load figures are left as judged.
+void not_judged_on_host_clock(Comparison& out, const std::string& tag, const std::string& why) {
+  for (auto& c : out.figures) {
+    if (c.memory || c.name.find("kernel_ms") != std::string::npos || c.name.rfind("machine.", 0) == 0) continue;
+    if (c.status != FigureStatus::regressed) continue;
+    c.status = FigureStatus::within_noise;
+    c.failed = false;
+    c.message = tag + " " + c.message + "; " + why;
+  }
+}
+
 }  // namespace
 
 bool Comparison::failed() const {
   return !memory_moves.empty() || std::any_of(figures.begin(), figures.end(), [](const FigureComparison& f) { return f.failed; });
 }
 
-Result<Comparison> compare_to_golden(const Golden& golden, const std::vector<Measured>& measured) {
+Result<Comparison> compare_to_golden(const Golden& golden, const std::vector<Measured>& measured, const GoldenOrigin& origin) {
   std::map<std::string, const Measured*> by_name;
   for (const Measured& m : measured) {
     if (m.name.empty()) return make_error("compare: a measured figure has an empty name");
@@ -131,15 +143,16 @@ Result<Comparison> compare_to_golden(const Golden& golden, const std::vector<Mea
         out.busier = "the machine was busier than when the golden was recorded: other processes took " + pct(now) +
                      " of its CPU time while this run was timed, against " + pct(g->second.median) + "; host-clock figures cannot tell a slower build "
                      "from a busier machine tonight and are not failed (memory, GPU kernel time and answers are judged)";
-        for (auto& c : out.figures) {
-          if (c.memory || c.name.find("kernel_ms") != std::string::npos || c.name.rfind("machine.", 0) == 0) continue;
-          if (c.status != FigureStatus::regressed) continue;
-          c.status = FigureStatus::within_noise;
-          c.failed = false;
-          c.message = "BUSIER " + c.message + "; not judged tonight: " + out.busier;
-        }
+        not_judged_on_host_clock(out, "BUSIER", "not judged tonight: " + out.busier);
       }
     }
+  }
+  // A golden from another machine: host-clock regressions are not judged (GoldenOrigin).
+  if (!origin.other_machine.empty()) {
+    out.other_machine = "the golden was recorded on another machine (" + origin.other_machine +
+                        "); host-clock figures of two machines differ by more than a regression worth failing and are not failed "
+                        "(memory, GPU kernel time and answers are judged); record this machine's own golden to judge them";
+    not_judged_on_host_clock(out, "OTHER MACHINE", "not judged: " + out.other_machine);
   }
   // Where the KV cache lives: the golden's devices against this run's.
   std::map<std::string, double> kv_before, kv_after;

@@ -237,6 +237,41 @@ TEST(GoldenCompare, ABusierNightDoesNotFailHostClockFigures) {
   EXPECT_TRUE(quiet->failed());
 }
 
+// A golden recorded on another H200 (another GPU UUID, same id): measured, the same build's TTFT
+// 114.6 ms there and 178.7 ms here while its GPU kernel time per token stayed within 1%. The host
+// figure is not failed, named OTHER MACHINE; the kernel time and memory are judged as always.
+TEST(GoldenCompare, AGoldenFromAnotherMachineJudgesGpuFiguresOnly) {
+  Golden g = golden_with("ttft_ms", ttft(114.6, 1.6, 5));
+  g.figures["gpu_kernel_ms_per_token"] = {0.000948, 0.000002, 5, Direction::lower_is_better, true, BandSource::launches};
+  g.figures["memory.kv_cache_mib"] = {16, 0, 5, Direction::lower_is_better, true, BandSource::launches};
+  std::vector<Measured> m = {launches("ttft_ms", {180.2, 178.5, 178.7}),
+                             Measured{"gpu_kernel_ms_per_token", {0.00148, 0.00147, 0.00148}, MinEffect{0.02, 0.00001}},
+                             Measured{"memory.kv_cache_mib", {16}, MinEffect{kNoValue, 0}}};
+  const GoldenOrigin other{"GPU UUID GPU-0b9d, this run GPU-e165"};
+  auto r = compare_to_golden(g, m, other);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_THAT(r->other_machine, HasSubstr("the golden was recorded on another machine (GPU UUID GPU-0b9d, this run GPU-e165)"));
+  for (const auto& f : r->figures) {
+    if (f.name == "ttft_ms") {
+      EXPECT_EQ(f.status, FigureStatus::within_noise);
+      EXPECT_FALSE(f.failed);
+      EXPECT_THAT(f.message, HasSubstr("OTHER MACHINE ttft_ms: regressed"));
+    }
+    if (f.name == "gpu_kernel_ms_per_token") EXPECT_TRUE(f.failed);  // +56%: the GPU's own clock is judged
+    if (f.name == "memory.kv_cache_mib") EXPECT_FALSE(f.failed);
+  }
+  EXPECT_TRUE(r->failed());
+  // The same kernel time: nothing fails; the same machine: the host figure fails.
+  m[1].launch_medians = {0.000946, 0.000947, 0.000945};
+  auto same_kernels = compare_to_golden(g, m, other);
+  ASSERT_TRUE(same_kernels.ok());
+  EXPECT_FALSE(same_kernels->failed());
+  auto here = compare_to_golden(g, m);
+  ASSERT_TRUE(here.ok());
+  EXPECT_TRUE(here->other_machine.empty());
+  EXPECT_TRUE(here->failed());
+}
+
 GoldenFigure mib(double v, size_t n = 5) { return {v, 0, n, Direction::lower_is_better, true}; }
 
 // Memory figures: growth beyond the tolerance fails naming the figure and both values; a drop is
