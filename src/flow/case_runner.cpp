@@ -305,7 +305,7 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
   for (const auto& f : workload.failures) r.failures.push_back(f);
   // Level 3 tie: the timed configuration, probed after each launch, must run the evidence pass's
   // attention kernels; each probed launch adds its kernel families' shares to the run's kernel set.
-  if (probed_check_blocker(*ev).empty()) progress(o, c.name, "probed check: the timed configuration with the kernel probe");
+  if (probed_check_blocker(*ev).empty()) progress(o, c.name, "probed check: the timed configuration with the kernel probe or device timings");
   std::vector<std::string> check_texts;
   std::vector<double> gpu_per_token, attention_per_token;  // per probed launch (flow/low_noise_figures.h)
   for (size_t k = 1; k <= std::max<size_t>(passes.size(), 1); ++k) {

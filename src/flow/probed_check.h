@@ -5,8 +5,11 @@
 // flow/evidence_pass.h job_load_streams), and the attention kernels it ran must be the set the
 // evidence pass saw: the same names for one stream; the same path (fused or unfused attention
 // kernels on both sides) for several at once, where batches and so kernel variants vary by launch. Its kernel families' shares join the run's kernel set (golden/kernel_families.h).
-// It runs only where the probe runs (a GPU with the probe library, or the replay test double);
-// elsewhere it is "not run", with the reason.
+// It runs where the evidence pass had level 3: with the kernel probe (a GPU with the probe library,
+// or the replay test double), or, where level 3 came from the backend's own op timings (ggml-vulkan's
+// perf logger, evidence/device_timings.h), with those timings: their blocks in the check's log are
+// its tally, and the device time per token its low-noise figures. Elsewhere it is "not run", with
+// the reason.
 #pragma once
 
 #include <limits>

@@ -25,6 +25,22 @@ TEST(ProbedCheck, NothingToTieToIsNamed) {
   EXPECT_EQ(probed_check_blocker(ev), "");
 }
 
+// Where level 3 came from the backend's own op timings (Vulkan's perf logger), the check runs with
+// them; taken off (a known breakage, or the launch that broke), it does not, and says why.
+TEST(ProbedCheck, DeviceTimingsStandInForTheProbe) {
+  EvidenceOutcome ev;
+  ev.probe.why_not = "no GPU: libnvidia-ml.so.1 not found";
+  ev.log_path = "/r/evidence.log";
+  ev.instruments_on.push_back(Instrument{"device_timings", {"kernels"}, {{"GGML_VK_PERF_LOGGER", "1"}}, {}, false});
+  EXPECT_EQ(probed_check_blocker(ev), "the evidence pass left no kernel tally (/r/evidence.log (device timings)): nothing to tie to");
+  ev.kernels = KernelSummary{};
+  ev.kernels->records = 12;
+  EXPECT_EQ(probed_check_blocker(ev), "");
+  ev.instruments_on.clear();
+  ev.instruments_off["device_timings"] = "known breakage vulkan_perf_logger_split_graph";
+  EXPECT_EQ(probed_check_blocker(ev), "the evidence pass ran without device timings: known breakage vulkan_perf_logger_split_graph");
+}
+
 TEST(ProbedCheck, TextSaysIdenticalOrDiffers) {
   ProbedCheck pc;
   pc.ran = true;
