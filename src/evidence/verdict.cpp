@@ -529,6 +529,13 @@ std::map<std::string, std::string> verdict_facts(const Verdict& v) {
   return f;
 }
 
+bool fused_devices_differ(const std::map<std::string, int>& before, const std::map<std::string, int>& after) {
+  if (before.size() != after.size()) return true;
+  for (auto b = before.begin(), a = after.begin(); b != before.end(); ++b, ++a)
+    if (b->first != a->first) return true;
+  return false;
+}
+
 std::string backends_text(const std::map<std::string, int>& fused_backends) {
   std::vector<std::string> parts;
   for (const auto& [k, n] : fused_backends) parts.push_back(k + " " + std::to_string(n));

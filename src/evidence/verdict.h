@@ -119,6 +119,10 @@ std::vector<std::string> evidence_lost(const std::vector<std::string>& before, c
 
 // The fused op's placement per backend, "CPU 30, CUDA0 126" (backend order); "" when none.
 std::string backends_text(const std::map<std::string, int>& fused_backends);
+// Whether the fused op ran on other devices in `after` than in `before` (the set of backends, not
+// the node counts: a batch job's graph holds more or fewer FLASH_ATTN nodes from one launch to the
+// next as its requests are batched, 36 or 40 on the same build: measured on batch-tiny).
+bool fused_devices_differ(const std::map<std::string, int>& before, const std::map<std::string, int>& after);
 // What the verdict knows for the cause rules (evidence/causes.h): expected_backend, and placed_on,
 // the backends placement found the fused op on, comma-separated ("CUDA0,CUDA1").
 std::map<std::string, std::string> verdict_facts(const Verdict& v);

@@ -386,3 +386,19 @@ TEST(Verdict, EvidenceLostNamesEachLevelThatFellSilentAndWhy) {
 
 }  // namespace
 }  // namespace fp
+
+namespace fp {
+namespace {
+
+// A batch job's FLASH_ATTN node count moves between launches of one build (36 and 40 on
+// batch-tiny): the same devices are not a move; another device set is.
+TEST(Verdict, FusedDevicesDifferBySetNotCount) {
+  EXPECT_FALSE(fused_devices_differ({{"CPU", 40}}, {{"CPU", 36}}));
+  EXPECT_FALSE(fused_devices_differ({{"CPU", 2}, {"CUDA0", 66}}, {{"CPU", 30}, {"CUDA0", 38}}));
+  EXPECT_TRUE(fused_devices_differ({{"CUDA0", 68}}, {{"CPU", 30}, {"CUDA0", 38}}));
+  EXPECT_TRUE(fused_devices_differ({{"CUDA0", 68}}, {{"CUDA1", 68}}));
+  EXPECT_TRUE(fused_devices_differ({{"CUDA0", 68}}, {}));
+}
+
+}  // namespace
+}  // namespace fp

@@ -216,7 +216,7 @@ BuildGateCase gate_case(const std::string& path, const BuildGateOptions& o, TeeT
   }
   if (ev_base->verdict.activity != ev_cand->verdict.activity)
     bc.problems.push_back("verdict changed: " + verdict_text(ev_base->verdict) + " -> " + verdict_text(ev_cand->verdict));
-  else if (backends_text(ev_base->verdict.fused_backends) != backends_text(ev_cand->verdict.fused_backends))
+  else if (fused_devices_differ(ev_base->verdict.fused_backends, ev_cand->verdict.fused_backends))
     bc.problems.push_back("fused attention moved: " + verdict_text(ev_base->verdict) + " -> " + verdict_text(ev_cand->verdict));
 
   // The timed blocks.
