@@ -530,10 +530,8 @@ std::map<std::string, std::string> verdict_facts(const Verdict& v) {
 }
 
 bool fused_devices_differ(const std::map<std::string, int>& before, const std::map<std::string, int>& after) {
-  if (before.size() != after.size()) return true;
-  for (auto b = before.begin(), a = after.begin(); b != before.end(); ++b, ++a)
-    if (b->first != a->first) return true;
-  return false;
+  return !std::equal(before.begin(), before.end(), after.begin(), after.end(),
+                     [](const auto& b, const auto& a) { return b.first == a.first; });
 }
 
 std::string backends_text(const std::map<std::string, int>& fused_backends) {

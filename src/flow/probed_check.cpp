@@ -95,18 +95,15 @@ Result<ProbedCheck> run_probed_check(const CaseContext& ctx, const EvidenceOutco
                                                   last_words_of_file(pc.log_path, ctx.signatures.instruments));
     return broke_under_instrument(end);
   }
-  Result<KernelTally> tally = make_error("no tally");
-  if (timings) {
-    auto text = read_file(pc.log_path);
-    if (!text) tally = text.error();
-    else {
-      KernelTally t = device_timing_tally(*text, *ctx.signatures.device_timings, pc.log_path);
-      if (t.kernels.empty()) tally = make_error(t.reason.empty() ? "no device timing blocks in the log" : t.reason);
-      else tally = std::move(t);
-    }
-  } else {
-    tally = read_probe_tallies(probe);
-  }
+  // The tally: the probe's files, or the device timing blocks of this check's log.
+  auto read_tally = [&]() -> Result<KernelTally> {
+    if (!timings) return read_probe_tallies(probe);
+    FP_TRY(std::string text, read_file(pc.log_path));
+    KernelTally t = device_timing_tally(text, *ctx.signatures.device_timings, pc.log_path);
+    if (t.kernels.empty()) return make_error(t.reason.empty() ? "no device timing blocks in the log" : t.reason);
+    return t;
+  };
+  auto tally = read_tally();
   if (tally) {
     const KernelSummary k = classify_kernels(*tally, ctx.signatures);
     pc.check = attention_kernel_set(k);
