@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/suite_option.h"
 #include "flow/golden_step.h"
@@ -250,26 +251,23 @@ int accept_command(int argc, char** argv) {
   std::string golden_root, root, only;
   bool yes = false;
   std::vector<std::string> runs;
-  for (int i = 0; i < argc; ++i) {
-    std::string a = argv[i];
+  Args args("accept", argc, argv, kUsage);
+  while (args.next()) {
+    const std::string& a = args.arg();
     if (a == "-h" || a == "--help") {
       std::cout << kUsage;
       return 0;
     } else if (a == "--yes") {
       yes = true;
-    } else if (a == "--golden" && i + 1 < argc) {
-      golden_root = argv[++i];
-    } else if (a == "--root" && i + 1 < argc) {
-      root = argv[++i];
-    } else if (a == "--only" && i + 1 < argc) {
-      only = argv[++i];
-      if (only != "figures" && only != "answers") {
-        std::cerr << "flashproof accept: --only " << quote(only) << ": expected figures or answers\n";
-        return 64;
-      }
-    } else if (!a.empty() && a[0] == '-') {
-      std::cerr << "flashproof accept: unknown option " << quote(a) << "\n" << kUsage;
-      return 64;
+    } else if (a == "--golden" && args.has_value()) {
+      golden_root = args.value();
+    } else if (a == "--root" && args.has_value()) {
+      root = args.value();
+    } else if (a == "--only" && args.has_value()) {
+      only = args.value();
+      if (only != "figures" && only != "answers") args.brief_usage_error("--only " + quote(only) + ": expected figures or answers");
+    } else if (args.is_option()) {
+      args.usage_error("unknown option " + quote(a));
     } else {
       runs.push_back(a);
     }

@@ -10,14 +10,32 @@ namespace fp {
 
 bool Args::next() {
   if (i_ + 1 >= argc_) return false;
-  arg_ = argv_[++i_];
+  given_ = arg_ = argv_[++i_];
+  inline_value_.reset();
+  const size_t eq = arg_.find('=');
+  if (inline_values_ && starts_with(arg_, "--") && eq != std::string::npos) {
+    inline_value_ = arg_.substr(eq + 1);
+    arg_.resize(eq);
+  }
   return true;
 }
 
+bool Args::has_value() const { return inline_value_ || i_ + 1 < argc_; }
+
 std::string Args::value() {
+  if (inline_value_) {
+    std::string v = std::move(*inline_value_);
+    inline_value_.reset();
+    return v;
+  }
   const std::string option = arg_;
   if (i_ + 1 >= argc_) usage_error(option + " needs a value");
   return argv_[++i_];
+}
+
+std::optional<std::string> Args::optional_value() {
+  if (i_ + 1 >= argc_ || argv_[i_ + 1][0] == '-') return std::nullopt;
+  return std::string(argv_[++i_]);
 }
 
 std::vector<std::string> Args::rest() {
@@ -50,9 +68,16 @@ double Args::number(double lo, double hi, const std::string& meaning) {
   return x;
 }
 
-void Args::usage_error(const std::string& message) const {
-  std::cerr << "flashproof " << command_ << ": " << message << "\n" << usage_;
+void Args::usage_error(const std::string& message) const { std::exit(print_usage_error(message)); }
+
+void Args::brief_usage_error(const std::string& message) const {
+  std::cerr << "flashproof " << command_ << ": " << message << "\n";
   std::exit(kUsageExit);
+}
+
+int Args::print_usage_error(const std::string& message) const {
+  std::cerr << "flashproof " << command_ << ": " << message << "\n" << usage_;
+  return kUsageExit;
 }
 
 }  // namespace fp

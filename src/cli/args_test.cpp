@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,61 @@ TEST(ArgsDeathTest, NumbersOutsideTheirRangeAreUsageErrors) {
   ASSERT_TRUE(c.next());
   EXPECT_EXIT(c.number(0, 3600, "seconds of sustained load"), ::testing::ExitedWithCode(64),
               "--sustained-s \"3601\": expected a number from 0 to 3600 \\(seconds of sustained load\\)");
+}
+
+// explain takes "--runtime=NAME" as well as "--runtime NAME"; other commands take the argument whole.
+TEST(Args, InlineValuesOnlyWhenAccepted) {
+  Argv v({"--runtime=llama-server", "--log", "x.log", "--require=", "plain=word"});
+  Args args("explain", v.argc(), v.argv(), "");
+  args.accept_inline_values();
+  ASSERT_TRUE(args.next());
+  EXPECT_EQ(args.arg(), "--runtime");
+  EXPECT_EQ(args.given(), "--runtime=llama-server");
+  EXPECT_TRUE(args.has_value());
+  EXPECT_EQ(args.value(), "llama-server");
+  ASSERT_TRUE(args.next());
+  EXPECT_EQ(args.arg(), "--log");
+  EXPECT_EQ(args.value(), "x.log");
+  ASSERT_TRUE(args.next());
+  EXPECT_EQ(args.arg(), "--require");
+  EXPECT_TRUE(args.has_value());
+  EXPECT_EQ(args.value(), "");
+  ASSERT_TRUE(args.next());
+  EXPECT_EQ(args.arg(), "plain=word");
+  EXPECT_FALSE(args.has_value());
+  EXPECT_FALSE(args.next());
+
+  Argv w({"--out=dir"});
+  Args whole("ab", w.argc(), w.argv(), "");
+  ASSERT_TRUE(whole.next());
+  EXPECT_EQ(whole.arg(), "--out=dir");
+  EXPECT_FALSE(whole.has_value());
+}
+
+// gpus --resource-spec [FILE]: the next argument is the value unless it is an option.
+TEST(Args, OptionalValueTakesTheNextArgumentUnlessItIsAnOption) {
+  Argv v({"--resource-spec", "--assigned", "--resource-spec", "spec.json", "--resource-spec"});
+  Args args("gpus", v.argc(), v.argv(), "");
+  ASSERT_TRUE(args.next());
+  EXPECT_EQ(args.optional_value(), std::nullopt);
+  ASSERT_TRUE(args.next());
+  EXPECT_EQ(args.arg(), "--assigned");
+  ASSERT_TRUE(args.next());
+  EXPECT_EQ(args.optional_value(), std::optional<std::string>("spec.json"));
+  ASSERT_TRUE(args.next());
+  EXPECT_EQ(args.optional_value(), std::nullopt);
+  EXPECT_FALSE(args.next());
+}
+
+TEST(ArgsDeathTest, UsageErrorsWithAndWithoutTheUsage) {
+  Argv v({"--frobnicate"});
+  Args args("fingerprint", v.argc(), v.argv(), "usage: flashproof fingerprint\n");
+  ASSERT_TRUE(args.next());
+  EXPECT_EXIT(args.brief_usage_error("unknown argument \"--frobnicate\"; valid: --json"), ::testing::ExitedWithCode(64),
+              "^flashproof fingerprint: unknown argument \"--frobnicate\"; valid: --json\n$");
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(args.print_usage_error("unknown argument"), 64);
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "flashproof fingerprint: unknown argument\nusage: flashproof fingerprint\n");
 }
 
 }  // namespace

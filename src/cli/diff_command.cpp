@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/suite_option.h"
 #include "flow/golden_step.h"
@@ -113,31 +114,23 @@ int diff_last(const std::string& results_root, std::vector<std::string> cases) {
 int diff_command(int argc, char** argv) {
   std::string results_root, root;
   bool last = false;
-  std::vector<std::string> args;
-  for (int i = 0; i < argc; ++i) {
-    std::string a = argv[i];
+  std::vector<std::string> operands;
+  Args args("diff", argc, argv, kUsage);
+  while (args.next()) {
+    const std::string& a = args.arg();
     if (a == "-h" || a == "--help") {
       std::cout << kUsage;
       return 0;
     } else if (a == "--last") {
       last = true;
     } else if (a == "--results") {
-      if (i + 1 >= argc) {
-        std::cerr << "flashproof diff: --results needs a value\n" << kUsage;
-        return 64;
-      }
-      results_root = argv[++i];
+      results_root = args.value();
     } else if (a == "--root") {
-      if (i + 1 >= argc) {
-        std::cerr << "flashproof diff: --root needs a value\n" << kUsage;
-        return 64;
-      }
-      root = argv[++i];
-    } else if (!a.empty() && a[0] == '-') {
-      std::cerr << "flashproof diff: unknown option " << quote(a) << "\n" << kUsage;
-      return 64;
+      root = args.value();
+    } else if (args.is_option()) {
+      args.usage_error("unknown option " + quote(a));
     } else {
-      args.push_back(a);
+      operands.push_back(a);
     }
   }
   if (last && results_root.empty()) {
@@ -148,12 +141,12 @@ int diff_command(int argc, char** argv) {
     }
     results_root = suite->results;
   }
-  if (last) return diff_last(results_root, args);
-  if (args.size() != 2) {
+  if (last) return diff_last(results_root, operands);
+  if (operands.size() != 2) {
     std::cerr << "flashproof diff: give OLD and NEW (or --last)\n" << kUsage;
     return 64;
   }
-  return diff_paths(args[0], args[1]);
+  return diff_paths(operands[0], operands[1]);
 }
 
 }  // namespace fp

@@ -6,6 +6,7 @@
 #include <map>
 #include <string>
 
+#include "cli/args.h"
 #include "evidence/device_timings.h"
 #include "evidence/kernel_set.h"
 #include "evidence/kernel_tally.h"
@@ -24,7 +25,6 @@ namespace {
 constexpr int kExitActive = 0;
 constexpr int kExitNotActive = 1;
 constexpr int kExitNoEvidence = 2;
-constexpr int kExitUsage = 64;
 
 const char* const kUsage =
     "usage: flashproof explain --runtime NAME --log FILE [--kernels FILE] [--expect-backend NAMES]\n"
@@ -43,38 +43,23 @@ const char* const kUsage =
     "                    the log alone never proves active)\n"
     "exit: 0 active, 1 not active or levels disagree, 2 no evidence, 64 usage error\n";
 
-int usage_error(const std::string& message) {
-  std::cerr << "flashproof explain: " << message << "\n" << kUsage;
-  return kExitUsage;
-}
-
 // Parses "--name value" and "--name=value" pairs.
-bool parse_args(int argc, char** argv, std::map<std::string, std::string>& opts, std::string& bad) {
+bool parse_args(Args& args, std::map<std::string, std::string>& opts, std::string& bad) {
   const std::map<std::string, bool> known = {
       {"--runtime", true}, {"--log", true},   {"--kernels", true}, {"--expect-backend", true},
       {"--model", true},   {"--layers", true}, {"--require", true}};
-  // main() passes the arguments after the command; tests may pass "explain" first.
-  int first = argc > 0 && std::string(argv[0]) == "explain" ? 1 : 0;
-  for (int i = first; i < argc; ++i) {
-    std::string arg = argv[i];
-    std::string value;
-    size_t eq = arg.find('=');
-    bool inline_value = starts_with(arg, "--") && eq != std::string::npos;
-    if (inline_value) {
-      value = arg.substr(eq + 1);
-      arg = arg.substr(0, eq);
-    }
+  args.accept_inline_values();
+  while (args.next()) {
+    const std::string arg = args.arg();
     if (!known.count(arg)) {
-      bad = "unknown argument " + quote(argv[i]);
+      bad = "unknown argument " + quote(args.given());
       return false;
     }
-    if (!inline_value) {
-      if (i + 1 >= argc) {
-        bad = "argument " + arg + " needs a value";
-        return false;
-      }
-      value = argv[++i];
+    if (!args.has_value()) {
+      bad = "argument " + arg + " needs a value";
+      return false;
     }
+    const std::string value = args.value();
     if (value.empty()) {
       bad = "argument " + arg + " has an empty value";
       return false;
@@ -120,9 +105,14 @@ bool parse_levels(const std::string& text, std::vector<std::string>& out, std::s
 }  // namespace
 
 int explain_command(int argc, char** argv) {
+  // main() passes the arguments after the command; tests may pass "explain" first.
+  const int first = argc > 0 && std::string(argv[0]) == "explain" ? 1 : 0;
+  // Usage errors return 64 rather than exit: the tests run explain in-process.
+  Args args("explain", argc - first, argv + first, kUsage);
+  auto usage_error = [&](const std::string& message) { return args.print_usage_error(message); };
   std::map<std::string, std::string> opts;
   std::string bad;
-  if (!parse_args(argc, argv, opts, bad)) return usage_error(bad);
+  if (!parse_args(args, opts, bad)) return usage_error(bad);
 
   auto sigs = load_runtime_signatures(opts["--runtime"]);
   if (!sigs) return usage_error("--runtime " + quote(opts["--runtime"]) + ": " + sigs.error().message);

@@ -3,6 +3,7 @@
 #include <iostream>
 #include <string>
 
+#include "cli/args.h"
 #include "cli/commands.h"
 #include "golden/fingerprint.h"
 #include "runtime/adapter.h"
@@ -11,22 +12,29 @@
 
 namespace fp {
 
+namespace {
+
+const char* kUsage =
+    "usage: flashproof fingerprint [--runtime NAME] [--json]\n"
+    "Prints the fingerprint id of this machine with that runtime: the folder golden/<id>/.\n";
+
+}  // namespace
+
 int fingerprint_command(int argc, char** argv) {
   std::string runtime = "llama-server";
   bool as_json = false;
-  for (int i = 0; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--runtime" && i + 1 < argc) {
-      runtime = argv[++i];
+  Args args("fingerprint", argc, argv, kUsage);
+  while (args.next()) {
+    const std::string& a = args.arg();
+    if (a == "--runtime" && args.has_value()) {
+      runtime = args.value();
     } else if (a == "--json") {
       as_json = true;
     } else if (a == "-h" || a == "--help") {
-      std::cout << "usage: flashproof fingerprint [--runtime NAME] [--json]\n"
-                   "Prints the fingerprint id of this machine with that runtime: the folder golden/<id>/.\n";
+      std::cout << kUsage;
       return 0;
     } else {
-      std::cerr << "flashproof fingerprint: unknown argument " << quote(a) << "; valid: --runtime NAME, --json\n";
-      return 64;
+      args.brief_usage_error("unknown argument " + quote(a) + "; valid: --runtime NAME, --json");
     }
   }
   auto adapter = load_adapter(runtime);

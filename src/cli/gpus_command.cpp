@@ -4,6 +4,7 @@
 #include <iostream>
 #include <string>
 
+#include "cli/args.h"
 #include "cli/commands.h"
 #include "measure/nvml.h"
 #include "runtime/ctest_gpus.h"
@@ -59,19 +60,19 @@ int list_gpus(const std::string& spec_file, bool want_spec) {
 int gpus_command(int argc, char** argv) {
   bool want_spec = false, assigned = false;
   std::string spec_file;
-  for (int i = 0; i < argc; ++i) {
-    const std::string a = argv[i];
+  Args args("gpus", argc, argv, kUsage);
+  while (args.next()) {
+    const std::string& a = args.arg();
     if (a == "-h" || a == "--help") {
       std::cout << kUsage;
       return 0;
     } else if (a == "--resource-spec") {
       want_spec = true;
-      if (i + 1 < argc && argv[i + 1][0] != '-') spec_file = argv[++i];
+      if (auto file = args.optional_value()) spec_file = *file;
     } else if (a == "--assigned") {
       assigned = true;
     } else {
-      std::cerr << "flashproof gpus: unknown argument " << quote(a) << "\n" << kUsage;
-      return 64;
+      args.usage_error("unknown argument " + quote(a));
     }
   }
   if (assigned && want_spec) {

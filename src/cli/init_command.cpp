@@ -13,6 +13,7 @@
 #include "case/case_file.h"
 #include "case/suite.h"
 #include "case/suite_nightly.h"
+#include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/make_model_command.h"
 #include "util/shipped_data.h"
@@ -121,16 +122,14 @@ int fail(const std::string& message) {
 
 int init_command(int argc, char** argv) {
   std::string dir_arg;
-  for (int i = 0; i < argc; ++i) {
-    const std::string a = argv[i];
+  Args args("init", argc, argv, kUsage);
+  while (args.next()) {
+    const std::string& a = args.arg();
     if (a == "-h" || a == "--help") {
       std::cout << kUsage;
       return 0;
     }
-    if ((!a.empty() && a[0] == '-') || !dir_arg.empty()) {
-      std::cerr << "flashproof init: unexpected argument " << quote(a) << "\n" << kUsage;
-      return 64;
-    }
+    if (args.is_option() || !dir_arg.empty()) args.usage_error("unexpected argument " + quote(a));
     dir_arg = a;
   }
   if (dir_arg.empty()) {

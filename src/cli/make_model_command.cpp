@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/args.h"
 #include "cli/suite_option.h"
 #include "model/model_recipe.h"
 #include "util/sha256.h"
@@ -15,6 +16,12 @@ namespace fp {
 namespace {
 
 namespace fs = std::filesystem;
+
+const char* kUsage =
+    "usage: flashproof make-model RECIPE.json... [--record] [--root DIR]\n"
+    "Writes each recipe's seeded random-weight llama GGUF at its \"output\", a path inside the suite\n"
+    "(--root DIR, else the nearest folder holding flashproof-suite.json from here or the recipe up),\n"
+    "and checks its sha256 against the recipe's; --record writes the sha256 into the recipe.\n";
 
 Status record_sha(const std::string& recipe_path, const std::string& sha) {
   FP_TRY(std::string text, read_file(recipe_path));
@@ -60,21 +67,18 @@ int make_model_command(int argc, char** argv) {
   bool record = false;
   std::string root;
   std::vector<std::string> recipes;
-  for (int i = 0; i < argc; ++i) {
-    std::string a = argv[i];
+  Args args("make-model", argc, argv, kUsage);
+  while (args.next()) {
+    const std::string& a = args.arg();
     if (a == "--record") {
       record = true;
-    } else if (a == "--root" && i + 1 < argc) {
-      root = argv[++i];
+    } else if (a == "--root" && args.has_value()) {
+      root = args.value();
     } else if (a == "-h" || a == "--help") {
-      std::cout << "usage: flashproof make-model RECIPE.json... [--record] [--root DIR]\n"
-                   "Writes each recipe's seeded random-weight llama GGUF at its \"output\", a path inside the suite\n"
-                   "(--root DIR, else the nearest folder holding flashproof-suite.json from here or the recipe up),\n"
-                   "and checks its sha256 against the recipe's; --record writes the sha256 into the recipe.\n";
+      std::cout << kUsage;
       return 0;
-    } else if (!a.empty() && a[0] == '-') {
-      std::cerr << "flashproof make-model: unknown option " << quote(a) << "; valid: --record, --root DIR\n";
-      return 64;
+    } else if (args.is_option()) {
+      args.brief_usage_error("unknown option " + quote(a) + "; valid: --record, --root DIR");
     } else {
       recipes.push_back(a);
     }
