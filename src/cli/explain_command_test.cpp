@@ -5,9 +5,10 @@
 #include <string>
 #include <vector>
 
-#include "cli/testing.h"
-#include "evidence/testing.h"
 #include "model/model_recipe.h"
+#include "testing/fixtures.h"
+#include "testing/run_explain.h"
+#include "util/text.h"
 
 namespace fp {
 namespace {

@@ -5,8 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "cli/testing.h"
-#include "evidence/testing.h"
+#include "testing/fixtures.h"
+#include "testing/run_explain.h"
+
 
 namespace fp {
 namespace {

@@ -13,15 +13,16 @@
 #include <stdexcept>
 #include <thread>
 
-#include "client/client_test_support.h"
 #include "client/stream_client.h"
+#include "testing/loopback_server.h"
+#include "testing/recorded_chat.h"
 
 namespace fp {
 namespace {
 
-using client_test::Framing;
-using client_test::LoopbackServer;
-using client_test::Script;
+using testing::Framing;
+using testing::LoopbackServer;
+using testing::Script;
 
 StreamRequest chat_request(const std::string& url) {
   StreamRequest req;
@@ -75,26 +76,26 @@ class SilentServer {
 
 TEST(BadResponses, WholeStreamInOneChunk) {
   Script s;
-  s.steps = {{0, client_test::recorded_chat_stream()}};
+  s.steps = {{0, testing::recorded_chat_stream()}};
   LoopbackServer server(s);
   auto r = stream_request(chat_request(server.url("/v1/chat/completions")));
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_TRUE(r->done);
-  EXPECT_EQ(r->text, client_test::kRecordedText);
+  EXPECT_EQ(r->text, testing::kRecordedText);
   EXPECT_EQ(r->content_event_times_s.size(), 5u);
   EXPECT_EQ(r->completion_tokens, 8);
 }
 
 TEST(BadResponses, EventsInterleavedAcrossChunkBoundaries) {
   // Each chunk ends inside one event and starts the next: "...event 1 end\n\ndata: {event 2 st" | "art...".
-  const std::string stream = client_test::recorded_chat_stream();
+  const std::string stream = testing::recorded_chat_stream();
   Script s;
   for (size_t at = 0; at < stream.size(); at += 37) s.steps.push_back({0, stream.substr(at, 37)});
   LoopbackServer server(s);
   auto r = stream_request(chat_request(server.url("/v1/chat/completions")));
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_TRUE(r->done);
-  EXPECT_EQ(r->text, client_test::kRecordedText);
+  EXPECT_EQ(r->text, testing::kRecordedText);
   EXPECT_EQ(r->finish_reason, "length");
 }
 
@@ -173,12 +174,12 @@ TEST(BadResponses, HtmlErrorPageIsQuoted) {
 
 TEST(BadResponses, BytesAfterDoneAreIgnored) {
   Script s;
-  s.steps = {{0, client_test::recorded_chat_stream() + "data: {\"choices\":[{\"delta\":{\"content\":\"late\"}}]}\n\n" +
+  s.steps = {{0, testing::recorded_chat_stream() + "data: {\"choices\":[{\"delta\":{\"content\":\"late\"}}]}\n\n" +
                      "data: not json\n\n"}};
   LoopbackServer server(s);
   auto r = stream_request(chat_request(server.url("/v1/chat/completions")));
   ASSERT_TRUE(r) << r.error().message;
-  EXPECT_EQ(r->text, client_test::kRecordedText);
+  EXPECT_EQ(r->text, testing::kRecordedText);
 }
 
 }  // namespace

@@ -1,15 +1,15 @@
 #include "client/http_client.h"
+#include "testing/loopback_server.h"
 
 #include <gtest/gtest.h>
 
-#include "client/client_test_support.h"
 
 namespace fp {
 namespace {
 
-using client_test::Framing;
-using client_test::LoopbackServer;
-using client_test::Script;
+using testing::Framing;
+using testing::LoopbackServer;
+using testing::Script;
 
 Script json_answer(std::string status, std::string body) {
   Script s;

@@ -1,4 +1,4 @@
-// What llama-server cannot be made to answer, from a loopback double (client_test_support.h): a
+// What llama-server cannot be made to answer, from a loopback double (testing/loopback_server.h): a
 // rate limit (429), an overloaded server (503) and an unknown model (404) are reported with their
 // status and body, never as a timing; long bodies are cut; the request's extra headers (an API key)
 // reach the server. 401 and an unknown path are checked against the real llama-server
@@ -6,17 +6,17 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "client/client_test_support.h"
 #include "client/http_client.h"
 #include "client/openai_chunk.h"
 #include "client/stream_client.h"
+#include "testing/loopback_server.h"
 
 namespace fp {
 namespace {
 
-using client_test::Framing;
-using client_test::LoopbackServer;
-using client_test::Script;
+using testing::Framing;
+using testing::LoopbackServer;
+using testing::Script;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::Not;

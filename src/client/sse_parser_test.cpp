@@ -1,8 +1,8 @@
 #include "client/sse_parser.h"
+#include "testing/recorded_chat.h"
 
 #include <gtest/gtest.h>
 
-#include "client/client_test_support.h"
 
 namespace fp {
 namespace {
@@ -26,7 +26,7 @@ std::vector<std::string> data_of(const std::vector<SseEvent>& events) {
 // The recorded events' data, without the "data: " prefix.
 std::vector<std::string> recorded_data() {
   std::vector<std::string> out;
-  for (const auto& e : client_test::recorded_chat_events()) out.push_back(e.substr(6));
+  for (const auto& e : testing::recorded_chat_events()) out.push_back(e.substr(6));
   return out;
 }
 
@@ -37,7 +37,7 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
 
 TEST(SseParser, RecordedStreamInOneChunk) {
   Collected c;
-  ASSERT_TRUE(c.parser.feed(client_test::recorded_chat_stream()));
+  ASSERT_TRUE(c.parser.feed(testing::recorded_chat_stream()));
   EXPECT_EQ(data_of(c.events), recorded_data());
   EXPECT_EQ(c.events.size(), 8u);
   EXPECT_EQ(c.events.back().data, "[DONE]");
@@ -47,7 +47,7 @@ TEST(SseParser, RecordedStreamInOneChunk) {
 
 // Every split point, for LF, CRLF (including between CR and LF) and CR line endings.
 TEST(SseParser, SplitAtEveryBytePosition) {
-  const std::string lf = client_test::recorded_chat_stream();
+  const std::string lf = testing::recorded_chat_stream();
   for (const std::string& stream : {lf, replace_all(lf, "\n", "\r\n"), replace_all(lf, "\n", "\r")}) {
     for (size_t cut = 0; cut <= stream.size(); ++cut) {
       Collected c;
@@ -70,7 +70,7 @@ TEST(SseParser, MultiLineDataWithCrlfSplitEverywhere) {
 }
 
 TEST(SseParser, ByteByByteCrlf) {
-  const std::string stream = replace_all(client_test::recorded_chat_stream(), "\n", "\r\n");
+  const std::string stream = replace_all(testing::recorded_chat_stream(), "\n", "\r\n");
   Collected c;
   for (char ch : stream) ASSERT_TRUE(c.parser.feed(std::string_view(&ch, 1)));
   EXPECT_EQ(data_of(c.events), recorded_data());

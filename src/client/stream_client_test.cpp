@@ -5,16 +5,17 @@
 #include <algorithm>
 #include <chrono>
 
-#include "client/client_test_support.h"
 #include "client/stream_metrics.h"
+#include "testing/loopback_server.h"
+#include "testing/recorded_chat.h"
 
 namespace fp {
 namespace {
 
-using client_test::Framing;
-using client_test::LoopbackServer;
-using client_test::Script;
-using client_test::Step;
+using testing::Framing;
+using testing::LoopbackServer;
+using testing::Script;
+using testing::Step;
 
 constexpr int kFirstTokenDelayMs = 150;
 constexpr int kGapMs = 30;
@@ -22,7 +23,7 @@ constexpr int kGapMs = 30;
 // The recorded stream: role chunk at once, first content after kFirstTokenDelayMs, then one
 // event per kGapMs; the final usage chunk arrives split in two and together with [DONE].
 Script recorded_script() {
-  auto ev = client_test::recorded_chat_events();
+  auto ev = testing::recorded_chat_events();
   Script s;
   s.steps.push_back({0, ev[0] + "\n\n"});
   s.steps.push_back({kFirstTokenDelayMs, ev[1] + "\n\n"});
@@ -54,7 +55,7 @@ TEST(StreamRequest, ReplaysRecordedLlamaServerStream) {
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_EQ(r->http_status, 200);
   EXPECT_TRUE(r->done);
-  EXPECT_EQ(r->text, client_test::kRecordedText);
+  EXPECT_EQ(r->text, testing::kRecordedText);
   EXPECT_EQ(r->finish_reason, "length");
   EXPECT_EQ(r->prompt_tokens, 12);
   EXPECT_EQ(r->completion_tokens, 8);
@@ -96,7 +97,7 @@ TEST(StreamRequest, HttpErrorQuotesServerMessage) {
 
 TEST(StreamRequest, StallIsAnErrorWithinTheStallTimeout) {
   Script s;
-  s.steps = {{0, client_test::recorded_chat_events()[0] + "\n\n"}};
+  s.steps = {{0, testing::recorded_chat_events()[0] + "\n\n"}};
   s.hold_ms = 10000;
   LoopbackServer server(s);
   StreamRequest req = request_to(server);
@@ -126,7 +127,7 @@ TEST(StreamRequest, WholeRequestTimeout) {
 }
 
 TEST(StreamRequest, StreamCutWithoutDone) {
-  auto ev = client_test::recorded_chat_events();
+  auto ev = testing::recorded_chat_events();
   Script s;
   s.framing = Framing::kCloseDelimited;
   s.steps = {{0, ev[0] + "\n\n" + ev[1] + "\n\n" + ev[2].substr(0, 30)}};
@@ -164,7 +165,7 @@ TEST(StreamRequest, LlamaServerErrorLineThenDone) {
 
 TEST(StreamRequest, OversizeResponse) {
   Script s;
-  auto ev = client_test::recorded_chat_events();
+  auto ev = testing::recorded_chat_events();
   for (int i = 0; i < 200; ++i) s.steps.push_back({0, ev[1] + "\n\n"});
   s.steps.push_back({0, "data: [DONE]\n\n"});
   LoopbackServer server(s);
@@ -203,7 +204,7 @@ TEST(StreamConcurrent, AtMostConcurrencyInFlightNextStartsAsOneFinishes) {
   std::vector<double> offsets;
   for (auto& r : results) {
     ASSERT_TRUE(r) << r.error().message;
-    EXPECT_EQ(r->text, client_test::kRecordedText);
+    EXPECT_EQ(r->text, testing::kRecordedText);
     EXPECT_EQ(r->completion_tokens, 8);
     EXPECT_GE(r->ttft_s, kFirstTokenDelayMs / 1000.0);  // relative to its own send
     EXPECT_NEAR(r->queued_s, r->start_offset_s, 1e-9);  // all wanted at batch start

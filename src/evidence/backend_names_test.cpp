@@ -3,6 +3,7 @@
 // (fixtures/logs/h200-live/fa_on.verbose) given a synthetic device list of 16 CUDA devices with its
 // backend moved to CUDA12, which the scheduler prints as "CUDA1".
 #include "evidence/backend_names.h"
+#include "testing/recorded_runs.h"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +11,6 @@
 #include <regex>
 #include <sstream>
 
-#include "evidence/testing.h"
 
 namespace fp {
 namespace {

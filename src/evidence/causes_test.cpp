@@ -2,10 +2,10 @@
 
 #include <gtest/gtest.h>
 
-#include "cli/testing.h"
 #include "evidence/log_records.h"
-#include "evidence/testing.h"
 #include "runtime/runtime_data.h"
+#include "testing/recorded_runs.h"
+#include "testing/run_explain.h"
 
 namespace fp {
 namespace {

@@ -3,7 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "evidence/testing.h"
+#include "testing/recorded_runs.h"
 #include "util/text.h"
 
 namespace fp {

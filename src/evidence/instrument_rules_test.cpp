@@ -2,8 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include "evidence/testing.h"
 #include "runtime/runtime_data.h"
+#include "testing/recorded_runs.h"
 
 namespace fp {
 namespace {

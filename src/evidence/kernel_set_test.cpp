@@ -1,8 +1,8 @@
 #include "evidence/kernel_set.h"
+#include "testing/recorded_runs.h"
 
 #include <gtest/gtest.h>
 
-#include "evidence/testing.h"
 
 namespace fp {
 namespace {

@@ -1,4 +1,5 @@
 #include "evidence/kernel_tally.h"
+#include "testing/recorded_runs.h"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +8,6 @@
 #include <filesystem>
 #include <limits>
 
-#include "evidence/testing.h"
 
 namespace fp {
 namespace {

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "evidence/kernel_set.h"
-#include "evidence/testing.h"
+#include "testing/recorded_runs.h"
 #include "util/text.h"
 
 namespace fp {

@@ -1,8 +1,8 @@
 #include "evidence/log_records.h"
+#include "testing/recorded_runs.h"
 
 #include <gtest/gtest.h>
 
-#include "evidence/testing.h"
 
 namespace fp {
 namespace {

@@ -1,10 +1,10 @@
 #include "evidence/log_scan.h"
+#include "testing/recorded_runs.h"
 
 #include <gtest/gtest.h>
 
 #include <limits>
 
-#include "evidence/testing.h"
 
 namespace fp {
 namespace {

@@ -5,8 +5,8 @@
 #include <cstdlib>
 #include <fstream>
 
-#include "evidence/testing.h"
 #include "runtime/runtime_data.h"
+#include "testing/recorded_runs.h"
 
 namespace fp {
 namespace {

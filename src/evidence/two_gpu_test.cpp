@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "cli/testing.h"
 #include "evidence/causes.h"
-#include "evidence/testing.h"
+#include "testing/recorded_runs.h"
+#include "testing/run_explain.h"
 
 namespace fp {
 namespace {

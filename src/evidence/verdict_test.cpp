@@ -1,10 +1,10 @@
 #include "evidence/verdict.h"
+#include "testing/recorded_runs.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
-#include "evidence/testing.h"
 
 namespace fp {
 namespace {

@@ -7,9 +7,14 @@
 #include <string>
 #include <vector>
 
-#include "cli/testing.h"
-#include "evidence/testing.h"
+#include "evidence/kernel_tally.h"
+#include "evidence/log_records.h"
+#include "evidence/log_scan.h"
+#include "evidence/verdict.h"
 #include "runtime/runtime_data.h"
+#include "testing/fixtures.h"
+#include "testing/run_explain.h"
+#include "util/text.h"
 
 namespace fp {
 namespace {

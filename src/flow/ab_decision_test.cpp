@@ -6,14 +6,14 @@
 #include <cmath>
 
 #include "flow/ab_runner.h"
-#include "flow/ab_testing.h"
+#include "testing/ab_arms.h"
 
 namespace fp {
 namespace {
 
 using ::testing::HasSubstr;
 
-using testing_ab::arm;
+using testing::arm;
 
 // The paired decision of ttft_ms after `blocks` blocks where the flag on is `ratio` x off, with a
 // little block-to-block noise.

@@ -1,5 +1,5 @@
 #include "flow/ab_runner.h"
-#include "flow/ab_testing.h"
+#include "testing/ab_arms.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -21,7 +21,7 @@ FigureResult fig(const std::string& name, std::vector<double> samples, bool gate
   return f;
 }
 
-using testing_ab::arm;
+using testing::arm;
 
 AbRun run_with(const std::vector<double>& off_ttft, const std::vector<double>& on_ttft, const std::string& job = "chat") {
   AbRun r;

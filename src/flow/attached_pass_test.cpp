@@ -1,4 +1,4 @@
-// Attached runs against a loopback double (client/client_test_support.h) for what the real
+// Attached runs against a loopback double (testing/loopback_server.h) for what the real
 // llama-server cannot answer (tests/newcase/newcase.sh runs the rest against it): a rate limit and
 // a server that stays overloaded fail the run with the server's status and body, never a timing.
 #include "flow/attached_pass.h"
@@ -10,17 +10,18 @@
 #include <filesystem>
 #include <fstream>
 
-#include "client/client_test_support.h"
 #include "flow/case_runner.h"
+#include "testing/loopback_server.h"
+#include "testing/recorded_chat.h"
 #include "util/text.h"
 
 namespace fp {
 namespace {
 
 namespace fs = std::filesystem;
-using client_test::Framing;
-using client_test::LoopbackServer;
-using client_test::Script;
+using testing::Framing;
+using testing::LoopbackServer;
+using testing::Script;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 
@@ -80,7 +81,7 @@ TEST_F(AttachedRun, ServerThatStaysOverloadedFailsAfterTheReadyTimeout) {
 // timings are measured, cold start is not, and every evidence level says why it is unavailable.
 TEST_F(AttachedRun, WithoutALogTheVerdictIsNoEvidenceAndSaysWhy) {
   Script s;
-  s.steps = {{0, client_test::recorded_chat_stream()}};
+  s.steps = {{0, testing::recorded_chat_stream()}};
   LoopbackServer server(s);
   CaseRun r = run(server.url(""));
   EXPECT_EQ(r.exit_code, kRunFail) << failures(r);

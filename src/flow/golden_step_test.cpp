@@ -8,8 +8,8 @@
 
 #include "case/case_file.h"
 #include "evidence/kernel_set.h"
-#include "evidence/testing.h"
 #include "flow/probed_check.h"
+#include "testing/recorded_runs.h"
 #include "util/text.h"
 
 namespace fp {

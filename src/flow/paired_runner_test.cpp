@@ -1,11 +1,11 @@
 #include "flow/paired_runner.h"
+#include "testing/recorded_runs.h"
 
 #include <cmath>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "evidence/testing.h"
 
 namespace fp {
 namespace {

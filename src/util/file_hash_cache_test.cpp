@@ -6,14 +6,14 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "testing/scratch_files.h"
 #include "util/sha256.h"
-#include "util/test_files.h"
 #include "util/text.h"
 
 namespace fp {
 namespace {
 
-using namespace testing_files;
+using namespace testing;
 using ::testing::HasSubstr;
 
 class FileHashCacheTest : public ::testing::Test {

@@ -1,14 +1,14 @@
+#include "testing/scratch_files.h"
 #include "util/model_files.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "util/test_files.h"
 
 namespace fp {
 namespace {
 
-using namespace testing_files;
+using namespace testing;
 using ::testing::HasSubstr;
 
 TEST(ModelFiles, SplitNames) {

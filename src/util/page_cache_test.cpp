@@ -1,3 +1,4 @@
+#include "testing/scratch_files.h"
 #include "util/page_cache.h"
 
 #include <fcntl.h>
@@ -5,12 +6,11 @@
 
 #include <gtest/gtest.h>
 
-#include "util/test_files.h"
 
 namespace fp {
 namespace {
 
-using namespace testing_files;
+using namespace testing;
 
 // Pages resident at the snapshot stay; every other page that was read since is dropped again.
 TEST(PageCache, DropsOnlyThePagesThatWereNotResident) {

@@ -5,13 +5,13 @@
 
 #include <gtest/gtest.h>
 
+#include "testing/scratch_files.h"
 #include "util/page_cache.h"
-#include "util/test_files.h"
 
 namespace fp {
 namespace {
 
-using namespace testing_files;
+using namespace testing;
 
 TEST(Sha256, KnownVectors) {
   EXPECT_EQ(sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");

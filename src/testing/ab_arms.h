@@ -1,11 +1,12 @@
-// Test helpers shared by the A/B unit tests (ab_runner_test, ab_decision_test).
+// Test support (header only, for *_test.cpp): A/B arms for the A/B unit tests (ab_runner_test,
+// ab_decision_test).
 #pragma once
 
 #include <string>
 
 #include "report/ab_report.h"
 
-namespace fp::testing_ab {
+namespace fp::testing {
 
 // An arm whose evidence is as A/B requires it (on: active, off: not active), unless told otherwise.
 inline AbArm arm(const std::string& name, bool as_required = true) {
@@ -17,4 +18,4 @@ inline AbArm arm(const std::string& name, bool as_required = true) {
   return a;
 }
 
-}  // namespace fp::testing_ab
+}  // namespace fp::testing

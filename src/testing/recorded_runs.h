@@ -1,4 +1,5 @@
-// Test support (header only, used by *_test.cpp): loads a recorded run from fixtures/logs.
+// Test support (header only, for *_test.cpp): loads a recorded run from fixtures/logs: the log scanned
+// at levels 1 and 2, the kernel tally classified at level 3, and the verdict on it.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -13,12 +14,11 @@
 #include "evidence/placement.h"
 #include "evidence/runtime_signatures.h"
 #include "evidence/verdict.h"
-#include "util/text.h"
 #include "runtime/runtime_data.h"
+#include "testing/fixtures.h"
+#include "util/text.h"
 
 namespace fp::testing {
-
-inline std::string fixture(const std::string& rel) { return std::string(FLASHPROOF_SOURCE_DIR) + "/fixtures/" + rel; }
 
 inline const RuntimeSignatures& llama_signatures() {
   static const RuntimeSignatures sigs = [] {

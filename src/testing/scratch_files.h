@@ -1,5 +1,6 @@
-// Scratch files for the util tests that need real files: a folder removed at the end, files of
-// given bytes, an old modification time, and whether the page cache can be observed there.
+// Test support (header only, for *_test.cpp): scratch files for the tests that need real files: a
+// folder removed at the end, files of given bytes, an old modification time, and whether the page
+// cache can be observed there.
 #pragma once
 
 #include <fcntl.h>
@@ -14,7 +15,7 @@
 #include <random>
 #include <string>
 
-namespace fp::testing_files {
+namespace fp::testing {
 
 namespace fs = std::filesystem;
 
@@ -61,4 +62,4 @@ inline bool page_cache_observable(const fs::path& dir) {
   return s.f_type != kTmpfs && s.f_type != kRamfs;
 }
 
-}  // namespace fp::testing_files
+}  // namespace fp::testing

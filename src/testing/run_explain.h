@@ -1,4 +1,4 @@
-// Test support (header only, used by *_test.cpp): runs `flashproof explain` in-process with its
+// Test support (header only, for *_test.cpp): runs `flashproof explain` in-process with its
 // stdout and stderr captured.
 #pragma once
 
