@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "evidence/kernel_set.h"
+#include "util/split_list.h"
 #include "util/text.h"
 
 namespace fp {
@@ -43,19 +44,6 @@ class GpuDevices {
   std::regex re_;
   bool valid_ = false;
 };
-
-std::vector<std::string> split_list(const std::string& text) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t comma = text.find(',', start);
-    std::string item = trim(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-    if (!item.empty() && std::find(out.begin(), out.end(), item) == out.end()) out.push_back(item);
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return out;
-}
 
 std::string expected_from_kv(const LogScan* log) {
   if (!log) return "";
@@ -618,7 +606,7 @@ void resolve_expected(const VerdictInput& in, Verdict& v) {
     v.expected_backend.clear();  // a device says nothing about an attention backend
     v.expected_from.clear();
   }
-  for (const auto& e : split_list(v.expected_backend)) {
+  for (const auto& e : split_list(v.expected_backend, ',', ListItems::NonEmptyUnique)) {
     if (e != kAllGpus) {
       if (std::find(v.expected_backends.begin(), v.expected_backends.end(), e) == v.expected_backends.end())
         v.expected_backends.push_back(e);
