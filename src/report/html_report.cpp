@@ -11,6 +11,7 @@
 #include "history/history.h"
 #include "measure/stats.h"
 #include "report/headroom_text.h"
+#include "util/format_number.h"
 #include "util/text.h"
 
 namespace fp {
@@ -23,28 +24,10 @@ using json = nlohmann::json;
 
 std::string esc(const std::string& s) { return markup_escape(s); }
 
-// A figure's value for people: 3 significant digits, no exponent for everyday sizes.
-std::string num(double v) {
-  if (!std::isfinite(v)) return "-";
-  char buf[48];
-  double a = std::fabs(v);
-  if (a >= 1000) std::snprintf(buf, sizeof buf, "%.0f", v);
-  else if (a >= 100) std::snprintf(buf, sizeof buf, "%.1f", v);
-  else if (a >= 1) std::snprintf(buf, sizeof buf, "%.2f", v);
-  else std::snprintf(buf, sizeof buf, "%.3g", v);
-  return buf;
-}
-
 // Coordinates in SVG: one decimal is plenty.
 std::string px(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f", v);
-  return buf;
-}
-
-std::string pct(double rel) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%+.1f%%", rel * 100);
   return buf;
 }
 
@@ -128,7 +111,7 @@ std::string x_ticks(const Axis& a, double y, double tick_to) {
     double v = a.lo + (a.hi - a.lo) * i / 4.0;
     double x = a.at(v);
     out += "<line class=\"grid\" x1=\"" + px(x) + "\" y1=\"" + px(tick_to) + "\" x2=\"" + px(x) + "\" y2=\"" + px(y) + "\"/>";
-    out += "<text class=\"tick\" x=\"" + px(x) + "\" y=\"" + px(y + 12) + "\" text-anchor=\"middle\">" + num(v) + "</text>";
+    out += "<text class=\"tick\" x=\"" + px(x) + "\" y=\"" + px(y + 12) + "\" text-anchor=\"middle\">" + readable(v) + "</text>";
   }
   return out;
 }
@@ -149,9 +132,9 @@ std::string distribution_row(const Axis& a, const std::vector<double>& s, double
          "\" height=\"" + px(2 * half) + "\"/>";
   for (size_t i = 0; i < s.size(); ++i)
     out += "<circle class=\"dot " + cls + "\" cx=\"" + px(a.at(s[i])) + "\" cy=\"" + px(y + jitter(i) * half * 0.8) + "\" r=\"2.6\"><title>" +
-           num(s[i]) + "</title></circle>";
+           readable(s[i]) + "</title></circle>";
   out += "<line class=\"median\" x1=\"" + px(a.at(md)) + "\" y1=\"" + px(y - half - 2) + "\" x2=\"" + px(a.at(md)) + "\" y2=\"" + px(y + half + 2) +
-         "\"><title>median " + num(md) + "</title></line>";
+         "\"><title>median " + readable(md) + "</title></line>";
   return out;
 }
 
@@ -176,9 +159,9 @@ std::string figure_vs_golden_plot(const std::string& name, const std::vector<dou
     out += "<rect class=\"band\" x=\"" + px(std::min(x_med, x_lim)) + "\" y=\"6\" width=\"" + px(std::fabs(x_lim - x_med)) + "\" height=\"" +
            px(h - 26) + "\"><title>tolerance: golden median to limit</title></rect>";
     out += "<line class=\"golden\" x1=\"" + px(x_med) + "\" y1=\"4\" x2=\"" + px(x_med) + "\" y2=\"" + px(h - 18) + "\"><title>golden median " +
-           num(g->median) + "</title></line>";
+           readable(g->median) + "</title></line>";
     out += "<line class=\"limit\" x1=\"" + px(x_lim) + "\" y1=\"4\" x2=\"" + px(x_lim) + "\" y2=\"" + px(h - 18) + "\"><title>limit " +
-           num(g->limit) + (limit != g->limit ? " (below zero: cannot be crossed)" : "") + "</title></line>";
+           readable(g->limit) + (limit != g->limit ? " (below zero: cannot be crossed)" : "") + "</title></line>";
   }
   out += distribution_row(a, s, (h - 20) / 2 + 2, 11, "run");
   out += "</svg>";
@@ -216,7 +199,7 @@ std::string bars_plot(const std::string& kind, const std::string& title, const s
     out += "<text class=\"label\" x=\"" + px(left - 6) + "\" y=\"" + px(y + 12) + "\" text-anchor=\"end\">" + esc(bars[i].label) + "</text>";
     out += "<rect class=\"bar " + bars[i].cls + "\" x=\"" + px(left) + "\" y=\"" + px(y + 2) + "\" width=\"" +
            px(std::max(1.0, a.at(bars[i].value) - left)) + "\" height=\"" + px(row - 6) + "\"/>";
-    out += "<text class=\"value\" x=\"" + px(a.at(bars[i].value) + 4) + "\" y=\"" + px(y + 12) + "\">" + num(bars[i].value) + " MiB</text>";
+    out += "<text class=\"value\" x=\"" + px(a.at(bars[i].value) + 4) + "\" y=\"" + px(y + 12) + "\">" + readable(bars[i].value) + " MiB</text>";
   }
   out += "</svg>";
   return out;
@@ -235,7 +218,7 @@ std::string trend_plot(const std::string& figure, const std::vector<TrendPoint>&
   for (int i = 0; i <= 3; ++i) {
     double v = y.lo + (y.hi - y.lo) * i / 3.0;
     out += "<line class=\"grid\" x1=\"" + px(left) + "\" y1=\"" + px(y.at(v)) + "\" x2=\"" + px(w - right) + "\" y2=\"" + px(y.at(v)) + "\"/>";
-    out += "<text class=\"tick\" x=\"" + px(left - 4) + "\" y=\"" + px(y.at(v) + 3) + "\" text-anchor=\"end\">" + num(v) + "</text>";
+    out += "<text class=\"tick\" x=\"" + px(left - 4) + "\" y=\"" + px(y.at(v) + 3) + "\" text-anchor=\"end\">" + readable(v) + "</text>";
   }
   for (const auto& st : trend_steps(pts, figure)) {
     const double x = (x_at(st.index - 1) + x_at(st.index)) / 2;
@@ -243,7 +226,7 @@ std::string trend_plot(const std::string& figure, const std::vector<TrendPoint>&
     const std::string cls = std::fabs(st.change_rel) < 0.05 ? "step" : worse ? "step worse" : "step better";
     out += "<line class=\"" + cls + "\" x1=\"" + px(x) + "\" y1=\"" + px(top - 6) + "\" x2=\"" + px(x) + "\" y2=\"" + px(h - bottom) + "\"/>";
     out += "<text class=\"" + cls + "\" x=\"" + px(x + 3) + "\" y=\"" + px(top - 10) + "\">" + esc(st.to_build) + ": " + pct(st.change_rel) +
-           "<title>" + esc(st.from_build + " -> " + st.to_build + ": median " + num(st.before) + " -> " + num(st.after)) + "</title></text>";
+           "<title>" + esc(st.from_build + " -> " + st.to_build + ": median " + readable(st.before) + " -> " + readable(st.after)) + "</title></text>";
   }
   std::string line;
   for (size_t i = 0; i < pts.size(); ++i)
@@ -252,7 +235,7 @@ std::string trend_plot(const std::string& figure, const std::vector<TrendPoint>&
   for (size_t i = 0; i < pts.size(); ++i)
     if (auto it = pts[i].p50.find(figure); it != pts[i].p50.end())
       out += "<circle class=\"point " + status_class(pts[i].status) + "\" cx=\"" + px(x_at(i)) + "\" cy=\"" + px(y.at(it->second)) +
-             "\" r=\"3.2\"><title>" + esc(pts[i].finished_utc + " " + pts[i].runtime_build + " " + pts[i].status + ": " + num(it->second)) +
+             "\" r=\"3.2\"><title>" + esc(pts[i].finished_utc + " " + pts[i].runtime_build + " " + pts[i].status + ": " + readable(it->second)) +
              "</title></circle>";
   if (!pts.empty()) {
     out += "<text class=\"tick\" x=\"" + px(left) + "\" y=\"" + px(h - 4) + "\">" + esc(pts.front().finished_utc) + "</text>";
@@ -291,7 +274,7 @@ nav a{margin-right:10px}.notes{color:#7a5300}
 )";
 
 std::string golden_limit_text(const GoldenMark& g) {
-  return "golden " + num(g.median) + ", limit " + num(g.limit) + (g.lower_is_better ? " (lower is better)" : " (higher is better)");
+  return "golden " + readable(g.median) + ", limit " + readable(g.limit) + (g.lower_is_better ? " (lower is better)" : " (higher is better)");
 }
 
 std::string verdict_block(const json& v, const json& expect) {
@@ -358,7 +341,7 @@ std::string case_section(const ReportCase& rc, const std::vector<TrendPoint>* tr
     auto g = rc.golden.find(fname);
     const GoldenMark* gm = g == rc.golden.end() ? nullptr : &g->second;
     out += "<div class=\"figrow\"><div class=\"meta\"><b>" + esc(fname) + "</b>" + (fig.value("gate", false) ? " " + badge("gate", "warn") : "") +
-           "<br>p50 " + num(dbl(fig, "p50")) + " &middot; p95 " + num(dbl(fig, "p95")) + " &middot; n " + std::to_string(s.size()) +
+           "<br>p50 " + readable(dbl(fig, "p50")) + " &middot; p95 " + readable(dbl(fig, "p95")) + " &middot; n " + std::to_string(s.size()) +
            (gm ? "<br>" + esc(golden_limit_text(*gm)) : "") + "</div>" + figure_vs_golden_plot(fname, s, gm) + "</div>";
   }
   auto golden_lines = strings(r.value("golden", json::object()), "lines");
@@ -367,8 +350,8 @@ std::string case_section(const ReportCase& rc, const std::vector<TrendPoint>* tr
     for (const auto& l : golden_lines) out += esc(l) + "\n";
     out += "</pre></details>";
   }
-  out += "<p>Cold start: ready " + num(dbl(r.value("cold", json::object()), "ready_ms")) + " ms, first request TTFT " +
-         num(dbl(r.value("cold", json::object()), "first_request_ttft_ms")) + " ms. " + esc(str(r, {"fidelity"})) + "</p>";
+  out += "<p>Cold start: ready " + readable(dbl(r.value("cold", json::object()), "ready_ms")) + " ms, first request TTFT " +
+         readable(dbl(r.value("cold", json::object()), "first_request_ttft_ms")) + " ms. " + esc(str(r, {"fidelity"})) + "</p>";
 
   // Memory.
   const json mem = r.value("memory", json::object());
@@ -415,7 +398,7 @@ std::string case_section(const ReportCase& rc, const std::vector<TrendPoint>* tr
     for (const auto& fname : shown) {
       out += "<div class=\"figrow\"><div class=\"meta\"><b>" + esc(fname) + "</b> median per run";
       for (const auto& st : trend_steps(*trend, fname))
-        out += "<br>" + esc(st.from_build) + " &rarr; " + esc(st.to_build) + ": " + num(st.before) + " &rarr; " + num(st.after) + " (" +
+        out += "<br>" + esc(st.from_build) + " &rarr; " + esc(st.to_build) + ": " + readable(st.before) + " &rarr; " + readable(st.after) + " (" +
                pct(st.change_rel) + ")";
       out += "</div>" + trend_plot(fname, *trend, lower_is_better(figs[fname])) + "</div>";
     }
@@ -451,12 +434,12 @@ std::string ab_section(const json& ab, const std::string& path, size_t index) {
     auto on = samples_of(arms.value("on", json::object()).value("figures", json::object()).value(fname, json::object()));
     std::string ci;
     if (f.contains("ci95") && f["ci95"].is_array() && f["ci95"].size() == 2 && f["ci95"][0].is_number() && f["ci95"][1].is_number())
-      ci = " [" + num(f["ci95"][0].get<double>()) + ", " + num(f["ci95"][1].get<double>()) + "]";
+      ci = " [" + readable(f["ci95"][0].get<double>()) + ", " + readable(f["ci95"][1].get<double>()) + "]";
     const std::string effect = str(f, {"effect"});
     out += "<div class=\"figrow\"><div class=\"meta\"><b>" + esc(fname) + "</b>" + (f.value("gate", false) ? " " + badge("gate", "warn") : "") +
-           "<br>off " + num(dbl(f, "median_off")) + " &rarr; on " + num(dbl(f, "median_on")) + " (" +
-           (std::isfinite(dbl(f, "diff_rel")) ? pct(dbl(f, "diff_rel")) : std::string("-")) + ")<br>diff " + num(dbl(f, "diff")) + esc(ci) +
-           ", p " + num(dbl(f, "mann_whitney_p")) + "<br>" +
+           "<br>off " + readable(dbl(f, "median_off")) + " &rarr; on " + readable(dbl(f, "median_on")) + " (" +
+           (std::isfinite(dbl(f, "diff_rel")) ? pct(dbl(f, "diff_rel")) : std::string("-")) + ")<br>diff " + readable(dbl(f, "diff")) + esc(ci) +
+           ", p " + readable(dbl(f, "mann_whitney_p")) + "<br>" +
            badge(effect, effect == "within noise" ? "warn" : effect.find("worse") != std::string::npos ? "bad" : "ok") +
            (f.value("too_few_repetitions", false) ? " " + badge("too few repetitions", "warn") : "") + "</div>" + ab_plot(fname, off, on) + "</div>";
   }
@@ -509,8 +492,8 @@ std::string matrix_section(const json& m, const std::string& path, size_t index)
     out += "<tr><td><code>" + esc(str(r, {"kv"})) + "</code></td><td>" + esc(str(r, {"flag_value"})) + "</td><td class=\"n\">" +
            esc(str(r, {"context"})) + "</td><td class=\"n\">" + esc(str(r, {"head_size"})) + "</td><td>" + badge(str(shown, {"verdict"}), cls) +
            "</td><td>" + esc(str(shown, {"attention_nodes"})) + "</td><td><code>" + esc(str(shown, {"attention_kernels"})) +
-           "</code></td><td class=\"n\">" + num(dbl(speed, "runtime_tokens_per_s")) + "</td><td class=\"n\">" +
-           num(dbl(speed, "flashproof_tokens_per_s")) + "</td><td class=\"n\">" + (std::isfinite(vs_off) ? num(vs_off) + "x" : "") +
+           "</code></td><td class=\"n\">" + readable(dbl(speed, "runtime_tokens_per_s")) + "</td><td class=\"n\">" +
+           readable(dbl(speed, "flashproof_tokens_per_s")) + "</td><td class=\"n\">" + (std::isfinite(vs_off) ? readable(vs_off) + "x" : "") +
            "</td><td>" + esc(str(shown, {"note"})) + "</td></tr>";
   }
   out += "</table></section>";
