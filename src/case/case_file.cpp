@@ -5,7 +5,7 @@
 #include <regex>
 
 #include "case/effect_defaults.h"
-#include "case/json_fields.h"
+#include "util/json_fields.h"
 #include "util/model_files.h"
 #include "util/text.h"
 

@@ -2,7 +2,7 @@
 
 #include <filesystem>
 
-#include "case/json_fields.h"
+#include "util/json_fields.h"
 #include "util/shipped_data.h"
 #include "util/text.h"
 

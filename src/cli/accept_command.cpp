@@ -19,6 +19,7 @@
 #include "report/result_file.h"
 #include "golden/golden_file.h"
 #include "golden/threshold_policy.h"
+#include "util/format_number.h"
 #include "util/text.h"
 
 namespace fp {
@@ -65,12 +66,6 @@ std::string fig_line(char mark, const std::string& name, const std::string& what
   return buf + what + "\n";
 }
 
-std::string num(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.3f", v);
-  return buf;
-}
-
 // Shows the thresholds the plan writes against the previous ones; returns the text.
 std::string show_figures(const Golden& planned, const Golden* previous, const std::string& previous_file) {
   std::string out = "figures (medians of launch medians against " +
@@ -80,21 +75,21 @@ std::string show_figures(const Golden& planned, const Golden* previous, const st
                          (f.gate ? ", gate" : "");
     const GoldenFigure* old = previous && previous->figures.count(name) ? &previous->figures.at(name) : nullptr;
     if (!old) {
-      out += fig_line('+', name, "new: median " + num(f.median) + ", spread " + num(f.spread) + ", n " + std::to_string(f.n) + " launches; " + limits);
+      out += fig_line('+', name, "new: median " + fixed(f.median, 3) + ", spread " + fixed(f.spread, 3) + ", n " + std::to_string(f.n) + " launches; " + limits);
     } else if (old->median == f.median && old->spread == f.spread && old->n == f.n) {
-      out += fig_line('=', name, "unchanged: median " + num(f.median) + " (n " + std::to_string(f.n) + ")");
+      out += fig_line('=', name, "unchanged: median " + fixed(f.median, 3) + " (n " + std::to_string(f.n) + ")");
     } else {
       char pct[32];
       std::snprintf(pct, sizeof pct, "%+.1f%%", old->median != 0 ? 100.0 * (f.median - old->median) / std::fabs(old->median) : 0.0);
-      out += fig_line('~', name, "median " + num(old->median) + " -> " + num(f.median) + " (" + pct + "), spread " +
-                                     num(old->spread) + " -> " + num(f.spread) + ", n " + std::to_string(old->n) + " -> " +
+      out += fig_line('~', name, "median " + fixed(old->median, 3) + " -> " + fixed(f.median, 3) + " (" + pct + "), spread " +
+                                     fixed(old->spread, 3) + " -> " + fixed(f.spread, 3) + ", n " + std::to_string(old->n) + " -> " +
                                      std::to_string(f.n) + "; " + limits);
     }
   }
   if (previous)
     for (const auto& [name, f] : previous->figures)
       if (!planned.figures.count(name))
-        out += fig_line('-', name, "removed: this run did not measure it (golden median " + num(f.median) + (f.gate ? ", was a gate" : "") + ")");
+        out += fig_line('-', name, "removed: this run did not measure it (golden median " + fixed(f.median, 3) + (f.gate ? ", was a gate" : "") + ")");
   return out;
 }
 

@@ -13,6 +13,7 @@
 #include "golden/fingerprint.h"
 #include "history/history.h"
 #include "history/history_changes.h"
+#include "util/format_number.h"
 #include "util/text.h"
 
 namespace fp {
@@ -31,12 +32,6 @@ const char* kUsage =
     "Runs whose result.json is missing or unreadable are skipped with a note. <results> is the suite's\n"
     "results/ (flashproof-suite.json, from the working directory up, or --root DIR) unless --results.\n"
     "exit: 0 (informational; --changes too); 2 unreadable history; 64 usage\n";
-
-std::string num(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.3f", v);
-  return buf;
-}
 
 // "runtime_build: 7000 -> 7010; runtime_version: ... -> ..." between two runs: the full fingerprints
 // field by field (golden/fingerprint.h) when both results carry them, else the ids.
@@ -68,8 +63,8 @@ std::string change_line(const CaseNights& nights, const FigureChange& c) {
   const bool worse = c.lower_is_better ? p.median_after > p.median_before : p.median_after < p.median_before;
   char pbuf[32];
   std::snprintf(pbuf, sizeof pbuf, "%.3f", p.p_value);
-  return "  " + nights.runs[c.run_at].entry.finished_utc + "  " + c.figure + (c.gate ? " (gate)" : "") + "  " + num(p.median_before) +
-         " -> " + num(p.median_after) + " (" + relative + (worse ? ", worse" : ", better") + ")  p=" + pbuf + "  " +
+  return "  " + nights.runs[c.run_at].entry.finished_utc + "  " + c.figure + (c.gate ? " (gate)" : "") + "  " + fixed(p.median_before, 3) +
+         " -> " + fixed(p.median_after, 3) + " (" + relative + (worse ? ", worse" : ", better") + ")  p=" + pbuf + "  " +
          "verdict that night: " + nights.runs[c.run_at].entry.status + "  " +
          fingerprint_change(nights.runs[c.run_before], nights.runs[c.run_at]) + "\n";
 }

@@ -13,6 +13,7 @@
 #include "golden/threshold_policy.h"
 #include "report/ctest_measurements.h"
 #include "runtime/process.h"
+#include "util/format_number.h"
 #include "util/text.h"
 
 namespace fp {
@@ -55,13 +56,6 @@ const char* kUsage =
     "launch-to-launch noise band (3 sigma of the golden's launch medians); see README \"Results and goldens\".\n"
     "exit: 0 pass, 1 fail (verdict, regression, changed answer), 2 incomplete or bad input, 125 skipped\n";
 
-std::string fmt(double v, const char* f = "%.1f") {
-  if (!(v >= 0)) return "-";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-
 // The figure `name`, or for a case with concurrency levels its first level's ("c1.ttft_ms").
 const FigureResult* figure(const RunResult& r, const std::string& name) {
   for (const auto& f : r.figures)
@@ -98,8 +92,8 @@ void print_row(const CaseRun& run, const std::string& case_path, int verdict_wid
                             : std::to_string(same) + "/" + std::to_string(r.answers.size()) + " " + (recorded ? "recorded" : "match");
   const std::string verdict = verdict_column(r);
   std::printf("%-28s %-10s %-*s %8s %8s %8s  %s\n", r.case_name.c_str(), r.status().c_str(), verdict_width, verdict.c_str(),
-              ttft ? fmt(ttft->summary.median).c_str() : "-", ttft ? fmt(ttft->summary.p95).c_str() : "-",
-              tps ? fmt(tps->summary.median).c_str() : "-", answers.c_str());
+              ttft ? fixed(ttft->summary.median, 1).c_str() : "-", ttft ? fixed(ttft->summary.p95, 1).c_str() : "-",
+              tps ? fixed(tps->summary.median, 1).c_str() : "-", answers.c_str());
 }
 
 // Key figures as CTest measurements (Test.xml, CDash) and the failure's explanation as CTest's

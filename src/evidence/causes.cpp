@@ -5,6 +5,7 @@
 #include <set>
 
 #include "evidence/log_records.h"
+#include "util/json_fields.h"
 #include "util/text.h"
 
 namespace fp {
@@ -44,14 +45,6 @@ Result<std::regex> compile(const std::string& pattern, const std::string& where)
   }
 }
 
-Status only_keys(const json& obj, const std::string& where, const std::set<std::string>& allowed) {
-  if (!obj.is_object()) return err(where, "value " + quote(obj.dump()) + " is not an object");
-  for (const auto& [k, v] : obj.items())
-    if (!allowed.count(k))
-      return err(where, "unknown key " + quote(k) + "; valid keys: " + join({allowed.begin(), allowed.end()}, ", "));
-  return ok_status();
-}
-
 // {"head_size": [40, 64]} for in / not_in.
 Status parse_sets(const json& obj, FactTest::Kind kind, const std::string& where, std::vector<FactTest>& out) {
   if (!obj.is_object()) return err(where, "value " + quote(obj.dump()) + " is not an object of fact -> list");
@@ -66,7 +59,7 @@ Status parse_sets(const json& obj, FactTest::Kind kind, const std::string& where
 }
 
 Result<ConditionGroup> parse_group(const json& obj, const std::string& where) {
-  FP_TRY_STATUS(only_keys(obj, where, {"fact_in", "fact_not_in", "fact_matches", "fact_below", "fact_at_most", "facts_differ",
+  FP_TRY_STATUS(only_keys(obj, where, KeyWording::KeyList, {"fact_in", "fact_not_in", "fact_matches", "fact_below", "fact_at_most", "facts_differ",
                                        "fact_not_multiple_of", "log", "no_log", "log_facts"}));
   ConditionGroup g;
   if (obj.contains("fact_in")) FP_TRY_STATUS(parse_sets(obj.at("fact_in"), FactTest::Kind::In, where + ".fact_in", g.facts));
@@ -149,7 +142,7 @@ Result<ConditionGroup> parse_group(const json& obj, const std::string& where) {
 }
 
 Result<CauseExample> parse_example(const json& obj, const std::string& where) {
-  FP_TRY_STATUS(only_keys(obj, where, {"facts", "log", "comment"}));
+  FP_TRY_STATUS(only_keys(obj, where, KeyWording::KeyList, {"facts", "log", "comment"}));
   CauseExample ex;
   if (obj.contains("facts")) {
     const json& f = obj.at("facts");
@@ -177,7 +170,7 @@ Result<std::vector<CauseExample>> parse_examples(const json& obj, const std::str
 }
 
 Result<CauseRule> parse_rule(const json& obj, const std::string& where) {
-  FP_TRY_STATUS(only_keys(obj, where, {"name", "when", "any_of", "names_facts", "cause", "remedy", "comment", "examples",
+  FP_TRY_STATUS(only_keys(obj, where, KeyWording::KeyList, {"name", "when", "any_of", "names_facts", "cause", "remedy", "comment", "examples",
                                        "counter_examples"}));
   CauseRule r;
   for (const char* key : {"name", "cause", "remedy", "comment"})
@@ -298,7 +291,7 @@ std::string fact_label(const std::string& fact) {
 }
 
 Result<CauseRules> parse_cause_rules(const json& obj, const std::string& where) {
-  FP_TRY_STATUS(only_keys(obj, where, {"comment", "argv_facts", "argv_defaults", "log_facts", "rules"}));
+  FP_TRY_STATUS(only_keys(obj, where, KeyWording::KeyList, {"comment", "argv_facts", "argv_defaults", "log_facts", "rules"}));
   CauseRules rules;
   if (obj.contains("argv_facts")) {
     const json& a = obj.at("argv_facts");

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "evidence/log_records.h"
+#include "util/json_fields.h"
 #include "util/text.h"
 
 namespace fp {
@@ -12,14 +13,6 @@ namespace {
 using nlohmann::json;
 
 Error err(const std::string& where, const std::string& what) { return make_error(where + ": " + what); }
-
-Status only_keys(const json& obj, const std::string& where, const std::set<std::string>& allowed) {
-  if (!obj.is_object()) return err(where, "value " + quote(obj.dump()) + " is not an object");
-  for (const auto& [k, v] : obj.items())
-    if (!allowed.count(k))
-      return err(where, "unknown key " + quote(k) + "; valid keys: " + join({allowed.begin(), allowed.end()}, ", "));
-  return ok_status();
-}
 
 Result<std::string> text(const json& obj, const std::string& key, const std::string& where, bool required = true) {
   if (!obj.contains(key)) {
@@ -45,7 +38,7 @@ Result<std::vector<std::string>> texts(const json& obj, const std::string& key, 
 }
 
 Result<LastWordsRule> parse_last_words(const json& obj, const std::string& where) {
-  FP_TRY_STATUS(only_keys(obj, where, {"name", "pattern", "comment", "examples", "counter_examples"}));
+  FP_TRY_STATUS(only_keys(obj, where, KeyWording::KeyList, {"name", "pattern", "comment", "examples", "counter_examples"}));
   LastWordsRule r;
   FP_TRY(r.name, text(obj, "name", where));
   FP_TRY(r.pattern, text(obj, "pattern", where));
@@ -62,7 +55,7 @@ Result<LastWordsRule> parse_last_words(const json& obj, const std::string& where
 }
 
 Result<KnownBreakage> parse_breakage(const json& obj, const std::string& where) {
-  FP_TRY_STATUS(only_keys(obj, where, {"name", "instrument", "when", "any_of", "names_facts", "breaks", "runtime_words",
+  FP_TRY_STATUS(only_keys(obj, where, KeyWording::KeyList, {"name", "instrument", "when", "any_of", "names_facts", "breaks", "runtime_words",
                                        "seen", "comment", "examples", "counter_examples"}));
   KnownBreakage b;
   FP_TRY(b.name, text(obj, "name", where));
@@ -116,7 +109,7 @@ std::string instrument_label(const std::string& name) {
 }
 
 Result<InstrumentRules> parse_instrument_rules(const json& obj, const std::string& where) {
-  FP_TRY_STATUS(only_keys(obj, where, {"comment", "last_words", "known_breakages"}));
+  FP_TRY_STATUS(only_keys(obj, where, KeyWording::KeyList, {"comment", "last_words", "known_breakages"}));
   InstrumentRules rules;
   std::set<std::string> seen;
   for (const char* key : {"last_words", "known_breakages"}) {

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "util/json_fields.h"
 #include "util/text.h"
 
 namespace fp {
@@ -59,18 +60,10 @@ struct Where {
   Error error(const std::string& what) const { return make_error(file + ": " + key + ": " + what); }
   Where at(const std::string& sub) const { return {file, key.empty() ? sub : key + "." + sub}; }
   Where index(size_t i) const { return {file, key + "[" + std::to_string(i) + "]"}; }
-};
-
-Status check_keys(const json& obj, const Where& where, const std::set<std::string>& allowed) {
-  for (const auto& [key, value] : obj.items()) {
-    (void)value;
-    if (!allowed.count(key)) {
-      std::vector<std::string> names(allowed.begin(), allowed.end());
-      return where.error("unknown key " + quote(key) + "; valid keys: " + join(names, ", "));
-    }
+  Status only_keys(const json& obj, const std::set<std::string>& allowed) const {
+    return fp::only_keys(obj, file + ": " + key, KeyWording::KeyList, allowed);
   }
-  return ok_status();
-}
+};
 
 Result<std::string> get_string(const json& obj, const std::string& key, const Where& where, bool required) {
   if (!obj.contains(key)) {
@@ -161,9 +154,8 @@ Status parse_answer(const json& obj, Rule& rule, const Where& where) {
 
 Result<Rule> parse_rule(const json& obj, const std::string& section, const Where& where) {
   if (!obj.is_object()) return where.error("value " + quote(obj.dump()) + " is not an object");
-  FP_TRY_STATUS(check_keys(obj, where,
-                           {"name", "kind", "pattern", "captures", "fused", "states", "scale_to_mib", "comment",
-                            "examples", "counter_examples", "backend", "family", "name_width", "source"}));
+  FP_TRY_STATUS(where.only_keys(obj, {"name", "kind", "pattern", "captures", "fused", "states", "scale_to_mib", "comment",
+                                     "examples", "counter_examples", "backend", "family", "name_width", "source"}));
   Rule rule;
   FP_TRY(rule.name, get_string(obj, "name", where, true));
   FP_TRY(std::string kind, get_string(obj, "kind", where, true));
@@ -233,7 +225,7 @@ Result<std::vector<Rule>> parse_section(const json& ev, const std::string& secti
 
 Result<Rule> parse_prefix(const json& obj, const Where& where) {
   if (!obj.is_object()) return where.error("value " + quote(obj.dump()) + " is not an object");
-  FP_TRY_STATUS(check_keys(obj, where, {"pattern", "comment", "examples", "counter_examples"}));
+  FP_TRY_STATUS(where.only_keys(obj, {"pattern", "comment", "examples", "counter_examples"}));
   Rule rule;
   rule.name = "record_prefix";
   FP_TRY(rule.pattern, get_string(obj, "pattern", where, true));
@@ -258,7 +250,7 @@ Result<Rule> parse_process_prefix(const json& obj, const Where& where) {
 
 Status parse_attention_backends(const json& obj, const Where& where, RuntimeSignatures& sigs) {
   if (!obj.is_object()) return where.error("value " + quote(obj.dump()) + " is not an object");
-  FP_TRY_STATUS(check_keys(obj, where, {"comment", "names", "aliases"}));
+  FP_TRY_STATUS(where.only_keys(obj, {"comment", "names", "aliases"}));
   FP_TRY(std::string comment, get_string(obj, "comment", where, true));
   (void)comment;
   FP_TRY(sigs.attention_backends, get_strings(obj, "names", where));
@@ -313,7 +305,7 @@ Result<Rule> parse_timing_rule(const json& parent, const std::string& key, const
 
 Result<DeviceTimings> parse_device_timings(const json& obj, const Where& where) {
   if (!obj.is_object()) return where.error("value " + quote(obj.dump()) + " is not an object");
-  FP_TRY_STATUS(check_keys(obj, where, {"comment", "env", "block", "end", "op", "devices", "backend"}));
+  FP_TRY_STATUS(where.only_keys(obj, {"comment", "env", "block", "end", "op", "devices", "backend"}));
   DeviceTimings t;
   FP_TRY(t.comment, get_string(obj, "comment", where, true));
   if (!obj.contains("env") || !obj.at("env").is_object() || obj.at("env").empty())
@@ -337,7 +329,7 @@ Result<DeviceTimings> parse_device_timings(const json& obj, const Where& where) 
 
 Status parse_hints(const json& obj, const Where& where, std::map<std::string, std::string>& hints) {
   if (!obj.is_object()) return where.error("value " + quote(obj.dump()) + " is not an object");
-  FP_TRY_STATUS(check_keys(obj, where, {"log", "placement", "kernels"}));
+  FP_TRY_STATUS(where.only_keys(obj, {"log", "placement", "kernels"}));
   for (const auto& [key, value] : obj.items()) {
     if (!value.is_string()) return where.at(key).error("value " + quote(value.dump()) + " is not a string");
     hints[key] = value.get<std::string>();
@@ -370,7 +362,7 @@ Result<RuntimeSignatures> parse_runtime_signatures(const std::string& json_text,
   if (ev.contains("same_as")) {
     // Another runtime's signatures, whole: a runtime driven through a different adapter (e.g. the
     // generic OpenAI-compatible one) still prints its own log.
-    FP_TRY_STATUS(check_keys(ev, where, {"comment", "same_as"}));
+    FP_TRY_STATUS(where.only_keys(ev, {"comment", "same_as"}));
     const json& other = ev.at("same_as");
     if (!other.is_string()) return where.at("same_as").error("value " + quote(other.dump()) + " is not a runtime name");
     std::string name = other.get<std::string>();
@@ -382,7 +374,7 @@ Result<RuntimeSignatures> parse_runtime_signatures(const std::string& json_text,
     base->source = path + " (evidence same as " + base->source + ")";
     return *base;
   }
-  FP_TRY_STATUS(check_keys(ev, where, {"comment", "record_prefix", "process_prefix", "attention_backends", "hints",
+  FP_TRY_STATUS(where.only_keys(ev, {"comment", "record_prefix", "process_prefix", "attention_backends", "hints",
                                        "gpu_backend", "device_timings", "log", "placement", "kernels", "causes",
                                        "instruments"}));
   RuntimeSignatures sigs;

@@ -22,6 +22,7 @@
 #include "golden/answers.h"
 #include "runtime/cpu_quota.h"
 #include "runtime/process.h"
+#include "util/format_number.h"
 #include "util/text.h"
 
 namespace fp {
@@ -34,12 +35,6 @@ namespace fs = std::filesystem;
 std::string verdict_text(const Verdict& v) {
   const std::string b = backends_text(v.fused_backends);
   return std::string(to_string(v.activity)) + (b.empty() ? "" : " (" + b + ")");
-}
-
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
 }
 
 // Whether the case's fused attention is expected on a CUDA device: where the kernel probe can time it.

@@ -4,15 +4,10 @@
 #include <cmath>
 #include <cstdio>
 
+#include "util/format_number.h"
+
 namespace fp {
 namespace {
-
-std::string pct(double rel) {
-  if (!std::isfinite(rel)) return "n/a";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%+.1f%%", 100.0 * rel);
-  return buf;
-}
 
 // The interval of the difference relative to |off|.
 std::string rel_interval(const AbResult& c) {

@@ -5,16 +5,11 @@
 
 #include "flow/figures.h"
 #include "measure/goodput.h"
+#include "util/format_number.h"
 #include "util/text.h"
 
 namespace fp {
 namespace {
-
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
 
 // The runtime's own counts (usage) against the asked count; "" when every reported one matches.
 std::string mismatch(const std::vector<int>& counts, int asked) {

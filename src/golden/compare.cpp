@@ -5,19 +5,12 @@
 #include <cstdio>
 
 #include "golden/noise_band.h"
+#include "util/format_number.h"
 #include "util/text.h"
 
 namespace fp {
 
 namespace {
-
-std::string num(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
-
-std::string pct(double rel) { return std::isnan(rel) ? "n/a %" : num(100.0 * rel) + "%"; }
 
 bool all_finite(const std::vector<double>& v) {
   return std::all_of(v.begin(), v.end(), [](double x) { return std::isfinite(x); });
@@ -31,7 +24,7 @@ FigureComparison missing(const std::string& name, const GoldenFigure& g, const s
   const bool sampled_peak = is_memory_figure(name) && !memory_missing_fails(name);
   c.failed = g.gate && !sampled_peak;
   c.golden_median = g.median;
-  c.message = name + ": missing: " + why + " (golden median " + num(g.median) + ")" +
+  c.message = name + ": missing: " + why + " (golden median " + significant(g.median, 6) + ")" +
               (sampled_peak ? "; a sampled peak: reported, not a failure" : g.gate ? "; gated figure, no evidence is a failure" : "");
   return c;
 }
@@ -71,8 +64,8 @@ FigureComparison compare_one(const std::string& name, const GoldenFigure& g, con
   c.failed = (c.gate || c.guard) && c.status == FigureStatus::regressed;
 
   const double d = c.judgement.worse_by;
-  const std::string change = d > 0   ? "worse by " + num(d) + " (" + pct(c.judgement.worse_by_rel) + ")"
-                             : d < 0 ? "better by " + num(-d) + " (" + pct(-c.judgement.worse_by_rel) + ")"
+  const std::string change = d > 0   ? "worse by " + significant(d, 6) + " (" + significant_pct(c.judgement.worse_by_rel, 6) + ")"
+                             : d < 0 ? "better by " + significant(-d, 6) + " (" + significant_pct(-c.judgement.worse_by_rel, 6) + ")"
                                      : "unchanged";
   const std::string facts =
       c.judgement.facts + (c.judgement.resolution.empty() ? "" : "; " + c.judgement.resolution);
@@ -119,11 +112,12 @@ Result<Comparison> compare_to_golden(const Golden& golden, const std::vector<Mea
     if (m.name.empty()) return make_error("compare: a measured figure has an empty name");
     if (!by_name.emplace(m.name, &m).second)
       return make_error("compare: figure " + quote(m.name) + " measured twice; each figure once per run");
+    // The invalid value as written (printf's "nan"), not format_number's placeholder: the user looks for it.
     if (golden.figures.count(m.name) && !is_memory_figure(m.name) && !m.min_effect.known())
-      return make_error("compare: figure " + quote(m.name) + ": min effect " + num(m.min_effect.relative) + " (floor " +
-                        num(m.min_effect.floor) + ") is invalid: expected a fraction > 0 and a floor >= 0 (the case's plan.min_effect)");
+      return make_error("compare: figure " + quote(m.name) + ": min effect " + significant(m.min_effect.relative, 6, "nan") + " (floor " +
+                        significant(m.min_effect.floor, 6, "nan") + ") is invalid: expected a fraction > 0 and a floor >= 0 (the case's plan.min_effect)");
     if (m.guard && !m.guard->known())
-      return make_error("compare: figure " + quote(m.name) + ": guard " + num(m.guard->relative) + " (floor " + num(m.guard->floor) +
+      return make_error("compare: figure " + quote(m.name) + ": guard " + significant(m.guard->relative, 6, "nan") + " (floor " + significant(m.guard->floor, 6, "nan") +
                         ") is invalid: expected a fraction > 0 and a floor >= 0 (the case's plan.guards)");
   }
   Comparison out;
@@ -140,8 +134,8 @@ Result<Comparison> compare_to_golden(const Golden& golden, const std::vector<Mea
     if (m != by_name.end() && !m->second->launch_medians.empty() && all_finite(m->second->launch_medians)) {
       const double now = median(m->second->launch_medians);
       if (now - g->second.median > kBusierMargin) {
-        out.busier = "the machine was busier than when the golden was recorded: other processes took " + pct(now) +
-                     " of its CPU time while this run was timed, against " + pct(g->second.median) + "; host-clock figures cannot tell a slower build "
+        out.busier = "the machine was busier than when the golden was recorded: other processes took " + significant_pct(now, 6) +
+                     " of its CPU time while this run was timed, against " + significant_pct(g->second.median, 6) + "; host-clock figures cannot tell a slower build "
                      "from a busier machine tonight and are not failed (memory, GPU kernel time and answers are judged)";
         not_judged_on_host_clock(out, "BUSIER", "not judged tonight: " + out.busier);
       }
@@ -167,7 +161,7 @@ Result<Comparison> compare_to_golden(const Golden& golden, const std::vector<Mea
     c.name = name;
     c.status = FigureStatus::new_figure;
     c.measured_median = m->launch_medians.empty() ? kNoValue : median(m->launch_medians);
-    c.message = name + ": new: no golden figure (measured median " + num(c.measured_median) + ", " +
+    c.message = name + ": new: no golden figure (measured median " + significant(c.measured_median, 6) + ", " +
                 std::to_string(m->launch_medians.size()) + " launch(es)); `accept` records it";
     out.figures.push_back(std::move(c));
   }

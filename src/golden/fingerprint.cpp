@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "measure/nvml.h"
+#include "util/json_fields.h"
 #include "util/text.h"
 
 namespace fp {
@@ -123,9 +124,9 @@ Result<Fingerprint> fingerprint_from_json(const nlohmann::json& j, const std::st
       f.*field.member = value.get<std::string>();
     }
     if (!known) {
-      std::string valid = "id, cores";
-      for (const auto& field : string_fields()) valid += std::string(", ") + field.key;
-      return make_error(origin + ": unknown key " + quote(key) + " (valid keys: " + valid + ")");
+      std::vector<std::string> valid = {"id", "cores"};
+      for (const auto& field : string_fields()) valid.push_back(field.key);
+      return unknown_key_error(origin, key, valid, KeyWording::KeyParenthesized);
     }
   }
   return f;

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "util/json_fields.h"
 #include "util/text.h"
 
 namespace fp {
@@ -41,11 +42,7 @@ Status check_keys(const json& obj, const std::set<std::string>& allowed, const s
     if (!obj.contains(k))
       return make_error(origin + ": " + where + ": missing required key " + quote(k) +
                         " (required: " + list + ")");
-  for (const auto& [k, v] : obj.items())
-    if (!allowed.count(k))
-      return make_error(origin + ": " + where + ": unknown key " + quote(k) + " (valid keys: " + list +
-                        ")");
-  return ok_status();
+  return only_keys(obj, origin + ": " + where, KeyWording::KeyParenthesized, allowed);
 }
 
 bool valid_figure_name(const std::string& name) {

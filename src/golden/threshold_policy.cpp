@@ -6,28 +6,13 @@
 #include <limits>
 
 #include "golden/noise_band.h"
+#include "util/format_number.h"
 #include "util/text.h"
 
 namespace fp {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-
-std::string num(double v) {
-  if (std::isinf(v)) return "unknown";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
-
-std::string pct(double rel) {
-  if (std::isnan(rel)) return "n/a";
-  if (std::isinf(rel)) return "unknown";
-  char buf[64];
-  const double v = 100.0 * rel;
-  std::snprintf(buf, sizeof buf, std::fabs(v) >= 100 ? "%.0f%%" : "%.3g%%", v);
-  return buf;
-}
 
 std::string launches(size_t n) { return std::to_string(n) + (n == 1 ? " launch" : " launches"); }
 
@@ -65,8 +50,8 @@ double modelled_band(double sigma_w, const LaunchSpread& g, const LaunchSpread& 
     // (its sitting estimated from the nights' point estimate: the upper bound is counted once)
     const double point2 = nights.sigma * nights.sigma;
     const double golden2 = std::isinf(sigma_w) ? point2 : std::max(0.0, point2 - sigma_w * sigma_w / n_r) + sigma_w * sigma_w / n_g;
-    *source = "nights: " + std::to_string(nights.nights) + " earlier nights, night-to-night sd " + num(nights.sigma) +
-              " (robust; " + num(nights.sigma_upper) + " at its 90% upper bound)";
+    *source = "nights: " + std::to_string(nights.nights) + " earlier nights, night-to-night sd " + significant(nights.sigma, 6, "unknown") +
+              " (robust; " + significant(nights.sigma_upper, 6, "unknown") + " at its 90% upper bound)";
     return kNoiseK * std::sqrt(sn2 + golden2);
   }
   if (std::isinf(sigma_w)) {
@@ -81,7 +66,7 @@ double modelled_band(double sigma_w, const LaunchSpread& g, const LaunchSpread& 
   }
   const double ss = model.sitting_sigma_rel * std::fabs(g.median);
   *source = std::string(g.source == BandSource::rounds ? "rounds" : "launches") + "-widened: " + std::to_string(g.n) + " " +
-            band_units(g.source, g.n) + " of the golden, + " + pct(model.sitting_sigma_rel) + " sd " + sitting_sigma_source() +
+            band_units(g.source, g.n) + " of the golden, + " + significant_pct(model.sitting_sigma_rel, 3, "unknown") + " sd " + sitting_sigma_source() +
             " (fewer than " + std::to_string(kMinNights) + " earlier nights: " + std::to_string(nights.nights) + ")";
   return kNoiseK * std::sqrt(launches2 + 2 * ss * ss);
 }
@@ -145,21 +130,21 @@ ChangeJudgement judge_change(const FigurePolicy& policy, const LaunchSpread& g, 
   else
     j.status = FigureStatus::within_noise;
 
-  j.facts = "golden median " + num(g.median) + " (" + launches(g.n) + ", launch-to-launch spread " +
-            (std::isinf(j.sigma) ? std::string("unknown") : num(j.sigma) + " = " + pct(j.sigma_rel)) +
-            "), measured median " + num(run.median) + " (" + launches(run.n) + "), " +
-            (policy.guard ? "guard effect " : "min effect ") + policy.min_effect.text() + " (" + num(j.effect) +
+  j.facts = "golden median " + significant(g.median, 6, "unknown") + " (" + launches(g.n) + ", launch-to-launch spread " +
+            (std::isinf(j.sigma) ? std::string("unknown") : significant(j.sigma, 6, "unknown") + " = " + significant_pct(j.sigma_rel, 3, "unknown")) +
+            "), measured median " + significant(run.median, 6, "unknown") + " (" + launches(run.n) + "), " +
+            (policy.guard ? "guard effect " : "min effect ") + policy.min_effect.text() + " (" + significant(j.effect, 6, "unknown") +
             (j.floor_in_force ? ": the floor" : "") + "), noise band " +
-            (std::isinf(j.noise) ? std::string("unknown") : num(j.noise) + " (" + pct(j.noise_rel) + ")") + " from " + j.band + ", " +
+            (std::isinf(j.noise) ? std::string("unknown") : significant(j.noise, 6, "unknown") + " (" + significant_pct(j.noise_rel, 3, "unknown") + ")") + " from " + j.band + ", " +
             (lower ? "lower" : "higher") + " is better";
   if (!j.resolves) {
-    j.resolution = "this golden cannot resolve a " + pct(scale > 0 ? j.effect / scale : policy.min_effect.relative) + " change: ";
+    j.resolution = "this golden cannot resolve a " + significant_pct(scale > 0 ? j.effect / scale : policy.min_effect.relative, 3, "unknown") + " change: ";
     if (std::isinf(j.noise))
       j.resolution += "it holds " + launches(g.n) + ", too few for a launch-to-launch spread (at least " +
                       std::to_string(kMinGoldenLaunches) + ")";
     else
-      j.resolution += "launch-to-launch spread is " + (std::isinf(j.sigma) ? std::string("unknown") : pct(j.sigma_rel)) +
-                      " (noise band " + pct(j.noise_rel) + " with " + std::to_string(g.n) + " golden and " + launches(run.n) +
+      j.resolution += "launch-to-launch spread is " + (std::isinf(j.sigma) ? std::string("unknown") : significant_pct(j.sigma_rel, 3, "unknown")) +
+                      " (noise band " + significant_pct(j.noise_rel, 3, "unknown") + " with " + std::to_string(g.n) + " golden and " + launches(run.n) +
                       " of this run, from " + j.band + ")";
     j.resolution += "; record more launches or use the side-by-side gate";
   }

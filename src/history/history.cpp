@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <map>
 
 #include "util/text.h"
 
@@ -175,6 +176,63 @@ Result<std::vector<std::string>> resolve_results(const std::string& path) {
   if (out.empty())
     return make_error(path + ": holds no result.json: expected a run folder, a case folder (run folders inside) or a folder of case folders");
   return out;
+}
+
+std::string find_results_root(const std::string& start) {
+  std::error_code ec;
+  fs::path p = fs::absolute(start, ec);
+  if (fs::is_regular_file(p, ec)) p = p.parent_path();
+  for (int i = 0; i < 6 && !p.empty(); ++i) {
+    if (fs::is_regular_file(p / "history.tsv", ec)) return p.string();
+    if (p == p.parent_path()) break;
+    p = p.parent_path();
+  }
+  return {};
+}
+
+std::vector<std::string> latest_run_files(const std::string& root_dir, const std::string& file, const std::string& prefix) {
+  const fs::path root(root_dir);
+  std::error_code ec;
+  if (fs::is_regular_file(root / file, ec)) return {(root / file).string()};
+  std::map<std::string, fs::path> by_case;
+  if (!fs::is_directory(root, ec)) return {};
+  for (auto it = fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied, ec);
+       it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (ec) break;
+    if (it.depth() > 3) {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (it->is_symlink(ec)) {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (it->path().filename() != file) continue;
+    const fs::path folder = it->path().parent_path();
+    if (folder.filename().string().rfind(prefix, 0) != 0) continue;
+    const std::string case_dir = folder.parent_path().string();
+    auto cur = by_case.find(case_dir);
+    if (cur == by_case.end() || cur->second.parent_path().filename() < folder.filename()) by_case[case_dir] = it->path();
+  }
+  std::vector<std::string> out;
+  for (const auto& [k, p] : by_case) out.push_back(p.string());
+  return out;
+}
+
+std::vector<std::string> latest_results_in_history(const std::string& results_root) {
+  std::vector<std::string> latest;
+  auto history = load_history(results_root);
+  if (!history) return latest;
+  std::error_code ec;
+  for (const auto& name : cases_in_history(*history)) {
+    auto runs = runs_of_case(*history, name);
+    for (auto it = runs.rbegin(); it != runs.rend(); ++it)
+      if (std::string rp = run_dir_path(results_root, *it) + "/result.json"; fs::is_regular_file(rp, ec)) {
+        latest.push_back(rp);
+        break;
+      }
+  }
+  return latest;
 }
 
 }  // namespace fp

@@ -55,4 +55,17 @@ std::string run_dir_path(const std::string& results_root, const HistoryEntry& en
 // Errors name the path and what was expected.
 Result<std::vector<std::string>> resolve_results(const std::string& path);
 
+// The results root above what a user named: `start` (or its folder, for a file) or up to 5 folders
+// above it, the first holding history.tsv; "" when none does.
+std::string find_results_root(const std::string& start);
+
+// The latest run of every case in <results_root>/history.tsv whose result.json is still there
+// (across fingerprints); none when the history cannot be read.
+std::vector<std::string> latest_results_in_history(const std::string& results_root);
+
+// `file` (ab.json, matrix.json) under `root` (depth <= 4) in run folders named `folder_prefix`<UTC
+// stamp>, the latest (by folder name) per case folder; `root`'s own when it holds the file.
+std::vector<std::string> latest_run_files(const std::string& root, const std::string& file,
+                                          const std::string& folder_prefix);
+
 }  // namespace fp

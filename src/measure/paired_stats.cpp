@@ -8,18 +8,13 @@
 
 #include <boost/math/distributions/students_t.hpp>
 
+#include "util/format_number.h"
+
 namespace fp {
 namespace {
 
 double mean_of(const std::vector<double>& v) {
   return v.empty() ? kNoValue : std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
-}
-
-std::string pct(double rel) {
-  if (!std::isfinite(rel)) return "n/a";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%+.1f%%", 100.0 * rel);
-  return buf;
 }
 
 int trim_count(size_t n, double trim) { return static_cast<int>(std::floor(trim * static_cast<double>(n) + 1e-9)); }

@@ -4,24 +4,11 @@
 #include <cstdio>
 
 #include "report/headroom_text.h"
+#include "util/format_number.h"
 #include "util/text.h"
 
 namespace fp {
 namespace {
-
-std::string num(double v) {
-  if (!std::isfinite(v)) return "-";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, std::fabs(v) >= 1000 ? "%.1f" : "%.3f", v);
-  return buf;
-}
-
-std::string pct(double rel) {
-  if (!std::isfinite(rel)) return "n/a";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%+.1f%%", 100.0 * rel);
-  return buf;
-}
 
 std::string pval(double p) {
   if (!std::isfinite(p)) return "-";
@@ -45,7 +32,7 @@ const FigureResult* figure(const AbArm& a, const std::string& name) {
 }
 
 std::string interval(const AbResult& c) {
-  return "[" + num(c.ci.low) + ", " + num(c.ci.high) + "]";
+  return "[" + table_figure(c.ci.low) + ", " + table_figure(c.ci.high) + "]";
 }
 
 std::string too_few_words(const AbResult& c) {
@@ -57,8 +44,8 @@ std::string too_few_words(const AbResult& c) {
 std::string compare_line(const AbFigure& f, const AbRun& r) {
   const FigureResult* a = figure(r.off, f.name);
   const FigureResult* b = figure(r.on, f.name);
-  std::string s = pad(f.name, 34) + "off " + pad(num(a ? a->summary.median : NAN), 10) + "on " +
-                  pad(num(b ? b->summary.median : NAN), 10) + "on-off " + pad(num(f.cmp.diff) + " (" + pct(f.cmp.diff_rel) + ")", 22) +
+  std::string s = pad(f.name, 34) + "off " + pad(table_figure(a ? a->summary.median : NAN), 10) + "on " +
+                  pad(table_figure(b ? b->summary.median : NAN), 10) + "on-off " + pad(table_figure(f.cmp.diff) + " (" + pct(f.cmp.diff_rel) + ")", 22) +
                   "95% CI " + pad(interval(f.cmp), 24) + "p " + pad(pval(f.cmp.mwu.p), 9) + "n " +
                   pad(std::to_string(f.cmp.n_a) + "/" + std::to_string(f.cmp.n_b), 9) + f.effect;
   std::string few = too_few_words(f.cmp);
@@ -70,8 +57,8 @@ void arm_summary(std::string& out, const AbArm& a) {
   out += "  arm " + a.name + " (flag value " + quote(a.flag_value) + "), " + std::to_string(a.launches) + " launches:\n";
   out += "    " + pad("figure", 34) + pad("n", 6) + pad("p50", 11) + pad("p95", 11) + pad("p99", 11) + "\n";
   for (const auto& f : a.figures)
-    out += "    " + pad(f.name, 34) + pad(std::to_string(f.summary.n), 6) + pad(num(f.summary.median), 11) +
-           pad(num(f.summary.p95), 11) + pad(num(f.summary.p99), 11) + "\n";
+    out += "    " + pad(f.name, 34) + pad(std::to_string(f.summary.n), 6) + pad(table_figure(f.summary.median), 11) +
+           pad(table_figure(f.summary.p95), 11) + pad(table_figure(f.summary.p99), 11) + "\n";
 }
 
 }  // namespace
@@ -86,7 +73,7 @@ std::string ab_to_text(const AbRun& r) {
   out += "model: " + r.model_path + " sha256 " + r.model_sha256 + "\n";
   out += "plan: blocks of one fresh launch per arm in ABBA order (" + join(r.order, ", ") + "); " +
          std::to_string(r.warmup) + " warm-up and " + std::to_string(r.rounds) + " measured rounds per launch; sustained " +
-         num(r.sustained_s) + " s at concurrency " + std::to_string(r.concurrency) + " per arm\n";
+         table_figure(r.sustained_s) + " s at concurrency " + std::to_string(r.concurrency) + " per arm\n";
   out += "A = flag off (" + r.off.flag_value + "), B = flag on (" + r.on.flag_value + "); the gates are paired per block and "
          "prompt (log-ratio, t interval over blocks, Holm); the figure table pools each arm's launches (medians, 95% "
          "bootstrap CI, two-sided Mann-Whitney U)\n";
@@ -146,7 +133,7 @@ std::string ab_to_text(const AbRun& r) {
       out += "  arm " + a->name + ": not run\n";
       continue;
     }
-    out += "  arm " + a->name + ": " + std::to_string(a->sustained_requests) + " requests in " + num(a->sustained_wall_s) +
+    out += "  arm " + a->name + ": " + std::to_string(a->sustained_requests) + " requests in " + table_figure(a->sustained_wall_s) +
            " s at concurrency " + std::to_string(a->sustained_concurrency) + "\n";
     for (const auto& d : a->drift_lines) out += "    drift " + d + "\n";
     if (a->drift_lines.empty()) out += "    drift: not measured, fewer than 16 requests (a longer --sustained-s)\n";
@@ -154,8 +141,8 @@ std::string ab_to_text(const AbRun& r) {
 
   out += "\n## Memory (last launch of each arm)\n";
   for (const AbArm* a : {&r.off, &r.on}) {
-    for (const auto& [d, v] : a->kv_mib_by_device) out += "  arm " + a->name + " kv_buffer_mib." + d + " = " + num(v) + "\n";
-    for (const auto& [d, v] : a->compute_mib_by_device) out += "  arm " + a->name + " compute_buffer_mib." + d + " = " + num(v) + "\n";
+    for (const auto& [d, v] : a->kv_mib_by_device) out += "  arm " + a->name + " kv_buffer_mib." + d + " = " + table_figure(v) + "\n";
+    for (const auto& [d, v] : a->compute_mib_by_device) out += "  arm " + a->name + " compute_buffer_mib." + d + " = " + table_figure(v) + "\n";
     out += "  arm " + a->name + " gpu = " + a->gpu_memory + "\n";
     for (const auto& [k, v] : headroom_lines(a->headroom, a->headroom_why_not)) out += "  arm " + a->name + " " + k + " = " + v + "\n";
   }

@@ -6,72 +6,17 @@
 // figures over the runs on this machine, with the change at each runtime build marked; per support
 // matrix (matrix.json, `flashproof matrix`): its table, one row per combination.
 //
-// Reads result.json and ab.json as JSON and tolerates missing keys (older results), so a report of
-// an old tree still renders; what could not be read is listed in the report, never dropped.
+// The data is read by report/report_data.h; the page is made of report/html_sections.h, which draw
+// with report/html_plots.h.
 #pragma once
 
-#include <map>
-#include <nlohmann/json.hpp>
 #include <string>
-#include <vector>
 
-#include "util/result.h"
+#include "report/report_data.h"
 
 namespace fp {
 
-// One past run of a case, for its trend.
-struct TrendPoint {
-  std::string finished_utc;
-  std::string fingerprint;
-  std::string runtime_build;   // e.g. "b11669"; a change of build or fingerprint is marked
-  std::string status;          // pass | fail | incomplete
-  std::map<std::string, double> p50;  // figure -> median
-};
-
-// What one case's golden says about a figure (golden/golden_file.h).
-struct GoldenMark {
-  double median = 0;
-  double limit = 0;            // the worst value still passing (golden/threshold_policy.h regression_limit)
-  bool lower_is_better = true;
-  bool gate = false;
-};
-
-struct ReportCase {
-  nlohmann::json result;                        // result.json
-  std::string result_path;
-  std::map<std::string, GoldenMark> golden;     // by figure name as the golden names it
-  std::string golden_note;                      // why there is no golden, when there is none
-};
-
-struct ReportData {
-  std::string source;          // what the user named
-  std::string results_root;    // where history.tsv was found ("" when none)
-  std::string generated_utc;
-  std::vector<ReportCase> cases;
-  std::vector<nlohmann::json> ab_runs;          // ab.json contents
-  std::vector<std::string> ab_paths;
-  std::vector<nlohmann::json> matrix_runs;      // matrix.json contents (report/matrix_report.h)
-  std::vector<std::string> matrix_paths;
-  std::map<std::string, std::vector<TrendPoint>> trends;  // case -> runs, oldest first
-  std::vector<std::string> notes;               // files that could not be read, and why
-};
-
-// Gathers everything under `path`: result.json files (history/history.h resolve_results), the latest
-// ab.json and matrix.json per case, goldens named by each result, and the history of each case. `results_root`:
-// where history.tsv lives; "" = look in `path` and the folders above it. Error when `path` holds
-// neither a result, an A/B run nor a matrix.
-Result<ReportData> load_report_data(const std::string& path, const std::string& results_root = "");
-
 // The HTML page. Deterministic for the same data.
 std::string render_html_report(const ReportData& data);
-
-// The trend's step at each change of runtime build: median of the figure over up to `window` runs
-// before against up to `window` runs after, as a relative change ("+20.3%" = 20.3% higher).
-struct TrendStep {
-  size_t index = 0;            // first point of the new build
-  std::string from_build, to_build;
-  double before = 0, after = 0, change_rel = 0;
-};
-std::vector<TrendStep> trend_steps(const std::vector<TrendPoint>& points, const std::string& figure, size_t window = 5);
 
 }  // namespace fp

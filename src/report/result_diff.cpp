@@ -7,17 +7,11 @@
 
 #include "golden/answers.h"
 #include "golden/memory_policy.h"
+#include "util/format_number.h"
 #include "util/text.h"
 
 namespace fp {
 namespace {
-
-std::string num(double v) {
-  if (!std::isfinite(v)) return "-";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.3f", v);
-  return buf;
-}
 
 std::string signed_num(double v, const char* suffix = "") {
   if (!std::isfinite(v)) return "-";
@@ -195,8 +189,8 @@ std::string format_result_diffs(const std::vector<ResultDiff>& diffs) {
       std::string rel = std::isfinite(f.change_rel) ? signed_num(100.0 * f.change_rel, "%") : "-";
       std::string n = " (n " + (f.old_n ? std::to_string(f.old_n) : std::string("-")) + "/" +
                       (f.new_n ? std::to_string(f.new_n) : std::string("-")) + ")";
-      std::snprintf(buf, sizeof buf, "%-30s %12s %12s %12s %10s  %s%s%s\n", f.name.c_str(), num(f.old_median).c_str(),
-                    num(f.new_median).c_str(), signed_num(f.change).c_str(), rel.c_str(), f.status.c_str(),
+      std::snprintf(buf, sizeof buf, "%-30s %12s %12s %12s %10s  %s%s%s\n", f.name.c_str(), fixed(f.old_median, 3).c_str(),
+                    fixed(f.new_median, 3).c_str(), signed_num(f.change).c_str(), rel.c_str(), f.status.c_str(),
                     f.gate ? " [gate]" : "", n.c_str());
       out += buf;
     }

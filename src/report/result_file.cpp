@@ -4,18 +4,12 @@
 #include <cstdio>
 
 #include "report/headroom_text.h"
+#include "util/format_number.h"
 #include "util/sha256.h"
 #include "util/text.h"
 
 namespace fp {
 namespace {
-
-std::string num(double v) {
-  if (!std::isfinite(v)) return "nan";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.3f", v);
-  return buf;
-}
 
 // One key per line, always: a value's own line breaks are written as \n.
 void line(std::string& out, const std::string& key, const std::string& value) {
@@ -91,32 +85,32 @@ std::string result_to_text(const RunResult& r) {
                                                                 join(r.kernel_launches, ", ") + ")");
   for (const auto& f : r.kernel_families) {
     std::vector<std::string> shares;
-    for (double v : f.shares) shares.push_back(num(v));
+    for (double v : f.shares) shares.push_back(fixed(v, 3, "nan"));
     line(out, "kernels.family." + f.family + (f.fused ? "" : ".unfused"), join(shares, " "));
   }
   line(out, "timed.launches", std::to_string(r.launches));
   const std::string not_attached = "not measured: attached";  // a server started by something else
-  line(out, "cold.ready_ms", r.attached.empty() ? num(r.cold_ready_ms) : not_attached);
-  line(out, "cold.first_request_ttft_ms", r.attached.empty() ? num(r.cold_first_ttft_ms) : not_attached);
-  line(out, "cold.first_request_e2e_ms", r.attached.empty() ? num(r.cold_first_e2e_ms) : not_attached);
+  line(out, "cold.ready_ms", r.attached.empty() ? fixed(r.cold_ready_ms, 3, "nan") : not_attached);
+  line(out, "cold.first_request_ttft_ms", r.attached.empty() ? fixed(r.cold_first_ttft_ms, 3, "nan") : not_attached);
+  line(out, "cold.first_request_e2e_ms", r.attached.empty() ? fixed(r.cold_first_e2e_ms, 3, "nan") : not_attached);
   for (const auto& f : r.figures) {
     const std::string k = "figure." + f.name;
     line(out, k + ".n", std::to_string(f.summary.n));
-    line(out, k + ".p50", num(f.summary.median));
-    line(out, k + ".p95", num(f.summary.p95));
-    line(out, k + ".p99", num(f.summary.p99));
+    line(out, k + ".p50", fixed(f.summary.median, 3, "nan"));
+    line(out, k + ".p95", fixed(f.summary.p95, 3, "nan"));
+    line(out, k + ".p99", fixed(f.summary.p99, 3, "nan"));
     line(out, k + ".gate", f.gate ? "true" : "false");
     std::vector<std::string> medians;
-    for (double v : f.launch_medians) medians.push_back(num(v));
+    for (double v : f.launch_medians) medians.push_back(fixed(v, 3, "nan"));
     line(out, k + ".launch_medians", join(medians, " "));
   }
   line(out, "fidelity", r.fidelity);
   for (const auto& [k, v] : r.workload) line(out, "workload." + k, v);
-  line(out, "memory.kv_cache_mib", r.kv_cache_mib ? num(*r.kv_cache_mib) : "not reported by the runtime");
+  line(out, "memory.kv_cache_mib", r.kv_cache_mib ? fixed(*r.kv_cache_mib, 3, "nan") : "not reported by the runtime");
   if (r.kv_cache_tokens) line(out, "memory.kv_cache_tokens", std::to_string(*r.kv_cache_tokens));
-  for (const auto& [d, v] : r.kv_mib_by_device) line(out, "memory.kv_buffer_mib." + d, num(v));
-  for (const auto& [d, v] : r.compute_mib_by_device) line(out, "memory.compute_buffer_mib." + d, num(v));
-  line(out, "memory.host_peak_rss_mib", r.peak_rss_mib ? num(*r.peak_rss_mib) : "not measured");
+  for (const auto& [d, v] : r.kv_mib_by_device) line(out, "memory.kv_buffer_mib." + d, fixed(v, 3, "nan"));
+  for (const auto& [d, v] : r.compute_mib_by_device) line(out, "memory.compute_buffer_mib." + d, fixed(v, 3, "nan"));
+  line(out, "memory.host_peak_rss_mib", r.peak_rss_mib ? fixed(*r.peak_rss_mib, 3, "nan") : "not measured");
   line(out, "memory.gpu", r.gpu_memory);
   for (const auto& [k, v] : headroom_lines(r.headroom, r.headroom_why_not)) line(out, k, v);
   for (const auto& a : r.answers) {

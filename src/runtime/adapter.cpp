@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <regex>
 
-#include "case/json_fields.h"
+#include "util/json_fields.h"
 #include "runtime/runtime_data.h"
 #include "util/text.h"
 

@@ -2,7 +2,7 @@
 
 #include <regex>
 
-#include "case/json_fields.h"
+#include "util/json_fields.h"
 #include "runtime/runtime_data.h"
 
 namespace fp {

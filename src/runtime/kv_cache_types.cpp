@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "case/json_fields.h"
+#include "util/json_fields.h"
 #include "runtime/runtime_data.h"
 #include "util/split_list.h"
 #include "util/text.h"

@@ -2,7 +2,7 @@
 
 #include <filesystem>
 
-#include "case/json_fields.h"
+#include "util/json_fields.h"
 #include "runtime/runtime_data.h"
 #include "util/text.h"
 

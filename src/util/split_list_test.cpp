@@ -15,5 +15,11 @@ TEST(SplitList, ItemsTrimmedEmptyOnesKept) {
   EXPECT_THAT(split_list("1:2", ':'), ElementsAre("1", "2"));
 }
 
+TEST(SplitList, EmptyItemsAndRepeatsDroppedOnRequest) {
+  EXPECT_THAT(split_list("a, b,,c ", ',', ListItems::NonEmpty), ElementsAre("a", "b", "c"));
+  EXPECT_TRUE(split_list(" ", ',', ListItems::NonEmpty).empty());
+  EXPECT_THAT(split_list("a, b,a,,b ", ',', ListItems::NonEmptyUnique), ElementsAre("a", "b"));
+}
+
 }  // namespace
 }  // namespace fp

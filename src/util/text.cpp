@@ -1,5 +1,7 @@
 #include "util/text.h"
 
+#include "util/split_list.h"
+
 #include <fcntl.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -42,15 +44,7 @@ bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-std::vector<std::string> split_commas(std::string_view text) {
-  std::vector<std::string> out;
-  for (size_t start = 0, comma = 0; comma != std::string_view::npos; start = comma + 1) {
-    comma = text.find(',', start);
-    std::string item = trim(text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
-    if (!item.empty()) out.push_back(item);
-  }
-  return out;
-}
+std::vector<std::string> split_commas(std::string_view text) { return split_list(text, ',', ListItems::NonEmpty); }
 
 std::string join(const std::vector<std::string>& parts, std::string_view sep) {
   std::string out;

@@ -1,4 +1,4 @@
-#include "case/json_fields.h"
+#include "util/json_fields.h"
 
 #include "util/text.h"
 
@@ -24,6 +24,26 @@ const char* type_word(const json& v) {
 }
 }  // namespace
 
+Error unknown_key_error(const std::string& where, const std::string& shown_key, const std::vector<std::string>& valid,
+                        KeyWording wording) {
+  switch (wording) {
+    case KeyWording::Field:
+      return make_error(where + ": unknown field \"" + shown_key + "\"; valid fields here: " + join(valid, ", "));
+    case KeyWording::KeyList:
+      return make_error(where + ": unknown key " + quote(shown_key) + "; valid keys: " + join(valid, ", "));
+    case KeyWording::KeyParenthesized:
+      break;
+  }
+  return make_error(where + ": unknown key " + quote(shown_key) + " (valid keys: " + join(valid, ", ") + ")");
+}
+
+Status only_keys(const json& obj, const std::string& where, KeyWording wording, const std::set<std::string>& valid) {
+  if (!obj.is_object()) return make_error(where + ": value " + quote(obj.dump()) + " is not an object");
+  for (const auto& [k, _] : obj.items())
+    if (!valid.count(k)) return unknown_key_error(where, k, {valid.begin(), valid.end()}, wording);
+  return ok_status();
+}
+
 Error JsonFields::error(const std::string& key, const std::string& problem) const {
   if (key.empty()) return make_error(file_ + ": " + (prefix_.empty() ? "" : "field \"" + prefix_ + "\": ") + problem);
   std::string where = file_ + ": field \"" + path(key) + "\"";
@@ -33,9 +53,7 @@ Error JsonFields::error(const std::string& key, const std::string& problem) cons
 
 Status JsonFields::only_keys(const std::set<std::string>& allowed) const {
   for (const auto& [k, _] : obj_.items())
-    if (!allowed.count(k))
-      return make_error(file_ + ": unknown field \"" + path(k) + "\"; valid fields here: " +
-                        join({allowed.begin(), allowed.end()}, ", "));
+    if (!allowed.count(k)) return unknown_key_error(file_, path(k), {allowed.begin(), allowed.end()}, KeyWording::Field);
   return ok_status();
 }
 

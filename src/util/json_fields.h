@@ -1,5 +1,6 @@
 // Reads fields of a JSON object with errors that name the file, the field's full path, the value
-// and what would be valid. Shared by the case loader and the other validated data files.
+// and what would be valid. The one reader of JSON keys: case files, runtime data, evidence rules
+// (signatures, causes, instruments), goldens and fingerprints.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -11,6 +12,24 @@
 
 namespace fp {
 
+// How an unknown key is worded: each file kind keeps the wording its users and tests know.
+enum class KeyWording {
+  Field,             // `<where>: unknown field "<path>"; valid fields here: a, b` (case files, runtime data)
+  KeyList,           // `<where>: unknown key "<key>"; valid keys: a, b` (evidence rules)
+  KeyParenthesized,  // `<where>: unknown key "<key>" (valid keys: a, b)` (goldens, fingerprints)
+};
+
+// The error for an unknown key; `valid` is listed in the order given, `shown_key` is the key as
+// named (a full path for KeyWording::Field).
+Error unknown_key_error(const std::string& where, const std::string& shown_key, const std::vector<std::string>& valid,
+                        KeyWording wording);
+
+// Ok when every key of `obj` is one of `valid` (listed sorted in the error); an error naming the
+// first other key, or `<where>: value <obj> is not an object` when obj is not an object.
+Status only_keys(const nlohmann::json& obj, const std::string& where, KeyWording wording,
+                 const std::set<std::string>& valid);
+
+// Fields of one JSON object, the case-file wording (KeyWording::Field).
 class JsonFields {
  public:
   JsonFields(const nlohmann::json& obj, std::string file, std::string prefix = "")
