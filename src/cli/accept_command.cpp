@@ -13,7 +13,8 @@
 
 #include "cli/commands.h"
 #include "cli/suite_option.h"
-#include "flow/golden_step.h"
+#include "flow/golden_record.h"
+#include "golden/golden_paths.h"
 #include "golden/answers.h"
 #include "report/result_file.h"
 #include "golden/golden_file.h"

@@ -105,10 +105,9 @@ nlohmann::json decision_json(const FigureDecision& d) {
 BuildGateCase gate_case(const std::string& path, const BuildGateOptions& o, TeeText& say) {
   BuildGateCase bc;
   bc.case_path = path;
-  int code = kResolveIncomplete;
-  auto resolved = resolve_case_context(path, o.suite, &code, o.candidate_runtime, o.rehash);
+  auto resolved = resolve_case_context(path, o.suite, o.candidate_runtime, o.rehash);
   if (!resolved) {
-    bc.outcome = code == kResolveSkip ? "skipped" : "incomplete";
+    bc.outcome = resolved.exit_code() == kResolveSkip ? "skipped" : "incomplete";
     bc.problems.push_back(resolved.error().message);
     say("\n== " + path + ": " + bc.outcome + ": " + resolved.error().message + "\n");
     return bc;

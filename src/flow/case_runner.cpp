@@ -12,16 +12,19 @@
 #include "flow/attached_pass.h"
 #include "flow/evidence_pass.h"
 #include "flow/figures.h"
-#include "flow/golden_step.h"
+#include "flow/golden_check.h"
 #include "flow/headroom.h"
 #include "flow/launches.h"
 #include "flow/low_noise_figures.h"
 #include "flow/memory_figures.h"
 #include "golden/memory_policy.h"
 #include "flow/probed_check.h"
+#include "flow/timed_log_check.h"
 #include "flow/progress.h"
 #include "flow/workload_summary.h"
+#include "golden/compare.h"
 #include "golden/fingerprint.h"
+#include "golden/golden_paths.h"
 #include "history/history.h"
 #include "report/redact.h"
 #include "runtime/cpu_quota.h"
@@ -93,9 +96,8 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
     return run;
   };
 
-  int resolve_exit = kResolveIncomplete;
-  auto resolved = resolve_run_context(case_path, o.suite, &resolve_exit, o.rehash);
-  if (!resolved) return fail_early(resolve_exit, resolved.error().message);
+  auto resolved = resolve_run_context(case_path, o.suite, o.rehash);
+  if (!resolved) return fail_early(resolved.exit_code(), resolved.error().message);
   CaseContext ctx = *resolved;
   const Case& c = ctx.c;
   const std::string& sha = c.model.sha256;  // checked against the file by resolve_case_context
@@ -260,24 +262,24 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
   std::vector<LaunchMemory> memory;
   for (size_t k = 0; k < passes.size() && !c.attach; ++k) {  // an attached run has no log of its own
     const std::string which = passes.size() > 1 ? " (launch " + std::to_string(k + 1) + ")" : "";
-    auto timed_log = analyse_log(passes[k].log_path, ctx.signatures);
-    if (!timed_log) {
-      r.failures.push_back("timed run log" + which + ": " + timed_log.error().message);
+    auto check = check_timed_log(passes[k].log_path, ctx.signatures, &ev->signals);
+    if (!check) {
+      r.failures.push_back("timed run log" + which + ": " + check.error().message);
       continue;
     }
-    CheapSignals ts = cheap_signals(timed_log->scan);
-    for (const auto& m : compare_signals(ev->signals, ts)) {
+    for (const auto& m : check->mismatches) {
       r.signal_mismatches.push_back(m + which);
       r.failures.push_back("timed run" + which + " differs from the evidence pass: " + m);
     }
-    memory.push_back(launch_memory(passes[k], timed_log->scan));
+    const LogScan& scan = check->log.scan;
+    memory.push_back(launch_memory(passes[k], scan));
     if (k > 0) continue;
-    r.timed_signals = signals_text(ts);
-    r.kv_mib_by_device = timed_log->scan.kv_mib_by_device();
-    r.compute_mib_by_device = timed_log->scan.compute_mib_by_device();
-    if (auto kv = timed_log->scan.kv_total()) r.kv_cache_mib = kv->mib;
-    if (!timed_log->scan.kv_tokens.empty()) r.kv_cache_tokens = timed_log->scan.kv_tokens.back().value;
-    HeadroomOutcome room = launch_headroom(ctx, passes[k], timed_log->scan);
+    r.timed_signals = signals_text(check->signals);
+    r.kv_mib_by_device = scan.kv_mib_by_device();
+    r.compute_mib_by_device = scan.compute_mib_by_device();
+    if (auto kv = scan.kv_total()) r.kv_cache_mib = kv->mib;
+    if (!scan.kv_tokens.empty()) r.kv_cache_tokens = scan.kv_tokens.back().value;
+    HeadroomOutcome room = launch_headroom(ctx, passes[k], scan);
     r.headroom = room.headroom;
     r.headroom_why_not = room.why_not;
   }
@@ -342,7 +344,7 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
     if (!f.gate && !is_memory_figure(f.name)) f.guard = guard_effect(c, f.name);
   r.complete = true;
   r.fingerprint = fpr.to_json();
-  GoldenStepOptions g;
+  GoldenCheckOptions g;
   g.golden_root = o.golden_root;
   g.timing_root = o.timing_golden_root;
   g.results_root = o.results_root;
