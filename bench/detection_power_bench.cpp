@@ -123,11 +123,10 @@ int main(int argc, char** argv) {
   const int max_tokens = argc > 3 ? std::atoi(argv[3]) : 2;
   const bool one_prompt = argc > 4 && std::string(argv[4]) == "one";
   install_child_cleanup_handlers();
-  int code = 0;
-  auto ctx = resolve_case_context(case_path, *load_suite(FLASHPROOF_SOURCE_DIR), &code);
+  auto ctx = resolve_case_context(case_path, *load_suite(FLASHPROOF_SOURCE_DIR));
   if (!ctx) {
     std::fprintf(stderr, "detection_power_bench: %s\n", ctx.error().message.c_str());
-    return code;
+    return ctx.exit_code();
   }
   ctx->flag_value = ctx->c.flag.on;
   if (one_prompt) ctx->prompts.resize(1);

@@ -42,11 +42,10 @@ int main(int argc, char** argv) {
   const std::string case_path = argc > 1 ? argv[1] : std::string(FLASHPROOF_SOURCE_DIR) + "/cases/chat-tiny-short.json";
   const int n = argc > 2 ? std::atoi(argv[2]) : 200;
   install_child_cleanup_handlers();
-  int code = 0;
-  auto ctx = resolve_case_context(case_path, *load_suite(FLASHPROOF_SOURCE_DIR), &code);
+  auto ctx = resolve_case_context(case_path, *load_suite(FLASHPROOF_SOURCE_DIR));
   if (!ctx) {
     std::fprintf(stderr, "fidelity_bench: %s\n", ctx.error().message.c_str());
-    return code;
+    return ctx.exit_code();
   }
   ctx->flag_value = ctx->c.flag.on;
   auto port = free_loopback_port();

@@ -17,6 +17,7 @@
 #include "flow/mechanism.h"
 #include "flow/probed_check.h"
 #include "flow/sustained_phase.h"
+#include "flow/timed_log_check.h"
 #include "flow/timed_pass.h"
 #include "golden/answers.h"
 #include "golden/fingerprint.h"
@@ -140,18 +141,17 @@ void record_launch(ArmState& s, int index, const TimedPass& pass_in) {
   if (pass->cold_first.done) s.answers[pass->cold_first_prompt].push_back(pass->cold_first.text);
   for (const auto& r : pass->requests) s.answers[r.prompt_id].push_back(r.result.text);
 
-  auto log = analyse_log(pass->log_path, ctx.signatures);
-  if (!log) {
-    s.arm.errors.push_back("launch " + std::to_string(index + 1) + " log: " + log.error().message);
+  auto check = check_timed_log(pass->log_path, ctx.signatures, s.evidence_ok ? &s.evidence_signals : nullptr);
+  if (!check) {
+    s.arm.errors.push_back("launch " + std::to_string(index + 1) + " log: " + check.error().message);
     return;
   }
-  if (s.evidence_ok)
-    for (const auto& m : compare_signals(s.evidence_signals, cheap_signals(log->scan)))
-      s.arm.signal_mismatches.push_back("launch " + std::to_string(index + 1) + ": " + m);
-  s.arm.kv_mib_by_device = log->scan.kv_mib_by_device();
-  s.arm.compute_mib_by_device = log->scan.compute_mib_by_device();
-  if (auto kv = log->scan.kv_total()) a.add("kv_cache_mib", kv->mib, true);
-  HeadroomOutcome room = launch_headroom(ctx, *pass, log->scan);
+  for (const auto& m : check->mismatches) s.arm.signal_mismatches.push_back("launch " + std::to_string(index + 1) + ": " + m);
+  const LogScan& scan = check->log.scan;
+  s.arm.kv_mib_by_device = scan.kv_mib_by_device();
+  s.arm.compute_mib_by_device = scan.compute_mib_by_device();
+  if (auto kv = scan.kv_total()) a.add("kv_cache_mib", kv->mib, true);
+  HeadroomOutcome room = launch_headroom(ctx, *pass, scan);
   s.arm.headroom = room.headroom;
   s.arm.headroom_why_not = room.why_not;
   double compute = 0;
@@ -256,9 +256,8 @@ AbOutcome run_ab(const std::string& case_path, const AbRunOptions& opts_in) {
     out.message = msg;
     return out;
   };
-  int code = kAbIncomplete;
-  auto resolved = resolve_case_context(case_path, o.suite, &code, "", o.rehash);
-  if (!resolved) return fail_early(code, resolved.error().message);
+  auto resolved = resolve_case_context(case_path, o.suite, "", o.rehash);
+  if (!resolved) return fail_early(resolved.exit_code(), resolved.error().message);
   CaseContext ctx = *resolved;
   const Case& c = ctx.c;
   const std::string sha = c.model.sha256;  // checked against the file by resolve_case_context

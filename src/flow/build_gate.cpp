@@ -96,95 +96,74 @@ nlohmann::json decision_json(const FigureDecision& d) {
   return j;
 }
 
-// One case, printed as it goes; returns its outcome.
-BuildGateCase gate_case(const std::string& path, const BuildGateOptions& o, TeeText& say) {
-  BuildGateCase bc;
-  bc.case_path = path;
-  int code = kResolveIncomplete;
-  auto resolved = resolve_case_context(path, o.suite, &code, o.candidate_runtime, o.rehash);
-  if (!resolved) {
-    bc.outcome = code == kResolveSkip ? "skipped" : "incomplete";
-    bc.problems.push_back(resolved.error().message);
-    say("\n== " + path + ": " + bc.outcome + ": " + resolved.error().message + "\n");
-    return bc;
-  }
-  const Case& c = resolved->c;
-  bc.case_name = c.name;
-  say("\n== " + c.name + " (" + job_name(c.job) + ")\n");
-  if (c.self_test) {
-    bc.outcome = "skipped";
-    bc.problems.push_back("self-test case (flashproof must fail it): not part of the gate");
-    say("  skipped: " + bc.problems.back() + "\n");
-    return bc;
-  }
-  CaseContext base = *resolved, cand = *resolved;
-  auto fail = [&](const std::string& why) {
-    bc.outcome = "incomplete";
-    bc.problems.push_back(why);
-    say("  INCOMPLETE: " + why + "\n");
-    return bc;
-  };
-  auto base_rt = runtime_from_path(o.baseline_runtime, base.adapter);
-  if (!base_rt) return fail("--baseline-runtime: " + base_rt.error().message);
-  base.runtime = *base_rt;
-  auto fp_base = case_fingerprint(c, base.adapter, base.runtime, c.model.sha256);
-  if (!fp_base) return fail("baseline: " + fp_base.error().message);
-  auto fp_cand = case_fingerprint(c, cand.adapter, cand.runtime, c.model.sha256);
-  if (!fp_cand) return fail("candidate: " + fp_cand.error().message);
-  say("baseline:  " + join(base.runtime.prefix, " ") + "\n           " + fp_base->runtime_version + "\n");
-  say("candidate: " + join(cand.runtime.prefix, " ") + " (" + cand.runtime.how_found + ")\n           " +
+// The two arms of a case: the baseline's runtime and the candidate's (the one resolved), each
+// with its fingerprint, folder and calibration quota.
+struct GateArms {
+  CaseContext base, cand;
+  Fingerprint fp_base, fp_cand;
+  std::string dir;  // the case's gate folder: baseline/ and candidate/ below it
+  std::optional<CpuQuota> quota_base, quota_cand;
+};
+
+// The arms' runtimes and fingerprints, printed with what changed between them.
+Status fingerprint_arms(const Case& c, const BuildGateOptions& o, GateArms& arms, TeeText& say) {
+  auto base_rt = runtime_from_path(o.baseline_runtime, arms.base.adapter);
+  if (!base_rt) return make_error("--baseline-runtime: " + base_rt.error().message);
+  arms.base.runtime = *base_rt;
+  auto fp_base = case_fingerprint(c, arms.base.adapter, arms.base.runtime, c.model.sha256);
+  if (!fp_base) return make_error("baseline: " + fp_base.error().message);
+  auto fp_cand = case_fingerprint(c, arms.cand.adapter, arms.cand.runtime, c.model.sha256);
+  if (!fp_cand) return make_error("candidate: " + fp_cand.error().message);
+  arms.fp_base = *fp_base;
+  arms.fp_cand = *fp_cand;
+  say("baseline:  " + join(arms.base.runtime.prefix, " ") + "\n           " + fp_base->runtime_version + "\n");
+  say("candidate: " + join(arms.cand.runtime.prefix, " ") + " (" + arms.cand.runtime.how_found + ")\n           " +
       fp_cand->runtime_version + "\n");
   const auto changes = fingerprint_changes(*fp_base, *fp_cand);
   say("what changed (baseline -> candidate):\n" +
       (changes.empty() ? std::string("  no fingerprint field: the same version on both sides (files may still differ)\n")
                        : describe_changes(changes)));
+  return ok_status();
+}
 
-  const std::string dir = (o.results_root.empty() ? o.suite.results : o.results_root) + "/" + fp_cand->id() +
-                          "/" + c.name + "/gate-" + utc_stamp("%Y%m%dT%H%M%SZ") + "-" + std::to_string(::getpid());
-  bc.result_dir = dir;
-  base.out_dir = dir + "/baseline";
-  cand.out_dir = dir + "/candidate";
-  for (const auto* d : {&base.out_dir, &cand.out_dir}) {
+// The gate's folders and the arms' calibration: CPU quotas, the candidate's longer prompts.
+Status prepare_arms(const Case& c, const BuildGateOptions& o, GateArms& arms, TeeText& say) {
+  for (const auto* d : {&arms.base.out_dir, &arms.cand.out_dir}) {
     std::error_code ec;
     fs::create_directories(*d, ec);
-    if (ec) return fail(*d + ": cannot create the gate's folder: " + ec.message());
+    if (ec) return make_error(*d + ": cannot create the gate's folder: " + ec.message());
   }
-  std::optional<CpuQuota> quota_base, quota_cand;
-  for (auto [share, ctx, quota, name] : {std::make_tuple(o.baseline_cpu_share, &base, &quota_base, "baseline"),
-                                          std::make_tuple(o.candidate_cpu_share, &cand, &quota_cand, "candidate")}) {
+  for (auto [share, ctx, quota, name] : {std::make_tuple(o.baseline_cpu_share, &arms.base, &arms.quota_base, "baseline"),
+                                          std::make_tuple(o.candidate_cpu_share, &arms.cand, &arms.quota_cand, "candidate")}) {
     if (share >= 1) continue;
     auto q = CpuQuota::create(share, name);
-    if (!q) return fail(std::string(name) + " CPU quota: " + q.error().message);
+    if (!q) return make_error(std::string(name) + " CPU quota: " + q.error().message);
     *quota = std::move(*q);
     ctx->cgroup_procs = (*quota)->procs_file();
     say(std::string(name) + " timed launches under a " + (*quota)->describe() + " (calibration: an injected slowdown)\n");
   }
+  if (o.candidate_prompt_scale == 1) return ok_status();
+  if (!c.shape.long_prompt)
+    return make_error("--candidate-prompt-scale needs a case with shape.long_prompt (" + c.file + " has none)");
+  LongPrompt longer = *c.shape.long_prompt;
+  longer.chars = static_cast<size_t>(std::llround(static_cast<double>(longer.chars) * o.candidate_prompt_scale));
+  auto prompts = load_prompt_set(o.suite, c.shape.prompt_set, longer);
+  if (!prompts) return make_error("--candidate-prompt-scale: " + prompts.error().message);
+  arms.cand.prompts = *prompts;
+  say("candidate prompts " + fmt("%.3f", o.candidate_prompt_scale) + " x longer (" + std::to_string(c.shape.long_prompt->chars) +
+      " -> " + std::to_string(longer.chars) + " characters of document; calibration: an injected slowdown; answers not compared)\n");
+  return ok_status();
+}
 
-  if (o.candidate_prompt_scale != 1) {
-    if (!c.shape.long_prompt)
-      return fail("--candidate-prompt-scale needs a case with shape.long_prompt (" + c.file + " has none)");
-    LongPrompt longer = *c.shape.long_prompt;
-    longer.chars = static_cast<size_t>(std::llround(static_cast<double>(longer.chars) * o.candidate_prompt_scale));
-    auto prompts = load_prompt_set(o.suite, c.shape.prompt_set, longer);
-    if (!prompts) return fail("--candidate-prompt-scale: " + prompts.error().message);
-    cand.prompts = *prompts;
-    say("candidate prompts " + fmt("%.3f", o.candidate_prompt_scale) + " x longer (" + std::to_string(c.shape.long_prompt->chars) +
-        " -> " + std::to_string(longer.chars) + " characters of document; calibration: an injected slowdown; answers not compared)\n");
-  }
-
-  // Evidence, one pass per arm.
-  say("evidence pass: baseline, candidate\n");
-  auto ev_base = run_evidence_pass(base);
-  auto ev_cand = run_evidence_pass(cand);
-  if (!ev_base) return fail("baseline evidence pass: " + ev_base.error().message);
-  if (!ev_cand) return fail("candidate evidence pass: " + ev_cand.error().message);
-  adopt_fitted_prompts(base, ev_base->prompts);
-  adopt_fitted_prompts(cand, ev_cand->prompts);
-  say("  baseline:  " + verdict_text(ev_base->verdict) + "\n  candidate: " + verdict_text(ev_cand->verdict) + "\n");
-  if (!verdict_as_expected(ev_cand->verdict, c.expect.fused_attention))
-    bc.problems.push_back(std::string("LOST: fused attention is ") + to_string(ev_cand->verdict.activity) +
-                          " in the candidate (the case expects it " + (c.expect.fused_attention ? "active" : "not active") +
-                          "): " + ev_cand->verdict.explanation);
+// The evidence passes of both arms compared: the candidate's verdict as expected, no level lost, the
+// same attention kernel families, the same verdict on the same devices. Problems into `problems`.
+void compare_evidence(const Case& c, const EvidenceOutcome& ev_base, const EvidenceOutcome& ev_cand, TeeText& say,
+                      std::vector<std::string>& problems) {
+  say("  baseline:  " + verdict_text(ev_base.verdict) + "\n  candidate: " + verdict_text(ev_cand.verdict) + "\n");
+  if (!verdict_as_expected(ev_cand.verdict, c.expect.fused_attention))
+    problems.push_back(std::string("LOST: fused attention is ") + to_string(ev_cand.verdict.activity) +
+                       " in the candidate (the case expects it " + (c.expect.fused_attention ? "active" : "not active") +
+                       "): " + ev_cand.verdict.explanation);
   // A level that gave evidence in the old build and nothing in the new one (a changed log format, a
   // probe the new build refuses) is evidence lost, even when the verdict still reads the same.
   const auto level_names = [](const Verdict& v) {
@@ -192,40 +171,40 @@ BuildGateCase gate_case(const std::string& path, const BuildGateOptions& o, TeeT
     for (int l : v.levels_used) names.push_back(v.levels[static_cast<size_t>(l - 1)].name);
     return names;
   };
-  for (const auto& lost : evidence_lost(level_names(ev_base->verdict), level_names(ev_cand->verdict),
-                                        ev_cand->verdict.levels_unavailable, "with the baseline", "with the candidate"))
-    bc.problems.push_back(lost);
+  for (const auto& lost : evidence_lost(level_names(ev_base.verdict), level_names(ev_cand.verdict),
+                                        ev_cand.verdict.levels_unavailable, "with the baseline", "with the candidate"))
+    problems.push_back(lost);
   // The attention kernel set, family by family (golden/kernel_families.h): one evidence pass per arm
   // resolves no share move within noise, but a family lost or new is a swap.
-  if (ev_base->kernels && ev_cand->kernels) {
+  if (ev_base.kernels && ev_cand.kernels) {
     std::vector<FamilySamples> fam_base, fam_cand;
     std::vector<std::string> launches;
-    add_kernel_launch(fam_base, launches, family_shares(*ev_base->kernels), "baseline evidence pass");
-    add_kernel_launch(fam_cand, launches, family_shares(*ev_cand->kernels), "candidate evidence pass");
+    add_kernel_launch(fam_base, launches, family_shares(*ev_base.kernels), "baseline evidence pass");
+    add_kernel_launch(fam_cand, launches, family_shares(*ev_cand.kernels), "candidate evidence pass");
     if (!fam_base.empty() && !fam_cand.empty()) {
       const KernelFamilyComparison kc = compare_kernel_families(golden_kernel_families(fam_base), fam_cand);
       say("  attention kernel families (baseline -> candidate):\n");
       for (const auto& l : kc.lines()) say("    " + l + "\n");
-      for (const auto& f : kc.failures()) bc.problems.push_back(f);
+      for (const auto& f : kc.failures()) problems.push_back(f);
     }
   }
-  if (ev_base->verdict.activity != ev_cand->verdict.activity)
-    bc.problems.push_back("verdict changed: " + verdict_text(ev_base->verdict) + " -> " + verdict_text(ev_cand->verdict));
-  else if (fused_devices_differ(ev_base->verdict.fused_backends, ev_cand->verdict.fused_backends))
-    bc.problems.push_back("fused attention moved: " + verdict_text(ev_base->verdict) + " -> " + verdict_text(ev_cand->verdict));
+  if (ev_base.verdict.activity != ev_cand.verdict.activity)
+    problems.push_back("verdict changed: " + verdict_text(ev_base.verdict) + " -> " + verdict_text(ev_cand.verdict));
+  else if (fused_devices_differ(ev_base.verdict.fused_backends, ev_cand.verdict.fused_backends))
+    problems.push_back("fused attention moved: " + verdict_text(ev_base.verdict) + " -> " + verdict_text(ev_cand.verdict));
+}
 
-  // The timed blocks.
-  std::string gated_note;
-  const PairedPlan plan = plan_for(*resolved, o, &gated_note);
-  say("timed blocks: ABBA, " + std::to_string(plan.rounds) + " round(s) of " + std::to_string(resolved->prompts.size()) +
+void say_plan(const PairedPlan& plan, size_t prompts, TeeText& say) {
+  say("timed blocks: ABBA, " + std::to_string(plan.rounds) + " round(s) of " + std::to_string(prompts) +
       " prompts per launch after " + std::to_string(plan.warmup) + " warm-up; first look after " +
       std::to_string(plan.first_blocks) + " blocks, at most " + std::to_string(plan.max_blocks) + ", budget " +
       (plan.budget_s > 0 ? std::to_string(static_cast<int>(plan.budget_s)) + " s"
                          : std::to_string(plan.budget_blocks) + " blocks (the default: in seconds from the first look's block time)") +
       "\n");
-  PairedArm A{"baseline", base, ev_base->signals};
-  PairedArm B{"candidate", cand, ev_cand->signals};
-  PairedOutcome po = run_paired(A, B, plan);
+}
+
+// The blocks run, the budget's forecast, and each gated figure's and guard's decision.
+void say_blocks(const PairedOutcome& po, const PairedPlan& plan, const Case& c, const std::string& gated_note, TeeText& say) {
   say("blocks: " + std::to_string(po.blocks) + " in " + fmt("%.0f", po.wall_s) + " s (" + po.stopped + ")\n");
   if (po.block_s > 0) {
     std::string f = "  budget " + fmt("%.0f", po.budget_s) + " s at " + fmt("%.1f", po.block_s) + " s per block; at the first look (" +
@@ -251,8 +230,10 @@ BuildGateCase gate_case(const std::string& path, const BuildGateOptions& o, TeeT
     say("guards (figures a user feels that the job does not gate, each at its guard effect):\n");
     for (const auto& d : po.guards) say("  guard " + decision_line(d, "candidate") + "\n");
   }
-  // Memory, by the memory policy: the baseline's median over its launches against the candidate's.
-  const PairedMemory memory = compare_paired_memory(po);
+}
+
+// Memory (the memory policy), then the figures reported and not gated.
+void say_memory_and_reported(const PairedOutcome& po, const PairedMemory& memory, TeeText& say) {
   if (!memory.judgements.empty() || !memory.only_one_arm.empty()) {
     say("memory (median of each build's launches; golden/memory_policy.h):\n");
     for (const auto& j : memory.judgements) say("  " + j.message + "\n");
@@ -265,14 +246,11 @@ BuildGateCase gate_case(const std::string& path, const BuildGateOptions& o, TeeT
         fmt("%+.1f%%", 100 * e.worse_rel()) + " (95% CI " + fmt("%+.1f%%", 100 * e.low_rel()) + " .. " +
         fmt("%+.1f%%", 100 * e.high_rel()) + ", " + std::to_string(e.blocks) + " blocks)\n");
   }
-  for (const auto& e : po.errors) bc.problems.push_back(e);
-  for (const auto& l : po.launches)
-    for (const auto& m : l.signal_mismatches)
-      bc.problems.push_back(l.arm + " launch in block " + std::to_string(l.block + 1) + " differs from its evidence pass: " + m);
-  for (const auto& u : po.unstable) bc.problems.push_back("answer changed between launches of one build: " + u);
-  for (const auto& f : memory.failures()) bc.problems.push_back(f);
+}
 
-  // Answers, prompt by prompt: the two builds must answer alike.
+// Answers, prompt by prompt: the two builds must answer alike (not compared when the candidate
+// answered longer prompts).
+void compare_gate_answers(const PairedOutcome& po, const BuildGateOptions& o, TeeText& say, std::vector<std::string>& problems) {
   size_t same = 0;
   std::vector<std::string> diffs;
   for (const auto& [id, a] : po.answers_a) {
@@ -290,15 +268,12 @@ BuildGateCase gate_case(const std::string& path, const BuildGateOptions& o, TeeT
   }
   for (const auto& d : diffs) say(d + (ends_with(d, "\n") ? "" : "\n"));
   if (!diffs.empty())
-    bc.problems.push_back("answers changed: " + std::to_string(diffs.size()) + " of " + std::to_string(po.answers_a.size()) +
-                          " prompts answer differently in the candidate");
-  for (const auto& d : po.decisions)
-    if (d.verdict == TimingVerdict::regression) bc.problems.push_back("REGRESSION " + decision_line(d, "candidate"));
-  for (const auto& d : po.guards)
-    if (d.verdict == TimingVerdict::regression)
-      bc.problems.push_back("REGRESSION (guard: the job does not gate " + d.figure + ", and it regressed beyond its guard effect) " +
-                            decision_line(d, "candidate"));
+    problems.push_back("answers changed: " + std::to_string(diffs.size()) + " of " + std::to_string(po.answers_a.size()) +
+                       " prompts answer differently in the candidate");
+}
 
+// The case's outcome from its problems and decisions; an unresolved figure says what would decide it.
+void decide_outcome(const PairedOutcome& po, BuildGateCase& bc) {
   const bool incomplete = !po.errors.empty() || interrupted();
   const bool hard_fail = std::any_of(bc.problems.begin(), bc.problems.end(), [](const std::string& p) {
     return starts_with(p, "LOST") || starts_with(p, "EVIDENCE LOST") || starts_with(p, "KERNEL") || starts_with(p, "verdict changed") ||
@@ -309,23 +284,26 @@ BuildGateCase gate_case(const std::string& path, const BuildGateOptions& o, TeeT
   else if (incomplete || !bc.problems.empty()) bc.outcome = "incomplete";
   else if (po.any_unresolved()) bc.outcome = "unresolved";
   else bc.outcome = "no regression";
-  if (bc.outcome == "unresolved")
-    for (const auto& d : po.decisions)
-      if (d.verdict == TimingVerdict::unresolved)
-        bc.problems.push_back("UNRESOLVED " + d.figure +
-                              (d.likely_blocks ? ": about " + std::to_string(*d.more_blocks) + " more blocks; a budget of about " +
-                                                     fmt("%.0f", *d.likely_blocks * po.block_s) +
-                                                     " s would likely decide it (plan.budget_s or --budget)"
-                                               : std::string(": its estimate sits at the regression bound; no budget is likely to decide it")));
-  for (const auto& p : bc.problems) say("  PROBLEM " + p + "\n");
-  say("case " + c.name + ": " + bc.outcome + "\n");
+  if (bc.outcome != "unresolved") return;
+  for (const auto& d : po.decisions)
+    if (d.verdict == TimingVerdict::unresolved)
+      bc.problems.push_back("UNRESOLVED " + d.figure +
+                            (d.likely_blocks ? ": about " + std::to_string(*d.more_blocks) + " more blocks; a budget of about " +
+                                                   fmt("%.0f", *d.likely_blocks * po.block_s) +
+                                                   " s would likely decide it (plan.budget_s or --budget)"
+                                             : std::string(": its estimate sits at the regression bound; no budget is likely to decide it")));
+}
 
+// gate.json: the outcome, both arms, every decision and launch (so that the decision can be
+// recomputed and the method checked offline).
+nlohmann::json gate_json(const Case& c, const GateArms& arms, const EvidenceOutcome& ev_base, const EvidenceOutcome& ev_cand,
+                         const PairedOutcome& po, const PairedMemory& memory, const std::string& gated_note, const BuildGateCase& bc) {
   nlohmann::json j = {{"case", c.name},
                       {"outcome", bc.outcome},
-                      {"baseline", {{"runtime", join(base.runtime.prefix, " ")}, {"version", fp_base->runtime_version},
-                                    {"verdict", verdict_text(ev_base->verdict)}}},
-                      {"candidate", {{"runtime", join(cand.runtime.prefix, " ")}, {"version", fp_cand->runtime_version},
-                                     {"verdict", verdict_text(ev_cand->verdict)}}},
+                      {"baseline", {{"runtime", join(arms.base.runtime.prefix, " ")}, {"version", arms.fp_base.runtime_version},
+                                    {"verdict", verdict_text(ev_base.verdict)}}},
+                      {"candidate", {{"runtime", join(arms.cand.runtime.prefix, " ")}, {"version", arms.fp_cand.runtime_version},
+                                     {"verdict", verdict_text(ev_cand.verdict)}}},
                       {"blocks", po.blocks},
                       {"wall_s", po.wall_s},
                       {"stopped", po.stopped},
@@ -347,13 +325,94 @@ BuildGateCase gate_case(const std::string& path, const BuildGateOptions& o, TeeT
   }
   if (memory.kv_moved) j["kv_cache_moved"] = *memory.kv_moved;
   for (const auto& d : po.guards) j["guards"].push_back(decision_json(d));
-  // Every launch's units, so that the decision can be recomputed and the method checked offline.
   j["launches"] = nlohmann::json::array();
   for (const auto& l : po.launches)
     j["launches"].push_back({{"block", l.block + 1}, {"arm", l.arm}, {"wall_s", l.wall_s}, {"units", l.units},
                              {"itl_per_prompt_ms", l.itl_per_prompt_ms}, {"errors", l.errors}});
   for (const auto& d : po.reported) j["reported"].push_back(decision_json(d));
-  if (auto st = write_file_atomic(dir + "/gate.json", j.dump(2) + "\n"); !st) say("  " + st.error().message + "\n");
+  return j;
+}
+
+// The timed blocks of both arms and everything judged from them, printed; problems into bc. Then
+// the outcome and gate.json.
+void time_and_judge(const CaseContext& resolved, const GateArms& arms, const EvidenceOutcome& ev_base, const EvidenceOutcome& ev_cand,
+                    const BuildGateOptions& o, TeeText& say, BuildGateCase& bc) {
+  const Case& c = resolved.c;
+  std::string gated_note;
+  const PairedPlan plan = plan_for(resolved, o, &gated_note);
+  say_plan(plan, resolved.prompts.size(), say);
+  PairedArm A{"baseline", arms.base, ev_base.signals};
+  PairedArm B{"candidate", arms.cand, ev_cand.signals};
+  PairedOutcome po = run_paired(A, B, plan);
+  say_blocks(po, plan, c, gated_note, say);
+  const PairedMemory memory = compare_paired_memory(po);
+  say_memory_and_reported(po, memory, say);
+  for (const auto& e : po.errors) bc.problems.push_back(e);
+  for (const auto& l : po.launches)
+    for (const auto& m : l.signal_mismatches)
+      bc.problems.push_back(l.arm + " launch in block " + std::to_string(l.block + 1) + " differs from its evidence pass: " + m);
+  for (const auto& u : po.unstable) bc.problems.push_back("answer changed between launches of one build: " + u);
+  for (const auto& f : memory.failures()) bc.problems.push_back(f);
+  compare_gate_answers(po, o, say, bc.problems);
+  for (const auto& d : po.decisions)
+    if (d.verdict == TimingVerdict::regression) bc.problems.push_back("REGRESSION " + decision_line(d, "candidate"));
+  for (const auto& d : po.guards)
+    if (d.verdict == TimingVerdict::regression)
+      bc.problems.push_back("REGRESSION (guard: the job does not gate " + d.figure + ", and it regressed beyond its guard effect) " +
+                            decision_line(d, "candidate"));
+  decide_outcome(po, bc);
+  for (const auto& p : bc.problems) say("  PROBLEM " + p + "\n");
+  say("case " + c.name + ": " + bc.outcome + "\n");
+  const nlohmann::json j = gate_json(c, arms, ev_base, ev_cand, po, memory, gated_note, bc);
+  if (auto st = write_file_atomic(arms.dir + "/gate.json", j.dump(2) + "\n"); !st) say("  " + st.error().message + "\n");
+}
+
+// One case, printed as it goes; returns its outcome. The pipeline: resolve -> the arms (runtimes,
+// fingerprints, folders, calibration) -> one evidence pass per arm, compared -> the timed blocks,
+// judged -> gate.json.
+BuildGateCase gate_case(const std::string& path, const BuildGateOptions& o, TeeText& say) {
+  BuildGateCase bc;
+  bc.case_path = path;
+  auto resolved = resolve_case_context(path, o.suite, o.candidate_runtime, o.rehash);
+  if (!resolved) {
+    bc.outcome = resolved.exit_code() == kResolveSkip ? "skipped" : "incomplete";
+    bc.problems.push_back(resolved.error().message);
+    say("\n== " + path + ": " + bc.outcome + ": " + resolved.error().message + "\n");
+    return bc;
+  }
+  const Case& c = resolved->c;
+  bc.case_name = c.name;
+  say("\n== " + c.name + " (" + job_name(c.job) + ")\n");
+  if (c.self_test) {
+    bc.outcome = "skipped";
+    bc.problems.push_back("self-test case (flashproof must fail it): not part of the gate");
+    say("  skipped: " + bc.problems.back() + "\n");
+    return bc;
+  }
+  auto fail = [&](const std::string& why) {
+    bc.outcome = "incomplete";
+    bc.problems.push_back(why);
+    say("  INCOMPLETE: " + why + "\n");
+    return bc;
+  };
+  GateArms arms{*resolved, *resolved, {}, {}, "", {}, {}};
+  if (auto st = fingerprint_arms(c, o, arms, say); !st) return fail(st.error().message);
+  arms.dir = (o.results_root.empty() ? o.suite.results : o.results_root) + "/" + arms.fp_cand.id() + "/" + c.name + "/gate-" +
+             utc_stamp("%Y%m%dT%H%M%SZ") + "-" + std::to_string(::getpid());
+  bc.result_dir = arms.dir;
+  arms.base.out_dir = arms.dir + "/baseline";
+  arms.cand.out_dir = arms.dir + "/candidate";
+  if (auto st = prepare_arms(c, o, arms, say); !st) return fail(st.error().message);
+
+  say("evidence pass: baseline, candidate\n");
+  auto ev_base = run_evidence_pass(arms.base);
+  auto ev_cand = run_evidence_pass(arms.cand);
+  if (!ev_base) return fail("baseline evidence pass: " + ev_base.error().message);
+  if (!ev_cand) return fail("candidate evidence pass: " + ev_cand.error().message);
+  adopt_fitted_prompts(arms.base, ev_base->prompts);
+  adopt_fitted_prompts(arms.cand, ev_cand->prompts);
+  compare_evidence(c, *ev_base, *ev_cand, say, bc.problems);
+  time_and_judge(*resolved, arms, *ev_base, *ev_cand, o, say, bc);
   return bc;
 }
 

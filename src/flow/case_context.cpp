@@ -122,14 +122,10 @@ Result<std::vector<Prompt>> case_prompts(const Case& c, const Suite& suite) {
   return *prompts;
 }
 
-Result<Case> load_for_run(const std::string& case_path, const Suite& suite, int* exit_code) {
-  *exit_code = kResolveIncomplete;
-  auto loaded = load_case(case_path, suite);
-  if (!loaded && model_missing(case_path, suite.root)) {
-    *exit_code = kResolveSkip;
-    return make_error("SKIP: model not on this machine: " + loaded.error().message);
-  }
-  return loaded;
+// Why the case file did not load: a skip when its model is not on this machine, else bad input.
+ResolvedCase load_failure(const std::string& case_path, const Suite& suite, const Error& error) {
+  if (model_missing(case_path, suite.root)) return ResolvedCase::skip("model not on this machine: " + error.message);
+  return error;
 }
 
 // The name requests carry in their "model" field: the case's model.served_name, else what the
@@ -164,8 +160,7 @@ Result<CaseContext> resolve_attached(const Case& c, const Suite& suite) {
   return ctx;
 }
 
-Result<CaseContext> resolve_launched(const Case& loaded, const Suite& suite, int* exit_code,
-                                     const std::string& runtime_path, bool rehash) {
+ResolvedCase resolve_launched(const Case& loaded, const Suite& suite, const std::string& runtime_path, bool rehash) {
   CaseContext ctx;
   ctx.c = loaded;
   ctx.suite = suite;
@@ -180,8 +175,7 @@ Result<CaseContext> resolve_launched(const Case& loaded, const Suite& suite, int
     // Named explicitly but broken is an error; not installed anywhere is a skip, with the reason.
     const char* named = std::getenv(ctx.adapter.executable_var.c_str());
     if (named && *named) return runtime.error();
-    *exit_code = kResolveSkip;
-    return make_error("SKIP: " + runtime.error().message);
+    return ResolvedCase::skip(runtime.error().message);
   }
   ctx.runtime = *runtime;
   ctx.model_path = fs::path(c.model.path).is_absolute() ? c.model.path : (fs::path(suite.root) / c.model.path).string();
@@ -189,13 +183,11 @@ Result<CaseContext> resolve_launched(const Case& loaded, const Suite& suite, int
   if (std::string why = missing_gpu(c, ctx.signatures, ctx.gpu_box); !why.empty()) {
     if (ctx.gpu_box)  // a GPU box may not skip (flow/gpu_machine.h)
       return make_error("GPU box (" + ctx.gpu_box->source + ") cannot run this GPU case: " + why);
-    *exit_code = kResolveSkip;
-    return make_error("SKIP: " + why);
+    return ResolvedCase::skip(why);
   }
   FP_TRY(std::string no_device, missing_device(ctx));
   if (!no_device.empty()) {  // a skip even on a GPU box: its declaration counts NVIDIA GPUs, not these devices
-    *exit_code = kResolveSkip;
-    return make_error("SKIP: " + no_device);
+    return ResolvedCase::skip(no_device);
   }
   FP_TRY_STATUS(check_model_files(c, ctx.model_path, rehash));
   FP_TRY(ctx.prompts, case_prompts(c, suite));
@@ -210,20 +202,24 @@ Result<CaseContext> resolve_launched(const Case& loaded, const Suite& suite, int
 
 }  // namespace
 
-Result<CaseContext> resolve_case_context(const std::string& case_path, const Suite& suite, int* exit_code,
-                                         const std::string& runtime_path, bool rehash) {
-  FP_TRY(Case c, load_for_run(case_path, suite, exit_code));
-  if (c.attach)
-    return make_error(c.file + ": an attached case (\"attach\") runs with `flashproof run` only: A/B and the gates "
+ResolvedCase resolve_case_context(const std::string& case_path, const Suite& suite, const std::string& runtime_path, bool rehash) {
+  auto c = load_case(case_path, suite);
+  if (!c) return load_failure(case_path, suite, c.error());
+  if (c->attach)
+    return make_error(c->file + ": an attached case (\"attach\") runs with `flashproof run` only: A/B and the gates "
                       "launch the runtime themselves");
-  return resolve_launched(c, suite, exit_code, runtime_path, rehash);
+  return resolve_launched(*c, suite, runtime_path, rehash);
 }
 
-Result<CaseContext> resolve_run_context(const std::string& case_path, const Suite& suite, int* exit_code,
-                                        bool rehash) {
-  FP_TRY(Case c, load_for_run(case_path, suite, exit_code));
-  if (c.attach) return resolve_attached(c, suite);
-  return resolve_launched(c, suite, exit_code, "", rehash);
+ResolvedCase resolve_run_context(const std::string& case_path, const Suite& suite, bool rehash) {
+  auto c = load_case(case_path, suite);
+  if (!c) return load_failure(case_path, suite, c.error());
+  if (c->attach) {
+    auto attached = resolve_attached(*c, suite);
+    if (!attached) return attached.error();
+    return *attached;
+  }
+  return resolve_launched(*c, suite, "", rehash);
 }
 
 std::vector<std::string> shown_launch(const CaseContext& ctx, const std::vector<std::string>& extra_args) {

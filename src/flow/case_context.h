@@ -49,23 +49,45 @@ struct CaseContext {
 // Exit codes of a case that cannot be resolved: the same as `flashproof run` and `flashproof ab`.
 enum ResolveExit { kResolveIncomplete = 2, kResolveSkip = 125 };
 
+// A resolved case, or why not with the exit code a run takes for it: kResolveSkip when this machine
+// cannot run the case (the message starts "SKIP: "), kResolveIncomplete for bad input.
+class ResolvedCase {
+ public:
+  ResolvedCase(CaseContext ctx) : context_(std::move(ctx)) {}                                    // NOLINT: implicit by design
+  ResolvedCase(Error error, int exit_code = kResolveIncomplete) : context_(std::move(error)), exit_code_(exit_code) {}  // NOLINT
+  // "SKIP: <why>" with kResolveSkip.
+  static ResolvedCase skip(const std::string& why) { return ResolvedCase(make_error("SKIP: " + why), kResolveSkip); }
+
+  bool ok() const { return context_.ok(); }
+  explicit operator bool() const { return ok(); }
+  const Error& error() const { return context_.error(); }
+  int exit_code() const { return ok() ? 0 : exit_code_; }  // 0 when resolved
+  CaseContext& operator*() & { return *context_; }
+  const CaseContext& operator*() const& { return *context_; }
+  CaseContext* operator->() { return &*context_; }
+  const CaseContext* operator->() const { return &*context_; }
+
+ private:
+  Result<CaseContext> context_;
+  int exit_code_ = kResolveIncomplete;
+};
+
 // Loads a case and resolves what its passes share: adapter, signatures, the runtime executable, the
 // model (checked against its sha256, each shard of a split GGUF) and the prompts; flag_value is the case's "use" value, out_dir
-// is left empty. On failure *exit_code is kResolveSkip when this machine cannot run the case (no
-// runtime installed, model not here, a CUDA case without a GPU; the message starts "SKIP: ") and
-// kResolveIncomplete for bad input. Used by `run`, `ab` and the benchmarks in bench/.
+// is left empty. A failure carries its exit code (ResolvedCase): a skip when this machine cannot
+// run the case (no runtime installed, model not here, a CUDA case without a GPU), incomplete for
+// bad input. Used by `run`, `ab` and the benchmarks in bench/.
 // `runtime_path`, when set, names the runtime instead (an executable or a prefix folder: the
 // side-by-side gate's --candidate-runtime; runtime/launcher.h runtime_from_path). The model's
 // files are hashed here, before any launch, and only when the hash cache has no entry for them or
 // `rehash` is set (util/file_hash_cache.h; --rehash of run, ab and gate).
 // An attached case (case_file.h Attach) is an error here: A/B and the gates launch the runtime.
-Result<CaseContext> resolve_case_context(const std::string& case_path, const Suite& suite, int* exit_code,
-                                         const std::string& runtime_path = "", bool rehash = false);
+ResolvedCase resolve_case_context(const std::string& case_path, const Suite& suite, const std::string& runtime_path = "",
+                                  bool rehash = false);
 // The same for `flashproof run`, which also runs attached cases: for those, no runtime, model file
 // or GPU check; served_model is attach.model and the API key (attach.api_key_env, read now) goes
 // into request_headers.
-Result<CaseContext> resolve_run_context(const std::string& case_path, const Suite& suite, int* exit_code,
-                                        bool rehash = false);
+ResolvedCase resolve_run_context(const std::string& case_path, const Suite& suite, bool rehash = false);
 
 // A launch line as result files show it: runtime/launcher.h shown_argv ({port}, the model as the case
 // wrote it), the suite's root as {suite}; secrets redacted (report/redact.h).

@@ -67,16 +67,14 @@ class SplitModelContext : public ::testing::Test {
     else ::unsetenv(name);
   }
   std::string shard(int i) const { return (root_ / ("models/big-0000" + std::to_string(i) + "-of-00003.gguf")).string(); }
-  Result<CaseContext> resolve(bool rehash = false) {
-    code_ = 0;
+  ResolvedCase resolve(bool rehash = false) {
     auto suite = load_suite(root_.string());
     if (!suite) return suite.error();
-    return resolve_case_context(case_, *suite, &code_, "", rehash);
+    return resolve_case_context(case_, *suite, "", rehash);
   }
 
   fs::path root_;
   std::string case_;
-  int code_ = 0;
   std::optional<std::string> saved_server_, saved_cache_;
 };
 
@@ -90,7 +88,7 @@ TEST_F(SplitModelContext, EveryShardIsChecked) {
   fs::rename(shard(3) + ".new", shard(3));
   auto bad = resolve();
   ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(code_, kResolveIncomplete);
+  EXPECT_EQ(bad.exit_code(), kResolveIncomplete);
   EXPECT_THAT(bad.error().message, HasSubstr("field \"model.sha256[2]\""));
   EXPECT_THAT(bad.error().message, HasSubstr(shard(3) + " (shard 3 of 3) has sha256 " + sha256_hex("shard X")));
 

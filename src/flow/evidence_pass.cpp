@@ -7,7 +7,6 @@
 
 #include "client/stream_client.h"
 #include "evidence/device_timings.h"
-#include "flow/attached_pass.h"
 #include "flow/gpu_probe.h"
 #include "flow/instrument_retry.h"
 #include "flow/request_builder.h"
@@ -200,7 +199,6 @@ Facts launch_facts(const CaseContext& ctx) {
 }  // namespace
 
 Result<EvidenceOutcome> run_evidence_pass(const CaseContext& ctx) {
-  if (ctx.c.attach) return run_attached_evidence_pass(ctx);
   auto t0 = std::chrono::steady_clock::now();
   EvidenceOutcome out;
   out.log_path = ctx.out_dir + "/evidence.log";

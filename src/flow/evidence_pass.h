@@ -63,7 +63,7 @@ struct EvidenceOutcome {
   std::string answer_fingerprint;
 };
 
-// The evidence pass of the case; for an attached case, run_attached_evidence_pass.
+// The evidence pass of a launched case; an attached one has its own (flow/attached_pass.h), chosen once by the case run.
 Result<EvidenceOutcome> run_evidence_pass(const CaseContext& ctx);
 
 // Evidence at the job's load: the requests in flight at once in the evidence pass and the probed

@@ -2,7 +2,9 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cctype>
 #include <map>
+#include <set>
 
 #include "client/stream_metrics.h"
 #include "measure/goodput.h"
@@ -26,18 +28,27 @@ bool gates(Job job, const std::string& name) {
   return false;
 }
 
-void add(std::vector<FigureResult>& out, Job job, const std::string& name, std::vector<double> samples, bool lower_is_better) {
+void add(std::vector<FigureResult>& out, Job job, const std::string& name, std::vector<double> samples) {
   if (samples.empty()) return;
   FigureResult f;
   f.name = name;
   f.summary = summarize(samples);
   f.samples = std::move(samples);
   f.gate = gates(job, name);
-  f.lower_is_better = lower_is_better;
+  f.lower_is_better = figure_lower_is_better(name);
   out.push_back(std::move(f));
 }
 
 }  // namespace
+
+bool figure_lower_is_better(const std::string& name) {
+  static const std::set<std::string> higher_is_better = {"prompt_tokens_per_s", "decode_tokens_per_s", "throughput_tokens_per_s",
+                                                         "requests_per_s",      "goodput_share",       "goodput_requests_per_s"};
+  std::string figure = name;  // "c4.ttft_ms" -> "ttft_ms"
+  if (figure.size() > 2 && figure[0] == 'c' && std::isdigit(static_cast<unsigned char>(figure[1])))
+    if (const size_t dot = figure.find('.'); dot != std::string::npos) figure = figure.substr(dot + 1);
+  return higher_is_better.count(figure) == 0;
+}
 
 LatencyTargets latency_targets(const Targets& t) {
   LatencyTargets out;
@@ -75,8 +86,8 @@ void add_goodput(std::vector<FigureResult>& out, Job job, const Targets& targets
     if (std::isfinite(g.share)) share.push_back(g.share);
     if (std::isfinite(g.per_s)) per_s.push_back(g.per_s);
   }
-  add(out, job, "goodput_share", share, false);
-  add(out, job, "goodput_requests_per_s", per_s, false);
+  add(out, job, "goodput_share", share);
+  add(out, job, "goodput_requests_per_s", per_s);
   for (auto& f : out)
     if (f.name == "goodput_share") f.gate = targets.gate;  // no job gates on it; the targets may
 }
@@ -89,7 +100,7 @@ std::vector<FigureResult> level_figures(const Case& c, const TimedPass& pass) {
   std::vector<double> rate;
   for (const auto& [round, n] : completed)
     if (auto d = durations.find(round); d != durations.end() && d->second > 0) rate.push_back(n / d->second);
-  add(out, c.job, "requests_per_s", rate, false);
+  add(out, c.job, "requests_per_s", rate);
   return out;
 }
 
@@ -188,18 +199,18 @@ std::vector<FigureResult> compute_figures(Job job, const TimedPass& pass) {
       if (pass.round_wall_s[i] > 0) throughput.push_back(tokens[static_cast<int>(i)] / pass.round_wall_s[i]);
   }
   std::vector<FigureResult> out;
-  add(out, job, "ttft_ms", ttft, true);
-  add(out, job, "ttft_ms_p95", ttft_p95, true);
-  add(out, job, "tpot_ms", tpot, true);
-  add(out, job, "itl_ms", itl, true);
-  add(out, job, "e2e_ms", e2e, true);
-  add(out, job, "prompt_tokens_per_s", prompt_tps, false);
-  add(out, job, "decode_tokens_per_s", decode_tps, false);
-  add(out, job, "throughput_tokens_per_s", throughput, false);
-  add(out, job, "client_minus_server_prompt_ms", gap, true);
-  add(out, job, "server_prompt_ms", server_prompt, true);
-  add(out, job, "server_tpot_ms", server_tpot, true);
-  add(out, job, "cpu_ms_per_token", cpu_per_token, true);
+  add(out, job, "ttft_ms", ttft);
+  add(out, job, "ttft_ms_p95", ttft_p95);
+  add(out, job, "tpot_ms", tpot);
+  add(out, job, "itl_ms", itl);
+  add(out, job, "e2e_ms", e2e);
+  add(out, job, "prompt_tokens_per_s", prompt_tps);
+  add(out, job, "decode_tokens_per_s", decode_tps);
+  add(out, job, "throughput_tokens_per_s", throughput);
+  add(out, job, "client_minus_server_prompt_ms", gap);
+  add(out, job, "server_prompt_ms", server_prompt);
+  add(out, job, "server_tpot_ms", server_tpot);
+  add(out, job, "cpu_ms_per_token", cpu_per_token);
   for (auto& f : out)
     if (f.name == "client_minus_server_prompt_ms") f.gate = false;
   return out;

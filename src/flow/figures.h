@@ -16,6 +16,13 @@ namespace fp {
 
 std::vector<FigureResult> compute_figures(Job job, const TimedPass& pass);
 
+// Whether a figure is better when lower, from its definition here: the rates (tokens or requests
+// per second) and the share of requests that met the targets improve upward; every time, memory
+// and load figure downward. A level's figure ("c<level>.<figure>") goes the way of its figure. The
+// one direction the timed figures (FigureResult::lower_is_better, hence the goldens' "direction")
+// and the paired engine read.
+bool figure_lower_is_better(const std::string& name);
+
 // The figures of a case's timed pass (docs/workloads.md). Without plan.concurrency, the job's own
 // (compute_figures). With it, each level's figures on their own, named "c<level>.<figure>", the
 // job's gates applying at every level, plus requests_per_s. With targets, the share of requests

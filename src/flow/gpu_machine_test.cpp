@@ -73,13 +73,12 @@ TEST(GpuMachine, UnlistedDeviceSkips) {
   const Suite repo = *load_suite(FLASHPROOF_SOURCE_DIR);
   setenv("FLASHPROOF_LLAMA_SERVER", "/bin/true", 1);
   setenv("FLASHPROOF_EXPECT_GPUS", "1", 1);
-  int code = 0;
-  auto r = resolve_case_context(repo.root + "/cases/vulkan-tiny-fa-on.json", repo, &code);
+  auto r = resolve_case_context(repo.root + "/cases/vulkan-tiny-fa-on.json", repo);
   unsetenv("FLASHPROOF_EXPECT_GPUS");
   unsetenv("FLASHPROOF_LLAMA_SERVER");
   ASSERT_FALSE(r.ok());
   if (has(r.error().message, "model not on this machine")) GTEST_SKIP() << r.error().message;
-  EXPECT_EQ(code, kResolveSkip) << r.error().message;
+  EXPECT_EQ(r.exit_code(), kResolveSkip) << r.error().message;
   EXPECT_TRUE(has(r.error().message,
                   "SKIP: case expects backend Vulkan0 but `llama-server --list-devices` (with the case's launch.env "
                   "GGML_BACKEND_PATH=libggml-vulkan.so GGML_VK_VISIBLE_DEVICES=0) lists no device"))
@@ -94,25 +93,24 @@ TEST(GpuMachine, GpuBoxMayNotSkip) {
   setenv("FLASHPROOF_MACHINE_FILE", "/nonexistent/flashproof-machine.json", 1);
   unsetenv("FLASHPROOF_EXPECT_GPUS");
   unsetenv("FLASHPROOF_TEST_DOUBLE_GPU");
-  int code = 0;
-  auto skipped = resolve_case_context(case_file, repo, &code);
+  auto skipped = resolve_case_context(case_file, repo);
   const bool no_gpu_here = !skipped.ok() && has(skipped.error().message, "GPU");
   if (no_gpu_here) {
-    EXPECT_EQ(code, kResolveSkip) << skipped.error().message;
+    EXPECT_EQ(skipped.exit_code(), kResolveSkip) << skipped.error().message;
     EXPECT_TRUE(has(skipped.error().message, "SKIP: ")) << skipped.error().message;
   }
   setenv("FLASHPROOF_EXPECT_GPUS", "1", 1);
-  auto failed = resolve_case_context(case_file, repo, &code);
+  auto failed = resolve_case_context(case_file, repo);
   if (no_gpu_here) {
     ASSERT_FALSE(failed.ok());
-    EXPECT_EQ(code, kResolveIncomplete) << failed.error().message;
+    EXPECT_EQ(failed.exit_code(), kResolveIncomplete) << failed.error().message;
     EXPECT_TRUE(has(failed.error().message, "GPU box (FLASHPROOF_EXPECT_GPUS=1) cannot run this GPU case: case expects backend CUDA0"))
         << failed.error().message;
   }
   setenv("FLASHPROOF_EXPECT_GPUS", "lots", 1);
-  auto bad = resolve_case_context(case_file, repo, &code);
+  auto bad = resolve_case_context(case_file, repo);
   ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(code, kResolveIncomplete);
+  EXPECT_EQ(bad.exit_code(), kResolveIncomplete);
   unsetenv("FLASHPROOF_EXPECT_GPUS");
   unsetenv("FLASHPROOF_MACHINE_FILE");
   unsetenv("FLASHPROOF_LLAMA_SERVER");

@@ -225,9 +225,8 @@ MatrixOutcome run_matrix(const std::string& case_path, const MatrixOptions& opts
     out.message = msg;
     return out;
   };
-  int code = kResolveIncomplete;
-  auto resolved = resolve_case_context(case_path, o.suite, &code);
-  if (!resolved) return fail_early(code, resolved.error().message);
+  auto resolved = resolve_case_context(case_path, o.suite);
+  if (!resolved) return fail_early(resolved.exit_code(), resolved.error().message);
   const CaseContext base = *resolved;
   const Case& c = base.c;
 

@@ -17,7 +17,9 @@
 #include "case/effect_defaults.h"
 #include "client/stream_metrics.h"
 #include "flow/evidence_pass.h"
+#include "flow/figures.h"
 #include "flow/gpu_probe.h"
+#include "flow/timed_log_check.h"
 #include "runtime/process.h"
 #include "runtime/thread_args.h"
 #include "util/cpu_list.h"
@@ -71,9 +73,7 @@ void probed_kernel_units(CaseContext ctx, const TimedOptions& t, ArmLaunch& l) {
 
 }  // namespace
 
-bool higher_is_better(const std::string& figure) {
-  return figure.find("per_s") != std::string::npos;
-}
+bool higher_is_better(const std::string& figure) { return !figure_lower_is_better(figure); }
 
 std::vector<std::string> paired_gated_figures(Job job) {
   switch (job) {
@@ -359,11 +359,11 @@ PairedOutcome run_paired(const PairedArm& a, const PairedArm& b, const PairedPla
         l.itl_per_prompt_ms = itl_per_prompt_ms(*pass);
         for (const auto& r : pass->requests) l.answers[r.prompt_id] = r.result.text;
         if (arm->evidence) {
-          auto log = analyse_log(pass->log_path, ctx.signatures);
-          if (!log) l.errors.push_back("log: " + log.error().message);
+          auto check = check_timed_log(pass->log_path, ctx.signatures, &*arm->evidence);
+          if (!check) l.errors.push_back("log: " + check.error().message);
           else {
-            l.signal_mismatches = compare_signals(*arm->evidence, cheap_signals(log->scan));
-            l.memory = launch_memory(*pass, log->scan);
+            l.signal_mismatches = check->mismatches;
+            l.memory = launch_memory(*pass, check->log.scan);
           }
         }
         if (hook) hook(*arm, k, *pass);

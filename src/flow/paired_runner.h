@@ -67,7 +67,8 @@ using LaunchUnits = std::map<std::string, std::map<std::string, double>>;
 // cpu_ms_per_token (the runtime's CPU time per processed token), and per launch cold_ready_ms,
 // cold_first_ttft_ms and, for concurrent rounds, throughput_tokens_per_s.
 LaunchUnits launch_units(const TimedPass& pass);
-// Whether a larger value of the figure is better.
+// Whether a larger value of the figure is better: its definition says so (flow/figures.h
+// figure_lower_is_better), never its name.
 bool higher_is_better(const std::string& figure);
 // The figures the job gates on in the side-by-side gate: chat ttft_ms; completion ttft_ms and
 // itl_ms; batch throughput_tokens_per_s; extraction none (answers decide).

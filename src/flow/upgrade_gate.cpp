@@ -11,7 +11,8 @@
 
 #include "case/case_file.h"
 #include "flow/case_context.h"
-#include "flow/golden_step.h"
+#include "flow/golden_check.h"
+#include "golden/golden_paths.h"
 #include "runtime/adapter.h"
 #include "runtime/launcher.h"
 #include "runtime/process.h"

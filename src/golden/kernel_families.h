@@ -4,7 +4,7 @@
 // launch (the evidence pass and each probed check). Compared family by family with the noise rule
 // of golden/threshold_policy.h (judge_share): a family lost, a family new, a share moved beyond noise
 // fail; a lost family with a new one beside it is named as a swap ("fattn-mma kernels replaced by
-// fattn-vec kernels: share 92% -> 0% / 0% -> 88%"). Used by the golden comparison (flow/golden_step),
+// fattn-vec kernels: share 92% -> 0% / 0% -> 88%"). Used by the golden comparison (flow/golden_check),
 // the side-by-side gate (flow/build_gate) and `flashproof diff` (report/result_diff).
 #pragma once
 

@@ -1,6 +1,6 @@
 // The threshold policy: the one place that says which way a timing figure is better, whether it
 // gates, and when its change against a golden counts. The golden comparison (golden/compare.h), the
-// recording of a golden (flow/golden_step.h), the run-to-run diff (report/result_diff.h) and the HTML
+// recording of a golden (flow/golden_record.h), the run-to-run diff (report/result_diff.h) and the HTML
 // report's limit line call it; nothing else computes a threshold.
 //
 // The unit is the LAUNCH: each launch is a cold start of the runtime, and its median is one value. A

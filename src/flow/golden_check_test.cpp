@@ -1,4 +1,5 @@
-#include "flow/golden_step.h"
+#include "flow/golden_check.h"
+#include "flow/golden_record.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -21,11 +22,11 @@ using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
 // A fresh folder per test, removed on success and kept (path printed) on failure.
-class GoldenStep : public ::testing::Test {
+class GoldenCheck : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = fs::temp_directory_path() /
-           ("fp_golden_step_" + std::to_string(getpid()) + "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+           ("fp_golden_check_" + std::to_string(getpid()) + "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
@@ -102,7 +103,7 @@ std::vector<std::string> lines_with(const std::vector<std::string>& lines, const
   return out;
 }
 
-TEST_F(GoldenStep, NoGoldenFailsSayingHowToRecordOne) {
+TEST_F(GoldenCheck, NoGoldenFailsSayingHowToRecordOne) {
   RunResult r = run({10});
   compare_goldens({path("golden")}, r);
   ASSERT_EQ(r.failures.size(), 1u);
@@ -112,8 +113,8 @@ TEST_F(GoldenStep, NoGoldenFailsSayingHowToRecordOne) {
   EXPECT_EQ(r.golden_status, "missing");
 }
 
-TEST_F(GoldenStep, RecordsFromLaunchesThenComparesOneLaunchAgainstIt) {
-  GoldenStepOptions o{path("golden")};
+TEST_F(GoldenCheck, RecordsFromLaunchesThenComparesOneLaunchAgainstIt) {
+  GoldenCheckOptions o{path("golden")};
   o.record_missing = true;
   RunResult rec = run({10, 11, 10.5, 10.2, 10.8});
   compare_goldens(o, rec);
@@ -143,8 +144,8 @@ TEST_F(GoldenStep, RecordsFromLaunchesThenComparesOneLaunchAgainstIt) {
   EXPECT_THAT(slower.failures[0], HasSubstr("(compare " + path("golden/m1/chat.json") + " with "));
 }
 
-TEST_F(GoldenStep, AnAttachedServersGoldenSaysItsBandComesFromRounds) {
-  GoldenStepOptions o{path("golden")};
+TEST_F(GoldenCheck, AnAttachedServersGoldenSaysItsBandComesFromRounds) {
+  GoldenCheckOptions o{path("golden")};
   o.record_missing = true;
   RunResult rec = run({10, 11, 10.5, 10.2, 10.8});
   rec.attached = "http://127.0.0.1:8080";
@@ -161,7 +162,7 @@ TEST_F(GoldenStep, AnAttachedServersGoldenSaysItsBandComesFromRounds) {
   EXPECT_EQ(g2->figures.at("ttft_ms_p95").band_source, BandSource::launches);
 }
 
-TEST_F(GoldenStep, FiguresKeyedByConcurrencyLevelAreRecordedAndComparedEachOnItsOwn) {
+TEST_F(GoldenCheck, FiguresKeyedByConcurrencyLevelAreRecordedAndComparedEachOnItsOwn) {
   // A case with plan.concurrency: the job's gated figure at each level (flow/figures.h case_figures).
   auto levelled = [&](std::vector<double> c1, std::vector<double> c4) {
     RunResult r = run(c1);
@@ -174,7 +175,7 @@ TEST_F(GoldenStep, FiguresKeyedByConcurrencyLevelAreRecordedAndComparedEachOnIts
     r.figures.push_back(f);
     return r;
   };
-  GoldenStepOptions o{path("golden")};
+  GoldenCheckOptions o{path("golden")};
   o.record_missing = true;
   RunResult rec = levelled({10, 11, 10.5, 10.2, 10.8}, {40, 41, 40.5, 40.2, 40.8});
   compare_goldens(o, rec);
@@ -193,8 +194,8 @@ TEST_F(GoldenStep, FiguresKeyedByConcurrencyLevelAreRecordedAndComparedEachOnIts
   EXPECT_EQ(lines_with(slower.golden_lines, "pass [gate] c1.ttft_ms_p95: pass").size(), 1u) << join(slower.golden_lines, "\n");
 }
 
-TEST_F(GoldenStep, RecordingNeedsEnoughLaunchesAndWritesNothingOtherwise) {
-  GoldenStepOptions o{path("golden")};
+TEST_F(GoldenCheck, RecordingNeedsEnoughLaunchesAndWritesNothingOtherwise) {
+  GoldenCheckOptions o{path("golden")};
   o.record_missing = true;
   RunResult r = run({10});
   compare_goldens(o, r);
@@ -204,8 +205,8 @@ TEST_F(GoldenStep, RecordingNeedsEnoughLaunchesAndWritesNothingOtherwise) {
   EXPECT_FALSE(fs::exists(path("golden/m1/chat/answers")));
 }
 
-TEST_F(GoldenStep, FailingRunRecordsNothing) {
-  GoldenStepOptions o{path("golden")};
+TEST_F(GoldenCheck, FailingRunRecordsNothing) {
+  GoldenCheckOptions o{path("golden")};
   o.record_missing = true;
   RunResult r = run({10, 11, 12});
   r.failures = {"fused attention expected active"};
@@ -214,9 +215,9 @@ TEST_F(GoldenStep, FailingRunRecordsNothing) {
   EXPECT_THAT(r.golden_lines, Contains(HasSubstr("nothing recorded: this run failed")));
 }
 
-TEST_F(GoldenStep, AnswersOnlyRecordingLeavesTimingToReviewedGoldens) {
+TEST_F(GoldenCheck, AnswersOnlyRecordingLeavesTimingToReviewedGoldens) {
   // CTest's setup test: answers and the verdict, one launch, figures not compared.
-  GoldenStepOptions setup{path("build-golden")};
+  GoldenCheckOptions setup{path("build-golden")};
   setup.record_missing_answers = true;
   RunResult first = run({10});
   compare_goldens(setup, first);
@@ -227,7 +228,7 @@ TEST_F(GoldenStep, AnswersOnlyRecordingLeavesTimingToReviewedGoldens) {
   EXPECT_TRUE(fs::exists(path("build-golden/m1/chat/verdict.json")));
 
   // The case test: answers against the setup's, timing against reviewed goldens; none for m1.
-  GoldenStepOptions check{path("build-golden"), path("reviewed")};
+  GoldenCheckOptions check{path("build-golden"), path("reviewed")};
   RunResult second = run({50});
   compare_goldens(check, second);
   EXPECT_THAT(second.failures, IsEmpty());
@@ -252,8 +253,8 @@ TEST_F(GoldenStep, AnswersOnlyRecordingLeavesTimingToReviewedGoldens) {
   EXPECT_EQ(third.answers[0].reference, "identical");
 }
 
-TEST_F(GoldenStep, ChangedVerdictOrAnswerFails) {
-  GoldenStepOptions setup{path("g")};
+TEST_F(GoldenCheck, ChangedVerdictOrAnswerFails) {
+  GoldenCheckOptions setup{path("g")};
   setup.record_missing_answers = true;
   RunResult first = run({10});
   compare_goldens(setup, first);
@@ -274,8 +275,8 @@ TEST_F(GoldenStep, ChangedVerdictOrAnswerFails) {
   EXPECT_THAT(recount.failures, IsEmpty());
 }
 
-TEST_F(GoldenStep, KernelSwapAgainstTheGoldenIsNamedAndFailsUntilAccepted) {
-  GoldenStepOptions o{path("golden")};
+TEST_F(GoldenCheck, KernelSwapAgainstTheGoldenIsNamedAndFailsUntilAccepted) {
+  GoldenCheckOptions o{path("golden")};
   o.record_missing = true;
   RunResult rec = run({10, 11, 10.5});
   rec.kernel_families = kernel_set({recorded_tally("fa_on.verbose"), recorded_tally("fa_on.quiet"), recorded_tally("fa_on.quiet")});
@@ -313,7 +314,7 @@ TEST_F(GoldenStep, KernelSwapAgainstTheGoldenIsNamedAndFailsUntilAccepted) {
   EXPECT_THAT(again.failures, IsEmpty());
 }
 
-TEST_F(GoldenStep, GoldenWithoutKernelSetStillCompares) {
+TEST_F(GoldenCheck, GoldenWithoutKernelSetStillCompares) {
   // A schema-2 golden (before kernel sets were kept): figures compare, the kernel set is only reported.
   fs::create_directories(path("golden/m1"));
   ASSERT_TRUE(write_file_atomic(path("golden/m1/chat.json"),
@@ -322,15 +323,15 @@ TEST_F(GoldenStep, GoldenWithoutKernelSetStillCompares) {
                   .ok());
   RunResult r = run({10.1});
   r.kernel_families = kernel_set({recorded_tally("fa_on.quiet")});
-  GoldenStepOptions o{path("golden")};
+  GoldenCheckOptions o{path("golden")};
   o.record_missing = true;  // records the missing answers only: the thresholds exist
   compare_goldens(o, r);
   EXPECT_THAT(r.failures, IsEmpty());
   EXPECT_EQ(lines_with(r.golden_lines, "kernels: the golden holds no attention kernel set").size(), 1u) << join(r.golden_lines, "\n");
 }
 
-TEST_F(GoldenStep, EvidenceLostAgainstTheGoldenNamesTheLevel) {
-  GoldenStepOptions setup{path("g")};
+TEST_F(GoldenCheck, EvidenceLostAgainstTheGoldenNamesTheLevel) {
+  GoldenCheckOptions setup{path("g")};
   setup.record_missing_answers = true;
   RunResult first = run({10});
   first.levels_used = {"log", "placement", "kernels"};
@@ -356,11 +357,11 @@ TEST_F(GoldenStep, EvidenceLostAgainstTheGoldenNamesTheLevel) {
   EXPECT_THAT(old.failures, IsEmpty());
 }
 
-TEST_F(GoldenStep, OldSchemaGoldenIsUnreadableWithAdviceAndUntouched) {
+TEST_F(GoldenCheck, OldSchemaGoldenIsUnreadableWithAdviceAndUntouched) {
   const std::string v1 = R"({"schema_version": 1, "fingerprint": "m1", "spread_kind": "mad", "figures": {}})";
   fs::create_directories(path("golden/m1"));
   ASSERT_TRUE(write_file_atomic(path("golden/m1/chat.json"), v1).ok());
-  GoldenStepOptions o{path("golden")};
+  GoldenCheckOptions o{path("golden")};
   o.record_missing = true;
   RunResult r = run({10, 11, 12});
   compare_goldens(o, r);
@@ -372,7 +373,7 @@ TEST_F(GoldenStep, OldSchemaGoldenIsUnreadableWithAdviceAndUntouched) {
   EXPECT_EQ(*read_file(path("golden/m1/chat.json")), v1);
 }
 
-TEST_F(GoldenStep, PoliciesTakeTheCaseMinimumEffectOrTheDefault) {
+TEST_F(GoldenCheck, PoliciesTakeTheCaseMinimumEffectOrTheDefault) {
   RunResult r = run({10});
   r.figures[0].min_effect = MinEffect{kNoValue, 0};  // a result file from before minimum effects
   FigureResult rate;
