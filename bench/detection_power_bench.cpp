@@ -25,8 +25,8 @@
 #include <string>
 #include <vector>
 
-#include "flow/ab_runner.h"
-#include "flow/request_builder.h"
+#include "flow/ab/ab_runner.h"
+#include "flow/passes/request_builder.h"
 #include "measure/ab_stats.h"
 #include "measure/stats.h"
 #include "runtime/launcher.h"

@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "flow/ab_runner.h"
-#include "flow/request_builder.h"
+#include "flow/ab/ab_runner.h"
+#include "flow/passes/request_builder.h"
 #include "measure/stats.h"
 #include "runtime/launcher.h"
 #include "runtime/process.h"

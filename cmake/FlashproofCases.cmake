@@ -54,7 +54,7 @@ function(_flashproof_add_case case_file)
   # time on the same cores); GPU cases take their GPUs from the resource spec
   # (`flashproof gpus --resource-spec FILE`, `ctest --resource-spec-file FILE`), and the harness hands
   # CTEST_RESOURCE_GROUP_0_GPUS to the runtime as CUDA_VISIBLE_DEVICES (src/runtime/ctest_gpus.h).
-  # How many (gpus_needed in src/flow/gpu_machine.h): the highest CUDA<k> in expect.backend (a name,
+  # How many (gpus_needed in src/flow/passes/gpu_machine.h): the highest CUDA<k> in expect.backend (a name,
   # a comma list or an array) plus one, so "CUDA1" and ["CUDA0","CUDA1"] both need gpus:2; "all-gpus"
   # needs the GPUs the machine declares ($FLASHPROOF_EXPECT_GPUS at configure time), else 1. N GPUs
   # are N resource groups of one slot each ("2,gpus:1"): two distinct GPUs, never two slots of one.

@@ -83,7 +83,7 @@ struct Expectation {
 
 inline constexpr double kDefaultMinEffect = 0.05;
 
-// Every figure the side-by-side engine measures per launch (flow/paired_runner.h launch_units).
+// Every figure the side-by-side engine measures per launch (flow/paired/paired_runner.h launch_units).
 const std::vector<std::string>& paired_figure_names();
 
 struct RunPlan {
@@ -103,10 +103,10 @@ struct RunPlan {
   // as above), or nullopt for `false`: the figure is not guarded. Figures a user feels that the case
   // does not name keep the default guard. Keys: user_felt_figures().
   std::map<std::string, std::optional<MinEffect>> guards;
-  // The side-by-side gate's blocks (flow/paired_runner.h): one fresh launch per arm each, ABBA order;
+  // The side-by-side gate's blocks (flow/paired/paired_runner.h): one fresh launch per arm each, ABBA order;
   // the first look after `blocks`, then one more block pair at a time until every gated figure is
   // decided, the blocks reach `max_blocks` or the timed blocks would pass `budget_s` (0, the default: the
-  // gate's budget in blocks at the block time it measures, flow/paired_runner.h PairedPlan::budget_blocks).
+  // gate's budget in blocks at the block time it measures, flow/paired/paired_runner.h PairedPlan::budget_blocks).
   // The figures the side-by-side gate and A/B gate on; empty: the job's choice
   // (paired_gated_figures). One of paired_figure_names(). Naming gpu_kernel_ms or
   // attention_kernel_ms adds a probed launch per arm and block, after the timed one (a GPU with

@@ -2,7 +2,7 @@
 // the minimum effect of each figure (a fraction, with a floor in the figure's unit: util/min_effect.h)
 // and the guards (every figure a user feels that the job does not gate is still failed on a large
 // regression). One table, by figure, for every job; the job decides which figures gate
-// (flow/figures.h, flow/paired_runner.h) and the guard effect. A case overrides both with
+// (flow/passes/figures.h, flow/paired/paired_runner.h) and the guard effect. A case overrides both with
 // plan.min_effect and plan.guards (case/case_file.h).
 //
 // Floors (the figure's unit), and why:
@@ -21,7 +21,7 @@
 //   rates (*_per_s), goodput_share, client_minus_server_*     none     a rate's noise scales with it; its time
 //                                                                     counterpart carries the floor
 // Relative parts: 5% for every figure (kDefaultMinEffect); the side-by-side gate on CUDA with the
-// probe uses 2% for kernel time and 25% for host-clock figures (flow/paired_runner.h gated_figures).
+// probe uses 2% for kernel time and 25% for host-clock figures (flow/paired/paired_runner.h gated_figures).
 //
 // Guards: kDefaultGuardEffect (25%) with the same floors, for the figures in user_felt_figures()
 // that the job does not gate. Why 25%: the largest move of an identical build seen here between

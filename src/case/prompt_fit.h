@@ -1,6 +1,6 @@
 // Prompts of an exact length in tokens (shape.prompt_tokens): seeded filler text is added before a
 // prompt's last user message until the runtime counts exactly the asked number of prompt tokens.
-// The counting is passed in (flow/prompt_tokens.h asks the runtime's tokenizer endpoint, or
+// The counting is passed in (flow/passes/prompt_tokens.h asks the runtime's tokenizer endpoint, or
 // estimates), so this part knows no runtime.
 #pragma once
 

@@ -7,7 +7,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/suite_option.h"
-#include "flow/ab_runner.h"
+#include "flow/ab/ab_runner.h"
 #include "runtime/process.h"
 #include "util/text.h"
 

@@ -8,7 +8,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/suite_option.h"
-#include "flow/golden_record.h"
+#include "flow/case_run/golden_record.h"
 #include "history/history.h"
 #include "report/result_diff.h"
 #include "report/result_file.h"

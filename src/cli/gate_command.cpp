@@ -1,6 +1,6 @@
 // flashproof gate CASE.json... --baseline-runtime OLD [--candidate-runtime NEW]: the side-by-side
-// gate (flow/build_gate.h); without --baseline-runtime, the gate against stored goldens
-// (flow/upgrade_gate.h).
+// gate (flow/gates/build_gate.h); without --baseline-runtime, the gate against stored goldens
+// (flow/gates/upgrade_gate.h).
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -13,8 +13,8 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/suite_option.h"
-#include "flow/build_gate.h"
-#include "flow/upgrade_gate.h"
+#include "flow/gates/build_gate.h"
+#include "flow/gates/upgrade_gate.h"
 #include "runtime/process.h"
 #include "util/cpu_list.h"
 #include "util/text.h"

@@ -1,5 +1,5 @@
 // flashproof matrix CASE.json: the case once per combination of KV cache types, flag, context and
-// head size (flow/matrix_runner.h); prints the table, writes matrix.txt, matrix.json, report.html.
+// head size (flow/matrix/matrix_runner.h); prints the table, writes matrix.txt, matrix.json, report.html.
 #include <cstdlib>
 #include <iostream>
 #include <string>
@@ -8,7 +8,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/suite_option.h"
-#include "flow/matrix_runner.h"
+#include "flow/matrix/matrix_runner.h"
 #include "report/html_report.h"
 #include "runtime/process.h"
 #include "util/split_list.h"

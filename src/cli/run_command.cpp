@@ -9,7 +9,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/suite_option.h"
-#include "flow/case_runner.h"
+#include "flow/case_run/case_runner.h"
 #include "golden/threshold_policy.h"
 #include "report/ctest_measurements.h"
 #include "runtime/process.h"

@@ -175,7 +175,7 @@ TEST(BackendNames, SixteenCudaDevicesWithoutSplitHeadersRestOnTheOtherLevels) {
 }
 
 // What `llama-server --list-devices` prints (build 11669): the harness asks it before a case that
-// expects a Vulkan device (flow/case_context.cpp) and skips the case when the device is not listed.
+// expects a Vulkan device (flow/passes/case_context.cpp) and skips the case when the device is not listed.
 TEST(BackendNames, ListDevicesOutput) {
   const auto& sigs = llama_signatures();
   auto listed = [&](const std::string& text) { return run_backends(split_records(text, sigs), sigs).names(); };

@@ -22,7 +22,7 @@
 namespace fp {
 
 // The instruments by name, in the order the evidence pass takes them off when a run breaks
-// (flow/instrument_retry.h): "device_timings", "kernel_probe", "scheduler_debug", "verbose_logging".
+// (flow/passes/instrument_retry.h): "device_timings", "kernel_probe", "scheduler_debug", "verbose_logging".
 const std::vector<std::string>& instrument_names();
 // An instrument as people read it: "device timings", "the kernel probe", "scheduler debug", "verbose logging".
 std::string instrument_label(const std::string& name);

@@ -1,5 +1,5 @@
 // The attention kernels a run executed, as sets of names: the signal that ties a quiet, timed
-// configuration to the evidence pass on a GPU (flow/probed_check.h). Same request, same runtime,
+// configuration to the evidence pass on a GPU (flow/passes/probed_check.h). Same request, same runtime,
 // same machine: a different set means the timed runs ran a different attention path.
 #pragma once
 
@@ -43,7 +43,7 @@ std::string family_shares_text(const std::vector<FamilyShare>& shares);
 // A check whose tally has no records cannot be tied and is a mismatch.
 std::vector<std::string> compare_kernel_sets(const AttentionKernelSet& evidence, const AttentionKernelSet& check);
 
-// The tie under several requests at once (flow/evidence_pass.h job_load_streams > 1): how requests
+// The tie under several requests at once (flow/passes/evidence_pass.h job_load_streams > 1): how requests
 // share batches differs from launch to launch, and ggml-cuda picks kernel variants by batch size, so
 // the names may differ while the path is the same. The tie is then the path: fused attention kernels
 // on both sides or on neither, and unfused attention kernels on both sides or on neither. Differences

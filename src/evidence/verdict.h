@@ -34,7 +34,7 @@ struct LevelFinding {
 const std::vector<std::string>& evidence_level_names();
 // The levels a platform can produce: the log; placement when the runtime's data has placement
 // rules; kernels when the kernel probe is attached to a run on the GPU. The default of a case's
-// expect.evidence (flow/evidence_pass.cpp; a GPU box always adds kernels to a GPU case).
+// expect.evidence (flow/passes/evidence_pass.cpp; a GPU box always adds kernels to a GPU case).
 std::vector<std::string> default_evidence_levels(const RuntimeSignatures& sigs, bool probe_attached);
 
 // The word an expectation uses for "every GPU this machine has" (case expect.backend, explain
@@ -58,7 +58,7 @@ struct VerdictInput {
   int model_layers = 0;
   std::string layers_from;
   std::map<std::string, std::string> hints;  // RuntimeSignatures::hints, for "unavailable" texts
-  // Levels whose instrument was taken off (flow/instruments.h): level name -> why. Such a level,
+  // Levels whose instrument was taken off (flow/passes/instruments.h): level name -> why. Such a level,
   // when it yields nothing, is unavailable with this reason instead of its own.
   std::map<std::string, std::string> taken_off;
   // RuntimeSignatures::attention_backends: when not empty, expect_backend names an attention

@@ -1,6 +1,6 @@
 // The threshold policy: the one place that says which way a timing figure is better, whether it
 // gates, and when its change against a golden counts. The golden comparison (golden/compare.h), the
-// recording of a golden (flow/golden_record.h), the run-to-run diff (report/result_diff.h) and the HTML
+// recording of a golden (flow/case_run/golden_record.h), the run-to-run diff (report/result_diff.h) and the HTML
 // report's limit line call it; nothing else computes a threshold.
 //
 // The unit is the LAUNCH: each launch is a cold start of the runtime, and its median is one value. A
@@ -54,7 +54,7 @@ enum class FigureStatus { pass, regressed, improved, within_noise, new_figure, m
 const char* to_string(FigureStatus s);
 
 // What the job and the case say about one figure: which way is better, whether the job fails on it
-// (flow/figures.h), and the smallest worsening worth failing (from the case). A guard is a figure the
+// (flow/passes/figures.h), and the smallest worsening worth failing (from the case). A guard is a figure the
 // job does not gate that still fails on a regression beyond `min_effect`, which is then its guard
 // effect (case/case_file.h guard_effect).
 struct FigurePolicy {

@@ -1,7 +1,7 @@
 // Paired, blocked statistics for two arms measured side by side (the old and the new build, or the
 // flag off and on): the side-by-side gate's arithmetic, free of any runtime.
 //
-// The design it assumes (flow/paired_runner.h): blocks, each one fresh launch of arm A and one of
+// The design it assumes (flow/paired/paired_runner.h): blocks, each one fresh launch of arm A and one of
 // arm B, in ABBA order (A first in even blocks, B first in odd ones); in every launch the same
 // prompts in the same order. The unit is one launch x one prompt (the median of that prompt's
 // repetitions in that launch), or one launch for a per-launch figure; requests or tokens are never
@@ -189,7 +189,7 @@ std::optional<int> likely_blocks(const std::vector<FigureDecision>& decisions);
 // with this machine's bursts: from 8 blocks on it cost identical builds 3.5% of their "no
 // regression" outcomes, from 12 on 0.3% (paired_stats_test.cpp).
 inline constexpr int kGiveUpFromBlocks = 12;
-// The side-by-side gate's default budget in blocks (flow/paired_runner.h PairedPlan::budget_blocks),
+// The side-by-side gate's default budget in blocks (flow/paired/paired_runner.h PairedPlan::budget_blocks),
 // chosen from the simulations of the measured noise and bursts so that identical builds decide
 // within it in at least 95% of trials on the noisiest shipped case: cases/chat-tiny-short.json
 // (TTFT about 8 ms, block spread about 12%, judged at its 1 ms floor: 12.3%) decides in 89% within

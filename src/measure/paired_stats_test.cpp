@@ -195,7 +195,7 @@ std::vector<double> launch_medians(std::mt19937_64& rng, const Machine& m, const
   return out;
 }
 
-// The gate's sequential procedure (flow/paired_runner.cpp): first look after `first` blocks, then a
+// The gate's sequential procedure (flow/paired/paired_runner.cpp): first look after `first` blocks, then a
 // look after every further pair, up to `max_blocks`.
 // The budget is `max_blocks` blocks; the gate stops early where beyond_budget says so.
 TimingVerdict sequential(std::mt19937_64& rng, const Machine& m, double min_effect, int first, int max_blocks,
@@ -229,7 +229,7 @@ TimingVerdict sequential(std::mt19937_64& rng, const Machine& m, double min_effe
   return TimingVerdict::unresolved;
 }
 
-// The CUDA default's minimum effect for host-clock figures (flow/paired_runner.h kHostClockOnGpuMinEffect).
+// The CUDA default's minimum effect for host-clock figures (flow/paired/paired_runner.h kHostClockOnGpuMinEffect).
 constexpr double kH200HostMinEffect = 0.25;
 
 struct Rates {
@@ -383,7 +383,7 @@ TEST(PairedGateSimulation, H200BurstsStayHonest) {
   EXPECT_LE(strict.regression, 0.025);
 }
 
-// The gate's default on CUDA with the kernel probe (flow/paired_runner.h gated_figures): GPU kernel
+// The gate's default on CUDA with the kernel probe (flow/paired/paired_runner.h gated_figures): GPU kernel
 // time at 2% and TTFT at 25%, decided together (Holm), stopping when both are decided or one
 // regressed. The machine is the H200 as recorded (fixtures/logs/h200-live/gate/README.md): kernel
 // time's launch spread 0.2%; TTFT's 3%, and host bursts in either arm: measured over every gate.json

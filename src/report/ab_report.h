@@ -28,7 +28,7 @@ struct AbArm {
   bool verdict_as_required = false;      // on: active; off: not active
   std::string evidence_signals;          // e.g. "flash attention enabled; graph splits 1"
   std::vector<std::string> signal_mismatches;  // a timed launch that differs from the evidence pass
-  std::string probed_check = "not run";        // flow/probed_check.h
+  std::string probed_check = "not run";        // flow/passes/probed_check.h
   std::vector<std::string> probed_mismatches;  // the probed timed configuration vs the evidence pass
   std::vector<std::string> evidence_argv, timed_argv;
   std::map<std::string, std::string> evidence_env;
@@ -90,7 +90,7 @@ struct AbRun {
   std::vector<std::string> unpredicted;  // figures that differ with no statement about them
   std::vector<AbAnswerDiff> answers;
   std::string same_system;               // the answers' verdict, in words
-  std::vector<AbGate> gates;              // the job's figures, paired per block (flow/paired_runner.h)
+  std::vector<AbGate> gates;              // the job's figures, paired per block (flow/paired/paired_runner.h)
   int blocks = 0;                        // blocks of the side-by-side engine (one launch per arm each)
   std::string stopped;                   // why the blocks stopped
   std::vector<std::string> failures;

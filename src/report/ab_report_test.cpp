@@ -3,8 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "flow/ab_decision.h"
-#include "flow/ab_runner.h"
+#include "flow/ab/ab_decision.h"
+#include "flow/ab/ab_runner.h"
 
 namespace fp {
 namespace {

@@ -97,7 +97,7 @@ std::string signals_block(const json& r) {
   return out;
 }
 
-// The workload a case with workload fields asked for and got (flow/workload_summary.h).
+// The workload a case with workload fields asked for and got (flow/passes/workload_summary.h).
 std::string workload_block(const json& r) {
   std::string out;
   if (r.contains("workload") && r["workload"].is_object() && !r["workload"].empty()) {

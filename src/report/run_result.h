@@ -48,7 +48,7 @@ struct RunResult {
   std::vector<std::string> evidence_argv, timed_argv;   // as launched (the port, the model's full path)
   std::map<std::string, std::string> evidence_env;
   // The same launch lines with placeholders, as result.txt prints them: {port}, {suite}, the model as
-  // the case wrote it (flow/case_context.h shown_launch). Empty in result files older than these.
+  // the case wrote it (flow/passes/case_context.h shown_launch). Empty in result files older than these.
   std::vector<std::string> evidence_line, timed_line;
   std::string suite_root;                       // result.txt writes this folder as {suite}
   std::string model_file;                       // the model file opened (model_path resolved)
@@ -69,10 +69,10 @@ struct RunResult {
   std::vector<std::string> signal_mismatches;   // timed run vs evidence pass
   std::string evidence_signals, timed_signals;  // e.g. "flash attention enabled; splits 1"
   std::string evidence_load;                    // the requests the evidence pass sent: "4 requests at once (...)"
-  std::string probed_check = "not run";         // flow/probed_check.h: the kernel set of the timed configuration
-  // The evidence pass's instruments (flow/instruments.h): on in the launch the verdict read ("device
+  std::string probed_check = "not run";         // flow/passes/probed_check.h: the kernel set of the timed configuration
+  // The evidence pass's instruments (flow/passes/instruments.h): on in the launch the verdict read ("device
   // timings (GGML_VK_PERF_LOGGER=1)"), taken off with why, the extra launches finding out cost and
-  // what each showed (flow/instrument_retry.h).
+  // what each showed (flow/passes/instrument_retry.h).
   std::vector<std::string> instruments_on, instruments_off, instrument_retry_steps;
   int instrument_extra_launches = 0;
   bool instruments_known = false;  // the evidence pass ran to a verdict: the fields above are its (else not written)
@@ -86,7 +86,7 @@ struct RunResult {
   double cold_ready_ms = -1, cold_first_ttft_ms = -1, cold_first_e2e_ms = -1;
   std::vector<FigureResult> figures;
   std::string fidelity;                         // client vs server prompt timing, in words
-  // The workload a case with workload fields asked for and got (flow/workload_summary.h): key
+  // The workload a case with workload fields asked for and got (flow/passes/workload_summary.h): key
   // (printed as "workload.<key>") and value, in order; empty for other cases.
   std::vector<std::pair<std::string, std::string>> workload;
 

@@ -14,7 +14,7 @@
 namespace fp {
 
 // The runtime's tokenizer endpoint ("tokenizer" in the runtime data): how flashproof counts a
-// prompt's tokens as the runtime will (flow/prompt_tokens.h). POST path with the text in
+// prompt's tokens as the runtime will (flow/passes/prompt_tokens.h). POST path with the text in
 // text_field (plus text_extra); chat turns either go as they are in chat_messages_field (plus
 // chat_extra: vLLM) or are first rendered to text by POST template_path (llama-server
 // /apply-template: the turns in template_messages_field, the text back in template_text_field).
@@ -45,7 +45,7 @@ struct Adapter {
   std::vector<std::string> evidence_args;   // verbose logging for the evidence pass
   std::map<std::string, std::string> evidence_env;
   // Key "evidence_instruments": how the evidence pass's additions split into instruments it can take
-  // off one at a time when a run breaks (flow/instruments.h): scheduler_debug_env, the evidence_env
+  // off one at a time when a run breaks (flow/passes/instruments.h): scheduler_debug_env, the evidence_env
   // keys that turn on the scheduler's debug output; everything else the adapter adds (evidence_args
   // in place of timed_args, the rest of evidence_env) is verbose logging. The levels each serves
   // ("placement"): the levels lost while it is off. Absent: all of it is verbose logging, serving none.

@@ -86,7 +86,7 @@ struct RunningServer {
 Result<RunningServer> start_server(LaunchSpec spec, const Adapter& adapter);
 
 // Why start_server failed, for a caller that tells a runtime that broke from bad input
-// (flow/instrument_retry.h).
+// (flow/passes/instrument_retry.h).
 struct StartFailure {
   ExitInfo exit;           // exited: the runtime ended by itself before it was ready
   bool not_ready = false;  // it ran, but did not become ready within ready_timeout_s

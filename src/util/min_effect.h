@@ -7,7 +7,7 @@
 //   relative at reference m = max(relative, floor / |m|)         (the gate: its statistics are relative)
 //
 // One type for both modes: the golden comparison (golden/threshold_policy.h) and the side-by-side
-// gate (flow/paired_runner.h) take it from the case (case/case_file.h min_effect, guard_effect) and
+// gate (flow/paired/paired_runner.h) take it from the case (case/case_file.h min_effect, guard_effect) and
 // the defaults (case/effect_defaults.h).
 #pragma once
 

@@ -1,6 +1,6 @@
 # Sourced by the GPU checks: exits 125 (CTest's skip code for the `gpu` tests) with the reason
 # printed when this machine has no NVIDIA GPU, so a CPU machine never passes a GPU check silently.
-# A machine that declares its GPUs (FLASHPROOF_EXPECT_GPUS=N, or a machine file: src/flow/gpu_machine.h)
+# A machine that declares its GPUs (FLASHPROOF_EXPECT_GPUS=N, or a machine file: src/flow/passes/gpu_machine.h)
 # may not skip: there the same reasons FAIL (exit 1), and so does listing fewer GPUs than declared.
 fp_gpu_box() {
   if [ -n "${FLASHPROOF_EXPECT_GPUS:-}" ] && [ "${FLASHPROOF_EXPECT_GPUS}" != 0 ]; then

@@ -173,7 +173,7 @@ TEST(LiveH200, QuietAndVerboseRanTheSameKernels) {
       return m;
     };
     EXPECT_EQ(launches(c + ".quiet"), launches(c + ".verbose")) << c;
-    // What the harness's probed check (flow/probed_check.h) compares: it ties.
+    // What the harness's probed check (flow/passes/probed_check.h) compares: it ties.
     EXPECT_TRUE(compare_kernel_sets(attention_kernel_set(v), attention_kernel_set(q)).empty()) << c;
   }
 }

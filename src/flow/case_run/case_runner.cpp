@@ -1,0 +1,509 @@
+#include "flow/case_run/case_runner.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <thread>
+
+#include "flow/case_run/golden_check.h"
+#include "flow/passes/attached_pass.h"
+#include "flow/passes/evidence_pass.h"
+#include "flow/passes/figures.h"
+#include "flow/passes/headroom.h"
+#include "flow/passes/launches.h"
+#include "flow/passes/low_noise_figures.h"
+#include "flow/passes/memory_figures.h"
+#include "flow/passes/probed_check.h"
+#include "flow/passes/progress.h"
+#include "flow/passes/timed_log_check.h"
+#include "flow/passes/workload_summary.h"
+#include "golden/compare.h"
+#include "golden/fingerprint.h"
+#include "golden/golden_paths.h"
+#include "golden/memory_policy.h"
+#include "history/history.h"
+#include "report/redact.h"
+#include "report/result_file.h"
+#include "runtime/cpu_quota.h"
+#include "util/text.h"
+
+namespace fp {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The first `n` bytes of a file ("" when unreadable): where a runtime states its build.
+std::string file_head(const std::string& path, size_t n) {
+  std::ifstream in(path, std::ios::binary);
+  std::string s(n, '\0');
+  in.read(&s[0], static_cast<std::streamsize>(n));
+  s.resize(static_cast<size_t>(in.gcount()));
+  return s;
+}
+
+// Phases go to the case's progress (flow/passes/progress.h): a status line on a terminal, plain lines in CI.
+void progress(const RunOptions& o, const std::string& case_name, const std::string& msg) {
+  if (Progress* p = current_progress(); p && !o.quiet) p->phase(case_name, msg);
+}
+
+// Every launch's answers: stable means the same text in every request of every launch.
+void collect_answers(const std::vector<TimedPass>& passes, RunResult& r) {
+  std::map<std::string, std::vector<std::string>> by_prompt;
+  std::vector<std::string> order;
+  auto note = [&](const std::string& id, const std::string& text) {
+    if (!by_prompt.count(id)) order.push_back(id);
+    by_prompt[id].push_back(text);
+  };
+  for (const TimedPass& pass : passes) {
+    if (pass.cold_first.done) note(pass.cold_first_prompt, pass.cold_first.text);
+    for (const auto& tr : pass.requests) note(tr.prompt_id, tr.result.text);
+  }
+  std::sort(order.begin(), order.end());
+  for (const auto& id : order) {
+    AnswerResult a;
+    a.prompt_id = id;
+    a.text = by_prompt[id].front();
+    for (const auto& t : by_prompt[id]) a.stable = a.stable && t == a.text;
+    a.reference = "no reference";
+    r.answers.push_back(a);
+  }
+}
+
+
+// Folders made absolute, so that result.txt shows those inside the suite as {suite}/... however named.
+RunOptions with_absolute_folders(const RunOptions& in) {
+  RunOptions o = in;
+  if (o.results_root.empty()) o.results_root = o.suite.results;
+  if (o.golden_root.empty()) o.golden_root = o.suite.golden;
+  for (std::string* dir : {&o.results_root, &o.golden_root, &o.timing_golden_root, &o.out_dir}) {
+    std::error_code aec;
+    fs::path p = dir->empty() ? fs::path() : fs::absolute(*dir, aec).lexically_normal();
+    if (p.filename().empty() && p.has_parent_path()) p = p.parent_path();  // "dir/" -> "dir"
+    if (!p.empty() && !aec) *dir = p.string();
+  }
+  return o;
+}
+
+// How the run reaches its server, chosen once per run: flashproof launches the runtime (each timed
+// launch a cold start with a log of its own), or attaches to a server something else started
+// (flow/passes/attached_pass.h: rounds of requests stand in for launches, no launch line, no cold start).
+class ServerMode {
+ public:
+  virtual ~ServerMode() = default;
+  virtual Result<Fingerprint> fingerprint(const CaseContext& ctx) const = 0;
+  // The evidence pass's progress line and the pass itself.
+  virtual std::string evidence_phase(const CaseContext& ctx) const = 0;
+  virtual Result<EvidenceOutcome> evidence_pass(const CaseContext& ctx) const = 0;
+  // What the evidence pass adds to the result beyond the verdict (launch line, or the server's log and build).
+  virtual void note_evidence(const CaseContext& ctx, const EvidenceOutcome& ev, RunResult& r) const = 0;
+  // The timed launches when neither the options nor a golden to record say how many.
+  virtual int default_launches() const = 0;
+  // Before timed launch k (1-based): false when interrupted while waiting.
+  virtual bool before_launch(int k, TimedOptions& options) const = 0;
+  virtual std::string launch_word() const = 0;  // "launch" or "round"
+  // What the timed runs add to the result: their launch line, the cold start, notes.
+  virtual void note_timed(const CaseContext& ctx, size_t rounds, const TimedPass& first, RunResult& r) const = 0;
+  // Whether each launch has a log of its own to tie to the evidence pass and read memory from.
+  virtual bool launches_have_logs() const = 0;
+  // After the golden step: what a golden of this server cannot hold.
+  virtual void note_golden(RunResult& r) const = 0;
+};
+
+class LaunchedServer : public ServerMode {
+ public:
+  Result<Fingerprint> fingerprint(const CaseContext& ctx) const override {
+    return case_fingerprint(ctx.c, ctx.adapter, ctx.runtime, ctx.c.model.sha256);  // sha256 checked by resolve_run_context
+  }
+  std::string evidence_phase(const CaseContext& ctx) const override {
+    return "evidence pass: " + ctx.runtime.how_found + ", flag " + ctx.flag_value;
+  }
+  Result<EvidenceOutcome> evidence_pass(const CaseContext& ctx) const override { return run_evidence_pass(ctx); }
+  void note_evidence(const CaseContext& ctx, const EvidenceOutcome&, RunResult& r) const override {
+    r.evidence_line = shown_launch(ctx, ctx.adapter.evidence_args);
+  }
+  int default_launches() const override { return 1; }
+  bool before_launch(int, TimedOptions&) const override { return true; }
+  std::string launch_word() const override { return "launch"; }
+  void note_timed(const CaseContext& ctx, size_t, const TimedPass& first, RunResult& r) const override {
+    r.timed_line = shown_launch(ctx, ctx.adapter.timed_args);
+    r.cold_ready_ms = first.ready_s * 1e3;
+  }
+  bool launches_have_logs() const override { return true; }
+  void note_golden(RunResult&) const override {}
+};
+
+class AttachedServer : public ServerMode {
+ public:
+  Result<Fingerprint> fingerprint(const CaseContext& ctx) const override { return attached_fingerprint(ctx.c); }
+  std::string evidence_phase(const CaseContext& ctx) const override { return "evidence pass: " + ctx.runtime.how_found; }
+  Result<EvidenceOutcome> evidence_pass(const CaseContext& ctx) const override { return run_attached_evidence_pass(ctx); }
+  void note_evidence(const CaseContext& ctx, const EvidenceOutcome& ev, RunResult& r) const override {
+    r.attached_log = ev.log_source.empty() ? "none" : ev.log_source;
+    r.attached_notes = ev.notes;
+    r.runtime_version = ev.answer_fingerprint.empty() ? "attached: the server's answers name no build" : ev.answer_fingerprint;
+    r.runtime_build = attached_build(ctx.c.runtime, ev.answer_fingerprint);
+  }
+  int default_launches() const override { return kAttachedRounds; }
+  bool before_launch(int k, TimedOptions& options) const override {
+    if (k == 1) return true;
+    options.warmup = 0;  // the next round of the same server, after a pause; warmed up already
+    for (int t = 0; t < static_cast<int>(kAttachedRoundGapS * 10) && !interrupted(); ++t)
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    return !interrupted();
+  }
+  std::string launch_word() const override { return "round"; }
+  void note_timed(const CaseContext&, size_t rounds, const TimedPass&, RunResult& r) const override {
+    r.attached_notes.push_back("timed runs: " + std::to_string(rounds) + " separated rounds of requests " +
+                               std::to_string(static_cast<int>(kAttachedRoundGapS)) + " s apart, the warm-up before the first only, "
+                               "stand in for fresh launches (an attached server is not relaunched): each figure's launch medians are "
+                               "round medians, and their spread is its noise band until the nights widen it");
+    r.cold_ready_ms = -1;  // the server was up before we came; its launch line is not ours to show
+  }
+  bool launches_have_logs() const override { return false; }
+  void note_golden(RunResult& r) const override {
+    if (r.golden_status != "recorded") return;  // what a golden of a server we did not start cannot hold
+    r.golden_lines.push_back("not recorded (attached): the cold start (the server was up before the run), the attention kernel "
+                             "set (no kernel probe in a server flashproof did not start), launch-to-launch noise (it is not "
+                             "relaunched: " + std::to_string(r.launches) + " separated rounds stand in for launches)");
+  }
+};
+
+std::unique_ptr<ServerMode> server_mode(const Case& c) {
+  if (c.attach) return std::make_unique<AttachedServer>();
+  return std::make_unique<LaunchedServer>();
+}
+
+// What the result says about the case before anything runs.
+void describe_case(const CaseContext& ctx, RunResult& r) {
+  const Case& c = ctx.c;
+  r.case_name = c.name;
+  r.case_file = fs::absolute(c.file).lexically_normal().string();  // result.txt shows it under {suite}
+  r.description = c.description;
+  r.job = job_name(c.job);
+  r.runtime = c.runtime;
+  r.runtime_found_by = ctx.runtime.how_found;
+  r.flashproof_version = FLASHPROOF_VERSION;
+  r.started_utc = utc_stamp("%Y-%m-%dT%H:%M:%SZ");
+  r.model_path = c.model.path;
+  r.model_file = ctx.model_path;
+  r.suite_root = ctx.suite.root;
+  r.model_sha256 = c.model.sha256;
+  r.flag_value = ctx.flag_value;
+  r.expect_fused = c.expect.fused_attention;
+  r.expect_backend = c.expect.backend;
+  if (c.attach) r.attached = c.attach->endpoint;
+}
+
+// The evidence pass's outcome in the result: launch, instruments, verdict, causes; a verdict not as
+// expected is a failure.
+void note_evidence(const CaseContext& ctx, const EvidenceOutcome& ev, RunResult& r) {
+  const Case& c = ctx.c;
+  r.evidence_argv = redact_argv(ev.argv);
+  r.evidence_env = redact_env(ev.env);
+  for (const auto& i : ev.instruments_on) r.instruments_on.push_back(i.label() + " (" + i.how() + ")");
+  for (const auto& [name, why] : ev.instruments_off) r.instruments_off.push_back(why);
+  r.instrument_extra_launches = ev.extra_launches;
+  r.instrument_retry_steps = ev.retry_steps;
+  r.instruments_known = true;
+  const Verdict& v = ev.verdict;
+  r.verdict = to_string(v.activity);
+  r.verdict_backend = backends_text(v.fused_backends);
+  r.verdict_explanation = v.explanation;
+  r.verdict_quotes = v.quotes;
+  for (int l : v.levels_used) r.levels_used.push_back(v.levels[static_cast<size_t>(l - 1)].name);
+  r.levels_unavailable = v.levels_unavailable;
+  r.verdict_as_expected = verdict_as_expected(v, c.expect.fused_attention);
+  r.evidence_signals = signals_text(ev.signals);
+  r.evidence_load = ev.load;
+  if (ev.kernels) add_kernel_launch(r.kernel_families, r.kernel_launches, family_shares(*ev.kernels), "evidence pass");
+  for (const auto& cause : ev.causes) r.verdict_causes.push_back(cause.text());
+  if (ev.causes.empty() && !ev.causes_line.empty()) r.verdict_causes.push_back(ev.causes_line);
+  if (!r.verdict_as_expected)
+    r.failures.push_back(std::string("fused attention expected ") + (c.expect.fused_attention ? "active" : "not active") +
+                         " on " + c.expect.backend + ", evidence says " + r.verdict + ": " + v.explanation +
+                         (ev.causes_line.empty() ? "" : ". " + ev.causes_line));
+}
+
+// The timed runs: `launches` fresh launches, each a cold start of the runtime (flow/passes/launches.h).
+// Recording a missing golden takes kDefaultGoldenLaunches unless told otherwise: a golden holds
+// the spread of launch medians (golden/threshold_policy.h).
+int timed_launch_count(const RunOptions& o, const ServerMode& server, const std::string& fingerprint_id, const std::string& case_name) {
+  if (o.launches > 0) return o.launches;
+  std::error_code gec;
+  const bool recording = o.record_missing && o.golden_fingerprint.empty() &&
+                         !fs::exists(golden_paths(o.golden_root, fingerprint_id, case_name).golden_file, gec);
+  return recording ? kDefaultGoldenLaunches : server.default_launches();
+}
+
+// Runs the timed launches; stops at the first launch with request errors, or when interrupted.
+// An error: a launch that failed outright (the message says which of how many).
+Result<std::vector<TimedPass>> run_timed_launches(const CaseContext& ctx, const ServerMode& server, const TimedOptions& timed_options,
+                                                  int launches, const RunOptions& o) {
+  std::vector<TimedPass> passes;
+  for (int k = 1; k <= launches && !interrupted(); ++k) {
+    CaseContext launch_ctx = ctx;  // the launch's own folder (launch-<k>/ from the second on)
+    launch_ctx.out_dir = launch_dir(ctx.out_dir, k);
+    std::error_code ec;
+    fs::create_directories(launch_ctx.out_dir, ec);
+    TimedOptions this_launch = timed_options;
+    if (!server.before_launch(k, this_launch)) break;
+    if (launches > 1)
+      progress(o, ctx.c.name, "timed runs: " + server.launch_word() + " " + std::to_string(k) + " of " + std::to_string(launches));
+    auto timed = run_timed_pass(launch_ctx, this_launch);
+    if (!timed)
+      return make_error("timed runs failed" + (launches > 1 ? " (launch " + std::to_string(k) + " of " + std::to_string(launches) + ")" : std::string()) +
+                        ": " + timed.error().message);
+    passes.push_back(*timed);
+    if (!timed->errors.empty()) break;
+  }
+  return passes;
+}
+
+// Every launch must be the evidence pass's configuration (cheap signals, flow/passes/timed_log_check.h);
+// memory from each launch (flow/passes/memory_figures.h), the result's memory lines and headroom from the first.
+std::vector<LaunchMemory> check_launch_logs(const CaseContext& ctx, const EvidenceOutcome& ev, const std::vector<TimedPass>& passes,
+                                            RunResult& r) {
+  std::vector<LaunchMemory> memory;
+  for (size_t k = 0; k < passes.size(); ++k) {
+    const std::string which = passes.size() > 1 ? " (launch " + std::to_string(k + 1) + ")" : "";
+    auto check = check_timed_log(passes[k].log_path, ctx.signatures, &ev.signals);
+    if (!check) {
+      r.failures.push_back("timed run log" + which + ": " + check.error().message);
+      continue;
+    }
+    for (const auto& m : check->mismatches) {
+      r.signal_mismatches.push_back(m + which);
+      r.failures.push_back("timed run" + which + " differs from the evidence pass: " + m);
+    }
+    const LogScan& scan = check->log.scan;
+    memory.push_back(launch_memory(passes[k], scan));
+    if (k > 0) continue;
+    r.timed_signals = signals_text(check->signals);
+    r.kv_mib_by_device = scan.kv_mib_by_device();
+    r.compute_mib_by_device = scan.compute_mib_by_device();
+    if (auto kv = scan.kv_total()) r.kv_cache_mib = kv->mib;
+    if (!scan.kv_tokens.empty()) r.kv_cache_tokens = scan.kv_tokens.back().value;
+    HeadroomOutcome room = launch_headroom(ctx, passes[k], scan);
+    r.headroom = room.headroom;
+    r.headroom_why_not = room.why_not;
+  }
+  return memory;
+}
+
+// How busy the rest of the machine was during each launch (golden/compare.h kOtherLoadFigure).
+void add_other_load(const std::vector<TimedPass>& passes, RunResult& r) {
+  FigureResult busy;
+  busy.name = kOtherLoadFigure;
+  for (const auto& p : passes)
+    if (p.other_load) busy.samples.push_back(*p.other_load);
+  if (busy.samples.empty()) return;
+  busy.launch_medians = busy.samples;
+  busy.summary = summarize(busy.samples);
+  r.figures.push_back(std::move(busy));
+}
+
+// The timed runs' figures, answers, memory and headroom in the result. False when the runs ended
+// early (request errors, interrupted): the failures then say how, with the last log's tail.
+bool note_timed_runs(const CaseContext& ctx, const ServerMode& server, const EvidenceOutcome& ev, const std::vector<TimedPass>& passes,
+                     RunResult& r) {
+  const Case& c = ctx.c;
+  const TimedPass first = passes.empty() ? TimedPass{} : passes.front();
+  const TimedPass pooled = pooled_pass(passes);
+  r.launches = static_cast<int>(passes.size());
+  r.timed_argv = redact_argv(first.argv);
+  server.note_timed(ctx, passes.size(), first, r);
+  r.cold_first_ttft_ms = first.cold_first.ttft_s >= 0 ? first.cold_first.ttft_s * 1e3 : -1;
+  r.cold_first_e2e_ms = first.cold_first.e2e_s >= 0 ? first.cold_first.e2e_s * 1e3 : -1;
+  r.figures = launch_figures(c, passes);
+  r.fidelity = fidelity_summary(pooled);
+  WorkloadSummary workload = summarize_workload(ctx, pooled);
+  r.workload = workload.lines;
+  if (pooled.peak_rss_bytes) r.peak_rss_mib = static_cast<double>(*pooled.peak_rss_bytes) / (1024.0 * 1024.0);
+  r.gpu_memory = first.gpu_memory;
+  collect_answers(passes, r);
+  if (server.launches_have_logs())
+    for (auto& f : memory_figures(check_launch_logs(ctx, ev, passes, r))) r.figures.push_back(std::move(f));
+  add_other_load(passes, r);
+  if (!server.launches_have_logs()) r.headroom_why_not = launch_headroom(ctx, first, LogScan{}).why_not;
+  if (!pooled.errors.empty() || interrupted()) {
+    const TimedPass& last = passes.empty() ? first : passes.back();
+    for (const auto& e : pooled.errors) r.failures.push_back("timed runs: " + e);
+    if (pooled.errors.empty()) r.failures.push_back("timed runs: interrupted");
+    r.failures.push_back("timed runs incomplete; log " + last.log_path + " ends:\n" + log_tail(last.log_path, 10));
+    return false;
+  }
+  for (const auto& f : workload.failures) r.failures.push_back(f);
+  return true;
+}
+
+// Level 3 tie: the timed configuration, probed after each launch, must run the evidence pass's
+// attention kernels; each probed launch adds its kernel families' shares to the run's kernel set,
+// and its GPU kernel time per token to the low-noise figures (flow/passes/low_noise_figures.h). False
+// when a probed check failed outright.
+bool run_probed_checks(const CaseContext& ctx, const EvidenceOutcome& ev, size_t launches, const RunOptions& o, RunResult& r) {
+  const std::string& name = ctx.c.name;
+  if (probed_check_blocker(ev).empty()) progress(o, name, "probed check: the timed configuration with the kernel probe or device timings");
+  std::vector<std::string> check_texts;
+  std::vector<double> gpu_per_token, attention_per_token;
+  for (size_t k = 1; k <= std::max<size_t>(launches, 1); ++k) {
+    CaseContext check_ctx = ctx;  // the launch's folder
+    check_ctx.out_dir = launch_dir(ctx.out_dir, static_cast<int>(k));
+    const std::string which = launches > 1 ? " (after launch " + std::to_string(k) + ")" : "";
+    auto pc = run_probed_check(check_ctx, ev);
+    if (!pc) {
+      r.probed_check = "failed" + which + ": " + pc.error().message;
+      r.failures.push_back("probed check failed" + which + ": " + pc.error().message);
+      return false;
+    }
+    check_texts.push_back(probed_check_text(*pc));
+    if (!pc->ran) break;
+    add_kernel_launch(r.kernel_families, r.kernel_launches, pc->families, "probed check" + which);
+    gpu_per_token.push_back(pc->gpu_ms_per_token);
+    attention_per_token.push_back(pc->attention_gpu_ms_per_token);
+    for (const auto& m : pc->mismatches) {
+      r.signal_mismatches.push_back("probed check" + which + ": " + m);
+      r.failures.push_back("timed configuration" + which + " differs from the evidence pass: " + m);
+    }
+    progress(o, name, "probed check" + which + ": " + (pc->mismatches.empty() ? "same attention kernels" : "attention kernels DIFFER"));
+  }
+  r.probed_check = check_texts.front();
+  for (size_t k = 1; k < check_texts.size(); ++k) r.probed_check += "\nafter launch " + std::to_string(k + 1) + ": " + check_texts[k];
+  for (auto& f : kernel_figures(gpu_per_token, attention_per_token)) r.figures.push_back(std::move(f));
+  return true;
+}
+
+// What gates (kernel time first on CUDA), the minimum effects, and the guards of every figure a
+// user feels that does not gate.
+void apply_figure_policy(const CaseContext& ctx, RunResult& r) {
+  const Case& c = ctx.c;
+  for (auto& f : r.figures)
+    if (!is_memory_figure(f.name)) f.min_effect = min_effect(c, f.name);  // machine.other_load: reported only
+  const std::string gpu_gates = apply_gpu_gates(c, expects_cuda(c, ctx.gpu_backends), r.figures);
+  if (!gpu_gates.empty()) r.golden_lines.push_back("gated figures: " + gpu_gates);
+  for (auto& f : r.figures)
+    if (!f.gate && !is_memory_figure(f.name)) f.guard = guard_effect(c, f.name);
+}
+
+GoldenCheckOptions golden_check_options(const RunOptions& o) {
+  GoldenCheckOptions g;
+  g.golden_root = o.golden_root;
+  g.timing_root = o.timing_golden_root;
+  g.results_root = o.results_root;
+  g.golden_id = o.golden_fingerprint;
+  g.record_missing = o.record_missing;
+  g.record_missing_answers = o.record_missing_answers;
+  return g;
+}
+
+// The result files and, in the default layout, the history entry (history/history.h).
+void write_run(const RunOptions& o, const Fingerprint& fpr, RunResult& r) {
+  r.fingerprint = fpr.to_json();
+  if (auto st = write_result_files(r.output_dir, r); !st) std::cerr << "flashproof: " << st.error().message << "\n";
+  if (o.out_dir.empty())
+    if (auto st = record_run(o.results_root, {utc_stamp("%Y-%m-%dT%H:%M:%SZ"), r.fingerprint_id, r.case_name, r.status(), r.output_dir}); !st)
+      std::cerr << "flashproof: history: " << st.error().message << "\n";
+}
+
+// The timed launches under a CPU quota (calibration: an injected slowdown); none at cpu_share 1.
+Result<std::optional<CpuQuota>> calibration_quota(const RunOptions& o) {
+  if (o.cpu_share >= 1) return std::optional<CpuQuota>();
+  auto q = CpuQuota::create(o.cpu_share, "run");
+  if (!q) return make_error("--cpu-share: " + q.error().message);
+  return std::optional<CpuQuota>(std::move(*q));
+}
+
+// After the evidence pass: the timed runs, their logs, the probed checks, the figures' policy and
+// the goldens. Returns the exit code.
+int measure_and_compare(CaseContext& ctx, const ServerMode& server, const EvidenceOutcome& ev, const RunOptions& o, RunResult& r) {
+  const Case& c = ctx.c;
+  progress(o, c.name, "evidence: " + r.verdict + " (" + std::to_string(ev.wall_s).substr(0, 5) + " s); timed runs");
+  const int launches = timed_launch_count(o, server, r.fingerprint_id, c.name);
+  auto quota = calibration_quota(o);
+  if (!quota) {
+    r.failures.push_back(quota.error().message);
+    return kRunIncomplete;
+  }
+  if (*quota) {
+    ctx.cgroup_procs = (*quota)->procs_file();
+    r.golden_lines.push_back("timed launches under a " + (*quota)->describe() + " (calibration: an injected slowdown)");
+  }
+  TimedOptions timed_options = o.timed;
+  if (c.job == Job::Batch) timed_options.concurrent_rounds = true;
+  timed_options.levels = true;
+  auto passes = run_timed_launches(ctx, server, timed_options, launches, o);
+  if (!passes) {
+    r.failures.push_back(passes.error().message);
+    return kRunIncomplete;
+  }
+  if (!note_timed_runs(ctx, server, ev, *passes, r)) return kRunIncomplete;
+  if (!run_probed_checks(ctx, ev, passes->size(), o, r)) return kRunIncomplete;
+  apply_figure_policy(ctx, r);
+  r.complete = true;
+  compare_goldens(golden_check_options(o), r);
+  server.note_golden(r);
+  return r.failures.empty() ? kRunPass : kRunFail;
+}
+
+}  // namespace
+
+// The pipeline: resolve -> server mode (attached or launched, chosen once) -> fingerprint -> run
+// folder -> evidence pass -> timed runs and their checks -> probed checks -> goldens -> result files.
+CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
+  const RunOptions o = with_absolute_folders(opts_in);
+  CaseRun run;
+  Progress case_progress(detect_progress_style(o.quiet), std::cerr);
+  ScopedProgress progress_scope(&case_progress);
+  auto fail_early = [&](int code, const std::string& msg) {
+    run.exit_code = code;
+    run.message = msg;
+    return run;
+  };
+  auto resolved = resolve_run_context(case_path, o.suite, o.rehash);
+  if (!resolved) return fail_early(resolved.exit_code(), resolved.error().message);
+  CaseContext ctx = *resolved;
+  const Case& c = ctx.c;
+  ctx.flag_value = o.flag_on ? (*o.flag_on ? c.flag.on : c.flag.off) : c.flag.used();
+  const std::unique_ptr<ServerMode> server = server_mode(c);
+  RunResult& r = run.result;
+  describe_case(ctx, r);
+
+  auto fingerprint = server->fingerprint(ctx);
+  if (!fingerprint) return fail_early(kRunIncomplete, fingerprint.error().message);
+  Fingerprint fpr = *fingerprint;
+  r.runtime_version = fpr.runtime_version;
+  r.runtime_build = fpr.runtime_build;
+  r.fingerprint_id = fpr.id();
+  ctx.runtime_build = fpr.runtime_build;
+
+  ctx.out_dir = o.out_dir.empty() ? o.results_root + "/" + fpr.id() + "/" + c.name + "/" + utc_stamp("%Y%m%dT%H%M%SZ") + "-" + std::to_string(getpid())
+                                  : o.out_dir;
+  std::error_code ec;
+  fs::create_directories(ctx.out_dir, ec);
+  if (ec) return fail_early(kRunIncomplete, ctx.out_dir + ": cannot create the run folder: " + ec.message());
+  r.output_dir = ctx.out_dir;
+  auto finish = [&](int code) {
+    write_run(o, fpr, r);
+    run.exit_code = code;
+    return run;
+  };
+
+  progress(o, c.name, server->evidence_phase(ctx));
+  auto ev = server->evidence_pass(ctx);
+  if (!ev) {
+    r.failures.push_back("evidence pass failed: " + ev.error().message);
+    return finish(kRunIncomplete);
+  }
+  adopt_fitted_prompts(ctx, ev->prompts);
+  server->note_evidence(ctx, *ev, r);
+  fpr.runtime_build_log = build_stated_in_log(file_head(ev->log_path, 1 << 20));
+  r.fingerprint = fpr.to_json();  // complete now: the golden step compares and records it
+  note_evidence(ctx, *ev, r);
+  return finish(measure_and_compare(ctx, *server, *ev, o, r));
+}
+
+}  // namespace fp

@@ -1,0 +1,76 @@
+// The side-by-side upgrade gate: the old build (baseline) and the new one (candidate) of a runtime,
+// run alternately on this machine, case by case, and compared paired (flow/paired/paired_runner.h).
+//
+// Per case:
+//  1. both runtimes asked for their version: what changed, field by field;
+//  2. one evidence pass per arm: fused attention must be what the case expects in the candidate,
+//     and the same (state and devices) as in the baseline, or the kernel was lost;
+//  3. the timed blocks in ABBA order until every gated figure is decided or the budget is spent;
+//  4. the answers of the two arms, prompt by prompt: exact;
+//  5. the outcome: regression (a gated figure, a lost kernel or a changed answer), no regression,
+//     unresolved (more blocks were needed than the budget allowed), or incomplete.
+// Stronger than the gate against stored goldens (flow/gates/upgrade_gate.h): both builds see the same
+// machine at the same time, so drift, thermal state and background load fall on both arms, and the
+// comparison is paired launch by launch instead of against numbers recorded on another day.
+#pragma once
+
+#include <map>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "case/suite.h"
+#include "util/min_effect.h"
+
+namespace fp {
+
+struct BuildGateOptions {
+  Suite suite;                     // where the cases live (case/suite.h)
+  std::string results_root;        // default suite.results
+  std::string baseline_runtime;    // executable or prefix folder (runtime/launcher.h runtime_from_path)
+  std::string candidate_runtime;   // empty: the runtime the cases resolve now
+  double baseline_cpu_share = 1;   // < 1: that arm runs under a CPU quota (calibration, runtime/cpu_quota.h)
+  double candidate_cpu_share = 1;
+  // Calibration on a GPU box, where a CPU quota does not slow the runtime: the candidate's long
+  // prompt (shape.long_prompt) made this many times longer: more real prompt tokens to process. The
+  // two builds then answer different prompts, so the answers are not compared.
+  double candidate_prompt_scale = 1;
+  int blocks = -1;                 // overrides of the cases' plan
+  int max_blocks = -1;
+  double budget_s = -1;
+  int rounds = -1;
+  int warmup = -1;
+  // --min-effect: figure -> relative part and floor (NaN: keep the case's or the default floor),
+  // over the cases' own
+  std::map<std::string, MinEffect> min_effect;
+  bool quiet = false;
+  bool rehash = false;             // read the model files again instead of trusting the hash cache
+  std::vector<int> runtime_cpus;   // --runtime-cpus (PairedPlan::runtime_cpus); empty: automatic
+};
+
+// Exit codes of `flashproof gate --baseline-runtime`.
+enum BuildGateExit {
+  kGateNoRegression = 0,
+  kGateRegression = 1,   // a gated figure regressed, fused attention was lost, or an answer changed
+  kGateIncomplete = 2,   // a launch or request failed, bad input
+  kGateUnresolved = 3,   // some gated figure undecided within the budget
+  kGateUsage = 64,
+  kGateSkipped = 125,    // every case skipped (no runtime or model here)
+};
+
+struct BuildGateCase {
+  std::string case_path, case_name;
+  std::string outcome = "incomplete";  // no regression | regression | unresolved | incomplete | skipped
+  std::vector<std::string> problems;
+  std::string result_dir;
+};
+
+struct BuildGateReport {
+  std::vector<BuildGateCase> cases;
+  std::string text;
+  int exit_code = kGateIncomplete;
+};
+
+BuildGateReport run_build_gate(const std::vector<std::string>& case_paths, const BuildGateOptions& options, std::ostream& out);
+
+}  // namespace fp

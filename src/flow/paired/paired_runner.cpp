@@ -1,0 +1,433 @@
+#include "flow/paired/paired_runner.h"
+
+#include <sched.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+#include <numeric>
+#include <map>
+#include <set>
+#include <thread>
+
+#include "case/effect_defaults.h"
+#include "client/stream_metrics.h"
+#include "flow/passes/evidence_pass.h"
+#include "flow/passes/figures.h"
+#include "flow/passes/gpu_probe.h"
+#include "flow/passes/progress.h"
+#include "flow/passes/timed_log_check.h"
+#include "runtime/process.h"
+#include "runtime/thread_args.h"
+#include "util/cpu_list.h"
+
+namespace fp {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// Per figure, per prompt: every repetition's value in one launch.
+using Repetitions = std::map<std::string, std::map<std::string, std::vector<double>>>;
+
+void put(Repetitions& r, const std::string& figure, const std::string& prompt, double v) {
+  if (std::isfinite(v)) r[figure][prompt].push_back(v);
+}
+
+double server_number(const StreamResult& r, const char* key) {
+  if (!r.server_timings.is_object() || !r.server_timings.contains(key) || !r.server_timings[key].is_number()) return kNoValue;
+  return r.server_timings[key].get<double>();
+}
+
+// The probed launch of one arm in one block: the same warm-up and rounds as the timed launch, the
+// kernel probe attached; only gpu_kernel_ms and attention_kernel_ms are taken from it.
+void probed_kernel_units(CaseContext ctx, const TimedOptions& t, ArmLaunch& l) {
+  ctx.out_dir += "/probed";
+  std::error_code ec;
+  fs::create_directories(ctx.out_dir, ec);
+  const GpuProbePlan probe = plan_gpu_probe(ctx.out_dir + "/kernels.tsv");
+  if (!probe.attached) {
+    l.errors.push_back("a gated figure is GPU kernel time, and the kernel probe is not attached: " + probe.why_not);
+    return;
+  }
+  for (const auto& [key, value] : probe.env) ctx.c.launch.env[key] = value;
+  auto pass = run_timed_pass(ctx, t);
+  if (!pass) {
+    l.errors.push_back("probed launch: " + pass.error().message);
+    return;
+  }
+  for (const auto& e : pass->errors) l.errors.push_back("probed launch: " + e);
+  auto tally = read_probe_tallies(probe);
+  if (!tally) l.errors.push_back("kernel tally " + probe.tally_path + ": " + tally.error().message);
+  else add_kernel_units(l.units, classify_kernels(*tally, ctx.signatures));
+}
+
+}  // namespace
+
+bool higher_is_better(const std::string& figure) { return !figure_lower_is_better(figure); }
+
+std::vector<std::string> paired_gated_figures(Job job) {
+  switch (job) {
+    case Job::Chat: return {"ttft_ms"};
+    case Job::Completion: return {"ttft_ms", "itl_ms"};
+    case Job::Batch: return {"throughput_tokens_per_s"};
+    case Job::Extraction: return {};
+  }
+  return {};
+}
+
+std::vector<std::string> paired_gated_figures(const Case& c) {
+  return c.plan.gated.empty() ? paired_gated_figures(c.job) : c.plan.gated;
+}
+
+GatedFigures gated_figures(const Case& c, bool runs_on_cuda, bool kernel_probe_attaches) {
+  GatedFigures g;
+  std::map<std::string, MinEffect> defaults;
+  if (!c.plan.gated.empty()) {
+    g.figures = c.plan.gated;
+    g.note = "the case's plan.gated";
+  } else {
+    const std::vector<std::string> job = paired_gated_figures(c.job);
+    if (!job.empty() && runs_on_cuda && kernel_probe_attaches) {
+      g.figures.push_back("gpu_kernel_ms");
+      defaults["gpu_kernel_ms"] = MinEffect{kKernelTimeMinEffect, default_floor("gpu_kernel_ms")};
+      for (const auto& f : job) {
+        g.figures.push_back(f);
+        defaults[f] = MinEffect{kHostClockOnGpuMinEffect, default_floor(f)};
+      }
+      g.note = std::string("the ") + job_name(c.job) +
+               " job's on CUDA with the kernel probe: GPU kernel time first (low noise), host-clock figures at a wider minimum effect";
+    } else {
+      g.figures = job;
+      g.note = std::string("the ") + job_name(c.job) + " job's";
+      if (!job.empty() && runs_on_cuda) g.note += " (no GPU kernel time: the kernel probe does not attach here)";
+    }
+  }
+  for (const auto& f : g.figures) {
+    auto d = defaults.find(f);
+    g.min_effect[f] = case_min_effect(c, f) ? min_effect(c, f) : d != defaults.end() ? d->second : min_effect(c, f);
+  }
+  for (const auto& f : paired_figure_names()) {
+    if (std::find(g.figures.begin(), g.figures.end(), f) != g.figures.end()) continue;
+    if (auto guard = guard_effect(c, f)) g.guards[f] = *guard;
+  }
+  return g;
+}
+
+bool needs_kernel_probe(const std::vector<std::string>& figures) {
+  return std::any_of(figures.begin(), figures.end(),
+                     [](const std::string& f) { return f == "gpu_kernel_ms" || f == "attention_kernel_ms"; });
+}
+
+void add_kernel_units(LaunchUnits& units, const KernelSummary& kernels) {
+  if (kernels.total_ns > 0) units["gpu_kernel_ms"][""] = static_cast<double>(kernels.total_ns) * 1e-6;
+  const long long attention_ns = kernels.fused_ns + kernels.unfused_ns;
+  if (attention_ns > 0) units["attention_kernel_ms"][""] = static_cast<double>(attention_ns) * 1e-6;
+}
+
+LaunchUnits launch_units(const TimedPass& pass) {
+  Repetitions reps;
+  for (const auto& tr : pass.requests) {
+    const StreamResult& r = tr.result;
+    const std::string& p = tr.prompt_id;
+    if (r.ttft_s >= 0) put(reps, "ttft_ms", p, r.ttft_s * 1e3);
+    if (r.e2e_s >= 0) put(reps, "e2e_ms", p, r.e2e_s * 1e3);
+    if (auto t = tpot_s(r); t && *t > 0) put(reps, "tpot_ms", p, *t * 1e3);
+    for (double g : inter_event_gaps_s(r)) put(reps, "itl_gaps_ms", "", g * 1e3);
+    put(reps, "server_prompt_ms", p, server_number(r, "prompt_ms"));
+    const double predicted_n = server_number(r, "predicted_n");
+    if (predicted_n >= 1) put(reps, "server_tpot_ms", p, server_number(r, "predicted_ms") / predicted_n);
+    const int tokens = std::max(0, r.prompt_tokens) + std::max(0, r.completion_tokens);
+    if (tr.runtime_cpu_s >= 0 && tokens > 0) put(reps, "cpu_ms_per_token", p, tr.runtime_cpu_s * 1e3 / tokens);
+  }
+  put(reps, "cold_ready_ms", "", pass.ready_s * 1e3);
+  if (pass.cold_first.ttft_s >= 0) put(reps, "cold_first_ttft_ms", "", pass.cold_first.ttft_s * 1e3);
+  if (!pass.round_wall_s.empty()) {
+    std::map<int, double> tokens;
+    for (const auto& tr : pass.requests) tokens[tr.round] += std::max(0, tr.result.completion_tokens);
+    for (size_t i = 0; i < pass.round_wall_s.size(); ++i)
+      if (pass.round_wall_s[i] > 0) put(reps, "throughput_tokens_per_s", "", tokens[static_cast<int>(i)] / pass.round_wall_s[i]);
+  }
+  LaunchUnits out;
+  for (const auto& [figure, by_prompt] : reps)
+    for (const auto& [prompt, values] : by_prompt) {
+      // itl_ms: one unit per launch, the median of every gap between streamed tokens of every
+      // measured request (a few hundred to thousands), so that one slow prompt moves it little.
+      if (figure == "itl_gaps_ms") out["itl_ms"][""] = median(values);
+      else out[figure][prompt] = median(values);
+    }
+  return out;
+}
+
+std::string effect_note(const MinEffect& effect, double reference, const std::string& figure) {
+  if (!(effect.floor > 0) || !std::isfinite(reference)) return "";
+  const size_t us = figure.rfind('_');
+  const std::string unit = us == std::string::npos ? "" : " " + figure.substr(us + 1);
+  char buf[200];
+  if (effect.floor_in_force(reference))
+    std::snprintf(buf, sizeof buf, "floor %g%s in force: %g%% of the baseline's %.4g%s is %.3g%s", effect.floor, unit.c_str(),
+                  100 * effect.relative, reference, unit.c_str(), effect.relative * std::fabs(reference), unit.c_str());
+  else
+    std::snprintf(buf, sizeof buf, "floor %g%s, not in force at the baseline's %.4g%s", effect.floor, unit.c_str(), reference,
+                  unit.c_str());
+  return buf;
+}
+
+std::map<std::string, double> itl_per_prompt_ms(const TimedPass& pass) {
+  std::map<std::string, std::vector<double>> by_prompt;
+  for (const auto& tr : pass.requests) {
+    std::vector<double> gaps = inter_event_gaps_s(tr.result);
+    if (!gaps.empty()) by_prompt[tr.prompt_id].push_back(median(gaps) * 1e3);
+  }
+  std::map<std::string, double> out;
+  for (const auto& [prompt, v] : by_prompt) out[prompt] = median(v);
+  return out;
+}
+
+bool PairedOutcome::any_unresolved() const {
+  return std::any_of(decisions.begin(), decisions.end(), [](const FigureDecision& d) { return d.verdict == TimingVerdict::unresolved; });
+}
+
+bool PairedOutcome::any_regression() const {
+  auto regressed = [](const FigureDecision& d) { return d.verdict == TimingVerdict::regression; };
+  return std::any_of(decisions.begin(), decisions.end(), regressed) || std::any_of(guards.begin(), guards.end(), regressed);
+}
+
+double baseline_median(const PairedOutcome& o, const std::string& figure) {
+  std::vector<double> a;
+  for (const auto& u : paired_units(o, figure))
+    if (std::isfinite(u.a)) a.push_back(u.a);
+  return a.empty() ? kNoValue : median(a);
+}
+
+std::vector<PairedUnit> paired_units(const PairedOutcome& o, const std::string& figure) {
+  std::map<int, const ArmLaunch*> a, b;
+  for (const auto& l : o.launches) {
+    if (!l.errors.empty()) continue;
+    (l.arm == o.arm_a ? a : b)[l.block] = &l;
+  }
+  std::vector<PairedUnit> out;
+  for (const auto& [block, la] : a) {
+    auto it = b.find(block);
+    if (it == b.end()) continue;
+    auto fa = la->units.find(figure);
+    auto fb = it->second->units.find(figure);
+    if (fa == la->units.end() || fb == it->second->units.end()) continue;
+    for (const auto& [prompt, va] : fa->second) {
+      auto pb = fb->second.find(prompt);
+      if (pb != fb->second.end()) out.push_back({block, a_first_in_block(block), prompt, va, pb->second});
+    }
+  }
+  return out;
+}
+
+void decide_paired(PairedOutcome& o, const PairedPlan& plan) {
+  // The figure's effect as a fraction: its relative part, or its floor through the baseline's median
+  // where that is larger.
+  auto input = [&](const std::string& figure, const MinEffect& effect) {
+    const double ref = baseline_median(o, figure);
+    FigureInput in{figure, !higher_is_better(figure), effect.relative_at(ref), paired_units(o, figure)};
+    in.effect_note = effect_note(effect, ref, figure);
+    return in;
+  };
+  auto effect_of = [&](const std::string& figure) {
+    auto it = plan.min_effect.find(figure);
+    return it != plan.min_effect.end() ? it->second : MinEffect{kDefaultMinEffect, default_floor(figure)};
+  };
+  DecisionOptions opts;
+  opts.min_blocks = plan.first_blocks;
+  std::vector<FigureInput> gated, guards, other;
+  std::set<std::string> names;
+  for (const auto& l : o.launches)
+    for (const auto& [figure, _] : l.units) names.insert(figure);
+  for (const auto& g : plan.gated) gated.push_back(input(g, effect_of(g)));
+  for (const auto& [figure, effect] : plan.guards)
+    if (names.count(figure) && std::find(plan.gated.begin(), plan.gated.end(), figure) == plan.gated.end())
+      guards.push_back(input(figure, effect));
+  for (const auto& n : names)
+    if (std::find(plan.gated.begin(), plan.gated.end(), n) == plan.gated.end() && !plan.guards.count(n))
+      other.push_back(input(n, effect_of(n)));
+  o.decisions = decide_figures(gated, opts);
+  o.guards = guards.empty() ? std::vector<FigureDecision>{} : decide_figures(guards, opts);
+  o.reported.clear();
+  // Reported figures are decided one by one (no family to correct for: they never gate).
+  for (const auto& f : other) {
+    auto d = decide_figures({f}, opts);
+    o.reported.push_back(d.front());
+  }
+}
+
+PairedOutcome run_paired(const PairedArm& a, const PairedArm& b, const PairedPlan& plan, const LaunchHook& hook) {
+  PairedOutcome o;
+  o.arm_a = a.name;
+  o.arm_b = b.name;
+  // Client and runtime on disjoint CPUs: as the plan says, or where there are enough, the client on
+  // the last CPU and the runtime on the others. With fewer than 4 the runtime's threads would lose
+  // too much: not pinned.
+  const int cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<int> runtime_cpus;
+  cpu_set_t harness_cpus;
+  const bool restore = ::sched_getaffinity(0, sizeof harness_cpus, &harness_cpus) == 0;
+  std::vector<int> client_cpus;
+  std::string chosen;
+  if (!plan.runtime_cpus.empty()) {
+    for (int i = 0; i < CPU_SETSIZE && restore; ++i)
+      if (CPU_ISSET(i, &harness_cpus) && std::find(plan.runtime_cpus.begin(), plan.runtime_cpus.end(), i) == plan.runtime_cpus.end())
+        client_cpus.push_back(i);
+    chosen = " (--runtime-cpus)";
+    if (client_cpus.empty())
+      o.pinning.push_back("client and runtime not pinned: --runtime-cpus " + cpu_list_text(plan.runtime_cpus) +
+                          " leaves the client no CPU of its own");
+  } else if (cpus >= 4) {
+    client_cpus = {cpus - 1};
+  } else {
+    o.pinning.push_back("client and runtime not pinned: " + std::to_string(cpus) +
+                        " CPUs here, too few to give the client one of its own");
+  }
+  if (!client_cpus.empty()) {
+    cpu_set_t client;
+    CPU_ZERO(&client);
+    for (int c : client_cpus) CPU_SET(c, &client);
+    if (::sched_setaffinity(0, sizeof client, &client) == 0) {
+      if (!plan.runtime_cpus.empty()) runtime_cpus = plan.runtime_cpus;
+      else
+        for (int i = 0; i < cpus - 1; ++i) runtime_cpus.push_back(i);
+      o.pinning.push_back("client pinned to CPU" + std::string(client_cpus.size() > 1 ? "s " : " ") + cpu_list_text(client_cpus) +
+                          ", runtime to CPU" + (runtime_cpus.size() > 1 ? "s " : " ") + cpu_list_text(runtime_cpus) + chosen);
+    } else {
+      o.pinning.push_back(std::string("client and runtime not pinned: sched_setaffinity failed: ") + std::strerror(errno));
+    }
+  }
+  // A pinned runtime gets as many threads as it has CPUs (runtime/thread_args.h), the same in both arms.
+  std::map<const PairedArm*, std::vector<std::string>> thread_args;
+  if (!runtime_cpus.empty()) {
+    std::set<std::string> notes;
+    for (const PairedArm* arm : {&a, &b}) {
+      const ThreadArgs t = thread_args_for_cpus(arm->ctx.adapter, arm->ctx.c.launch.argv, static_cast<int>(runtime_cpus.size()),
+                                                runtime_default_threads(arm->ctx.adapter));
+      thread_args[arm] = t.args;
+      if (notes.insert(t.note).second) o.pinning.push_back(t.note);
+    }
+  }
+  TimedOptions t;
+  t.warmup = plan.warmup;
+  t.repetitions = plan.rounds;
+  t.concurrent_rounds = plan.concurrent_rounds;
+  const auto t0 = Clock::now();
+  std::vector<double> block_s;
+  auto mean_block_s = [&] { return std::accumulate(block_s.begin(), block_s.end(), 0.0) / static_cast<double>(block_s.size()); };
+  o.budget_s = plan.budget_s;
+  for (int k = 0; k < plan.max_blocks && !interrupted(); ++k) {
+    if (k >= plan.first_blocks && !block_s.empty()) {
+      const double mean_block = mean_block_s();
+      if (seconds_since(t0) + mean_block > o.budget_s) {
+        o.stopped = "time budget: another block (about " + std::to_string(static_cast<int>(std::lround(mean_block))) +
+                    " s) would pass the budget of " + std::to_string(static_cast<int>(o.budget_s)) + " s";
+        break;
+      }
+    }
+    const auto b0 = Clock::now();
+    const PairedArm* order[2] = {&a, &b};
+    if (!a_first_in_block(k)) std::swap(order[0], order[1]);
+    for (const PairedArm* arm : order) {
+      CaseContext ctx = arm->ctx;
+      ctx.runtime_cpus = runtime_cpus;
+      for (const auto& arg : thread_args[arm]) ctx.adapter.timed_args.push_back(arg);
+      ctx.out_dir = arm->ctx.out_dir + "/block-" + std::to_string(k + 1);
+      std::error_code ec;
+      fs::create_directories(ctx.out_dir, ec);
+      progress_line(plan.quiet, ctx.c.name + " side by side", "block " + std::to_string(k + 1) + ": " + arm->name);
+      ArmLaunch l;
+      l.block = k;
+      l.arm = arm->name;
+      const auto l0 = Clock::now();
+      auto pass = run_timed_pass(ctx, t);
+      if (!pass) {
+        l.errors.push_back(pass.error().message);
+      } else {
+        l.errors = pass->errors;
+        l.units = launch_units(*pass);
+        l.itl_per_prompt_ms = itl_per_prompt_ms(*pass);
+        for (const auto& r : pass->requests) l.answers[r.prompt_id] = r.result.text;
+        if (arm->evidence) {
+          auto check = check_timed_log(pass->log_path, ctx.signatures, &*arm->evidence);
+          if (!check) l.errors.push_back("log: " + check.error().message);
+          else {
+            l.signal_mismatches = check->mismatches;
+            l.memory = launch_memory(*pass, check->log.scan);
+          }
+        }
+        if (hook) hook(*arm, k, *pass);
+      }
+      // The kernel figures come from a second launch of the same arm with the probe attached, right
+      // after the timed one: the probe's overhead never reaches the timed figures.
+      if (plan.kernel_time && l.errors.empty()) probed_kernel_units(ctx, t, l);
+      l.wall_s = seconds_since(l0);
+      for (const auto& e : l.errors)
+        o.errors.push_back(arm->name + " launch in block " + std::to_string(k + 1) + ": " + e);
+      o.launches.push_back(std::move(l));
+    }
+    block_s.push_back(seconds_since(b0));
+    o.blocks = k + 1;
+    if (!o.errors.empty()) {
+      o.stopped = "a launch failed";
+      break;
+    }
+    if (o.blocks >= plan.first_blocks && o.blocks % 2 == 0) {
+      decide_paired(o, plan);
+      const double mean_block = mean_block_s();
+      o.block_s = mean_block;
+      // The default budget is a number of blocks: fixed in seconds at the first look, from the
+      // blocks measured so far.
+      if (o.blocks == plan.first_blocks && plan.budget_s <= 0) o.budget_s = plan.budget_blocks * mean_block;
+      const std::optional<int> need = likely_blocks(o.decisions);
+      if (o.blocks == plan.first_blocks) o.first_forecast = need ? std::max(*need, o.blocks) : need;
+      if (!o.any_unresolved()) {
+        o.stopped = "every gated figure decided after " + std::to_string(o.blocks) + " blocks";
+        break;
+      }
+      // One regression decides the case (exit 1) whatever the undecided figures would show: no more
+      // blocks for them (Holm's correction already covers every figure at every look).
+      if (o.any_regression()) {
+        o.stopped = "a gated figure regressed after " + std::to_string(o.blocks) + " blocks; the others were not waited for";
+        break;
+      }
+      const int affordable = std::min(plan.max_blocks, o.blocks + static_cast<int>(std::floor((o.budget_s - seconds_since(t0)) / mean_block)));
+      if (beyond_budget(o.decisions, o.blocks, affordable)) {
+        o.gave_up = true;
+        o.stopped = "stopped early: a decision would likely need " +
+                    (need ? "about " + std::to_string(*need) + " blocks (about " +
+                                std::to_string(static_cast<int>(std::lround(*need * mean_block))) + " s)"
+                          : std::string("more blocks than any budget (the estimate sits at the regression bound)")) +
+                    ", the budget allows about " + std::to_string(affordable);
+        break;
+      }
+    }
+  }
+  if (restore && !runtime_cpus.empty()) ::sched_setaffinity(0, sizeof harness_cpus, &harness_cpus);
+  if (interrupted()) o.errors.push_back("interrupted");
+  if (o.stopped.empty()) o.stopped = "plan.max_blocks (" + std::to_string(plan.max_blocks) + ") reached";
+  o.wall_s = seconds_since(t0);
+  decide_paired(o, plan);
+  // Answers: the first launch of each arm is the reference; every later launch must match it.
+  for (const auto& l : o.launches) {
+    auto& ref = l.arm == o.arm_a ? o.answers_a : o.answers_b;
+    for (const auto& [prompt, text] : l.answers) {
+      auto it = ref.find(prompt);
+      if (it == ref.end()) ref[prompt] = text;
+      else if (it->second != text) {
+        const std::string u = l.arm + ": " + prompt;
+        if (std::find(o.unstable.begin(), o.unstable.end(), u) == o.unstable.end()) o.unstable.push_back(u);
+      }
+    }
+  }
+  return o;
+}
+
+}  // namespace fp

@@ -1,0 +1,170 @@
+// The side-by-side engine: two arms of one case (the old and the new build for the gate, the flag
+// off and on for A/B) launched alternately on the same machine, so that both see the same machine
+// state. Blocks in ABBA order: block k launches A then B when k is even, B then A when odd; every
+// launch is a fresh start of the runtime (cold start, warm-up, then rounds over the same prompts in
+// the same order). After the first look (plan.first_blocks) and then after every further pair of
+// blocks, every gated figure is decided (measure/paired_stats.h); blocks are added while any is
+// unresolved, up to max_blocks or the time budget.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "evidence/kernel_tally.h"
+#include "evidence/signals.h"
+#include "flow/passes/case_context.h"
+#include "flow/passes/memory_figures.h"
+#include "flow/passes/timed_pass.h"
+#include "measure/paired_stats.h"
+
+namespace fp {
+
+struct PairedArm {
+  std::string name;                       // "baseline" / "candidate", or "off" / "on"
+  CaseContext ctx;                        // runtime, flag value, cgroup; launches go below ctx.out_dir
+  std::optional<CheapSignals> evidence;   // each launch's log must tie to this arm's evidence pass
+};
+
+struct PairedPlan {
+  int warmup = 1;
+  int rounds = 3;
+  int first_blocks = 4;
+  int max_blocks = 40;
+  // Time budget of the timed blocks; <= 0: budget_blocks blocks at the block time measured by the
+  // first look (the default: cases whose blocks take 1 s and 34 s get the same chance to decide).
+  double budget_s = 0;
+  int budget_blocks = kDefaultBudgetBlocks;
+  bool concurrent_rounds = false;              // batch: every prompt of a round in flight at once
+  std::vector<std::string> gated;              // figure names the job gates on
+  // Per figure (gated or reported); default_min_effect otherwise. A floor becomes a relative effect
+  // through the baseline arm's median of the figure's units at each look (MinEffect::relative_at).
+  std::map<std::string, MinEffect> min_effect;
+  // Guards: figures a user feels that the job does not gate, each at its guard effect, decided with
+  // the same sequential statistics as a family of their own (Holm across the guards); a guard's
+  // regression is the case's regression, an unresolved guard never holds the blocks or the outcome.
+  std::map<std::string, MinEffect> guards;
+  // After each timed launch, launch the same arm once more with the kernel probe attached and take
+  // gpu_kernel_ms and attention_kernel_ms from it (set when a gated figure needs them:
+  // needs_kernel_probe). The timed launches never carry the probe.
+  bool kernel_time = false;
+  // The runtime's CPUs as the operator chose them (gate --runtime-cpus); the client gets the others
+  // the harness may use. Empty: with at least 4 CPUs the client gets the last one and the runtime the
+  // rest, with fewer neither is pinned.
+  std::vector<int> runtime_cpus;
+  bool quiet = false;
+};
+
+// Per figure, per prompt ("" for a per-launch figure), one launch's value: the median of that
+// prompt's repetitions in the launch.
+using LaunchUnits = std::map<std::string, std::map<std::string, double>>;
+
+// The unit values of one timed launch: ttft_ms, itl_ms (per launch: the median of every gap
+// between streamed tokens of every measured request),
+// tpot_ms, e2e_ms, the runtime's own server_prompt_ms and server_tpot_ms (llama-server `timings`),
+// cpu_ms_per_token (the runtime's CPU time per processed token), and per launch cold_ready_ms,
+// cold_first_ttft_ms and, for concurrent rounds, throughput_tokens_per_s.
+LaunchUnits launch_units(const TimedPass& pass);
+// Whether a larger value of the figure is better: its definition says so (flow/passes/figures.h
+// figure_lower_is_better), never its name.
+bool higher_is_better(const std::string& figure);
+// The figures the job gates on in the side-by-side gate: chat ttft_ms; completion ttft_ms and
+// itl_ms; batch throughput_tokens_per_s; extraction none (answers decide).
+std::vector<std::string> paired_gated_figures(Job job);
+// The case's choice (plan.gated) where it made one, the job's otherwise.
+std::vector<std::string> paired_gated_figures(const Case& c);
+// Whether one of the figures is measured from the kernels the GPU ran (the CUPTI probe).
+bool needs_kernel_probe(const std::vector<std::string>& figures);
+
+// What the side-by-side gate gates on, low-noise figures first. The case's plan.gated where it names
+// figures; otherwise the job's (paired_gated_figures), and where the case runs on CUDA and the kernel
+// probe attaches here, the GPU time of every kernel first: minimum effect 2% for it, 25% for the
+// job's host-clock figures. Why: on the H200 the kernels' block spread was 0.1-0.3%, TTFT's 2-18%
+// (whole launches 20-50% slower in host bursts, in either build: fixtures/logs/h200-live/gate/README.md).
+// TTFT cannot resolve 2% there within minutes; at 25% identical builds resolve within the default
+// budget in 98% of simulated trials even when one launch in four bursts (PairedGateSimulation.GpuDefault*),
+// at 20% in 89%. plan.min_effect overrides any figure's minimum effect. Every figure keeps its floor
+// (case/effect_defaults.h). Guards: the figures a user feels (case/effect_defaults.h
+// user_felt_figures) among paired_figure_names() that are not gated, at the case's guard_effect.
+inline constexpr double kKernelTimeMinEffect = 0.02;
+inline constexpr double kHostClockOnGpuMinEffect = 0.25;
+struct GatedFigures {
+  std::vector<std::string> figures;
+  std::map<std::string, MinEffect> min_effect;  // every figure in `figures`
+  std::map<std::string, MinEffect> guards;      // the guarded figures and their guard effects
+  std::string note;                             // where the choice came from, one line
+};
+GatedFigures gated_figures(const Case& c, bool runs_on_cuda, bool kernel_probe_attaches);
+
+// Per-launch kernel figures from the probed launch's kernel tally (from start to stop: both arms
+// serve the same requests, so the totals compare): gpu_kernel_ms, the GPU time of every kernel;
+// attention_kernel_ms, of the attention kernels (fused and unfused). Host-side noise (scheduling,
+// launch overhead, the CPU's other tenants) does not reach them; GPU clocks and the kernels do.
+void add_kernel_units(LaunchUnits& units, const KernelSummary& kernels);
+
+struct ArmLaunch {
+  int block = 0;
+  std::string arm;
+  double wall_s = 0;
+  std::vector<std::string> errors;
+  LaunchUnits units;
+  std::map<std::string, std::string> answers;  // prompt id -> answer of this launch (last round)
+  std::vector<std::string> signal_mismatches;
+  std::optional<LaunchMemory> memory;  // from the timed launch's log and process (flow/passes/memory_figures.h)
+  // The unit itl_ms had before it pooled a launch's gaps (per prompt, the median over its rounds of
+  // each request's median gap): kept in gate.json only, so that both units' block spread can be
+  // compared on the same launches (bench/README.md section 3).
+  std::map<std::string, double> itl_per_prompt_ms;
+};
+
+// The per-prompt decode unit of one launch (ArmLaunch::itl_per_prompt_ms).
+std::map<std::string, double> itl_per_prompt_ms(const TimedPass& pass);
+
+struct PairedOutcome {
+  std::string arm_a, arm_b;
+  std::vector<ArmLaunch> launches;
+  int blocks = 0;
+  double wall_s = 0;
+  std::string stopped;                       // why the blocks stopped, in words
+  std::vector<FigureDecision> decisions;     // the gated figures
+  std::vector<FigureDecision> guards;        // the guarded figures, at their guard effects (PairedPlan::guards)
+  std::vector<FigureDecision> reported;      // every other figure, same statistics, not gated
+  std::vector<std::string> errors;           // failed launches: the run is incomplete
+  std::map<std::string, std::string> answers_a, answers_b;  // prompt id -> answer (first launch)
+  std::vector<std::string> unstable;         // "arm: prompt" answers that changed between launches
+  std::vector<std::string> pinning;          // where the client and the runtime ran
+  double budget_s = 0;                       // the budget in force (the default fixed at the first look)
+  double block_s = 0;                        // mean wall time of one block
+  std::optional<int> first_forecast;         // at the first look: blocks in all a decision likely needs (the
+                                             // first look's when it decided); empty: none likely would
+  bool gave_up = false;                      // stopped before the budget: a decision was out of its reach
+  bool any_unresolved() const;   // a gated figure (guards never hold the outcome)
+  bool any_regression() const;   // a gated figure or a guard
+};
+
+// Called after every timed launch (A/B keeps its own per-arm figures and memory from it).
+using LaunchHook = std::function<void(const PairedArm&, int block, const TimedPass&)>;
+
+PairedOutcome run_paired(const PairedArm& a, const PairedArm& b, const PairedPlan& plan, const LaunchHook& hook = {});
+
+// The paired units of one figure from the launches so far (both arms present in a block).
+std::vector<PairedUnit> paired_units(const PairedOutcome& o, const std::string& figure);
+
+// The median of arm A's units of `figure` so far: the reference a floor is turned into a relative
+// effect by; NaN with no units.
+double baseline_median(const PairedOutcome& o, const std::string& figure);
+
+// The minimum effect's floor in words, for the figure's decision line: "floor 1 ms in force: 5% of
+// the baseline's 8.13 ms is 0.407 ms", "floor 1 ms, not in force at the baseline's 812 ms"; empty
+// without a floor or a reference. The unit is the figure name's last part (ttft_ms: ms).
+std::string effect_note(const MinEffect& effect, double reference, const std::string& figure);
+
+// Decides every figure from the launches so far (fills decisions, guards and reported).
+void decide_paired(PairedOutcome& o, const PairedPlan& plan);
+
+// The A/B order of block k: true when arm A goes first.
+inline bool a_first_in_block(int k) { return k % 2 == 0; }
+
+}  // namespace fp

@@ -1,0 +1,268 @@
+#include "flow/paired/paired_runner.h"
+#include "testing/recorded_runs.h"
+
+#include <cmath>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+
+namespace fp {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+TimedRequest request(const std::string& prompt, int round, double ttft_s, double cpu_s) {
+  TimedRequest r;
+  r.prompt_id = prompt;
+  r.round = round;
+  r.result.ttft_s = ttft_s;
+  r.result.e2e_s = ttft_s + 0.1;
+  r.result.content_event_times_s = {ttft_s, ttft_s + 0.01, ttft_s + 0.03};
+  r.result.prompt_tokens = 90;
+  r.result.completion_tokens = 10;
+  r.result.server_timings = {{"prompt_ms", ttft_s * 900}, {"predicted_ms", 20.0}, {"predicted_n", 10}};
+  r.runtime_cpu_s = cpu_s;
+  return r;
+}
+
+// The unit is one launch x one prompt: the median of that prompt's repetitions in the launch.
+TEST(LaunchUnits, MedianOfEachPromptsRepetitions) {
+  TimedPass p;
+  p.ready_s = 1.5;
+  p.cold_first.ttft_s = 0.4;
+  p.requests = {request("a", 0, 0.10, 0.2), request("b", 0, 0.30, 0.4), request("a", 1, 0.12, 0.2),
+                request("b", 1, 0.50, 0.4), request("a", 2, 0.50, 0.2), request("b", 2, 0.31, 0.4)};
+  LaunchUnits u = launch_units(p);
+  EXPECT_DOUBLE_EQ(u["ttft_ms"]["a"], 120);
+  EXPECT_DOUBLE_EQ(u["ttft_ms"]["b"], 310);
+  // itl_ms: one unit per launch, the median of all 12 gaps (six 10 ms, six 20 ms).
+  EXPECT_EQ(u["itl_ms"].size(), 1u);
+  EXPECT_NEAR(u["itl_ms"][""], 15, 1e-9);
+  EXPECT_DOUBLE_EQ(u["server_tpot_ms"]["a"], 2);
+  EXPECT_DOUBLE_EQ(u["cpu_ms_per_token"]["b"], 4);  // 400 ms over 100 tokens
+  EXPECT_DOUBLE_EQ(u["cold_ready_ms"][""], 1500);
+  EXPECT_DOUBLE_EQ(u["cold_first_ttft_ms"][""], 400);
+  EXPECT_EQ(u.count("throughput_tokens_per_s"), 0u);  // only for concurrent rounds
+}
+
+// One slow prompt among three (every gap of both its rounds 70% longer: the 1.65 -> 2.78 ms)
+// moved the old unit (per-prompt medians, their mean per block) by about 19%; the median of every gap
+// of the launch does not move.
+TEST(LaunchUnits, OneSlowPromptMovesTheDecodeUnitLittle) {
+  TimedPass p;
+  for (int round = 0; round < 2; ++round)
+    for (const char* prompt : {"a", "b", "c"}) {
+      TimedRequest r = request(prompt, round, 0.1, 0.2);
+      const double gap = std::string(prompt) == "c" ? 2.78e-3 : 1.65e-3;
+      r.result.content_event_times_s.clear();
+      for (int t = 0; t < 32; ++t) r.result.content_event_times_s.push_back(0.1 + t * gap);
+      p.requests.push_back(r);
+    }
+  LaunchUnits u = launch_units(p);
+  ASSERT_EQ(u["itl_ms"].size(), 1u);
+  EXPECT_NEAR(u["itl_ms"][""], 1.65, 1e-9);
+  // The old unit (kept in gate.json): one value per prompt, c's 68% slower; against a launch where
+  // every prompt ran at 1.65 ms its block value (the mean log-ratio over prompts) is +19%.
+  const auto old = itl_per_prompt_ms(p);
+  ASSERT_EQ(old.size(), 3u);
+  EXPECT_NEAR(old.at("c"), 2.78, 1e-9);
+  double block = 0;
+  for (const auto& [prompt, v] : old) block += std::log(v / 1.65) / 3;
+  EXPECT_NEAR(std::expm1(block), 0.19, 0.01);
+}
+
+TEST(PairedRunner, GatedFiguresAreTheJobsAndDirectionsFollowTheUnit) {
+  EXPECT_THAT(paired_gated_figures(Job::Chat), ElementsAre("ttft_ms"));
+  EXPECT_THAT(paired_gated_figures(Job::Completion), ElementsAre("ttft_ms", "itl_ms"));
+  EXPECT_THAT(paired_gated_figures(Job::Batch), ElementsAre("throughput_tokens_per_s"));
+  EXPECT_TRUE(paired_gated_figures(Job::Extraction).empty());
+  EXPECT_TRUE(higher_is_better("throughput_tokens_per_s"));
+  EXPECT_FALSE(higher_is_better("ttft_ms"));
+}
+
+TEST(PairedRunner, TheCaseMayChooseItsGatedFiguresAndKernelFiguresNeedTheProbe) {
+  Case c;
+  c.job = Job::Chat;
+  EXPECT_THAT(paired_gated_figures(c), ElementsAre("ttft_ms"));
+  EXPECT_FALSE(needs_kernel_probe(paired_gated_figures(c)));
+  c.plan.gated = {"ttft_ms", "gpu_kernel_ms"};
+  EXPECT_THAT(paired_gated_figures(c), ElementsAre("ttft_ms", "gpu_kernel_ms"));
+  EXPECT_TRUE(needs_kernel_probe(paired_gated_figures(c)));
+  EXPECT_TRUE(needs_kernel_probe({"attention_kernel_ms"}));
+}
+
+TEST(PairedRunner, OnCudaWithTheProbeKernelTimeIsGatedFirst) {
+  Case c;
+  c.job = Job::Completion;
+  // A CPU case, or CUDA without the probe: the job's figures at the default minimum effect.
+  auto cpu = gated_figures(c, false, false);
+  EXPECT_THAT(cpu.figures, ElementsAre("ttft_ms", "itl_ms"));
+  EXPECT_DOUBLE_EQ(cpu.min_effect["ttft_ms"].relative, kDefaultMinEffect);
+  EXPECT_DOUBLE_EQ(cpu.min_effect["ttft_ms"].floor, 1.0);  // every figure keeps its floor (case/effect_defaults.h)
+  auto no_probe = gated_figures(c, true, false);
+  EXPECT_THAT(no_probe.figures, ElementsAre("ttft_ms", "itl_ms"));
+  EXPECT_THAT(no_probe.note, HasSubstr("the kernel probe does not attach here"));
+  // CUDA with the probe: kernel time first at 2%, the host-clock figures at 25%.
+  auto gpu = gated_figures(c, true, true);
+  EXPECT_THAT(gpu.figures, ElementsAre("gpu_kernel_ms", "ttft_ms", "itl_ms"));
+  EXPECT_DOUBLE_EQ(gpu.min_effect["gpu_kernel_ms"].relative, 0.02);
+  EXPECT_DOUBLE_EQ(gpu.min_effect["gpu_kernel_ms"].floor, 0.01);
+  EXPECT_DOUBLE_EQ(gpu.min_effect["ttft_ms"].relative, 0.25);
+  EXPECT_TRUE(needs_kernel_probe(gpu.figures));
+  // The case's minimum effect wins over the machine's default; its own figures over the job's.
+  c.plan.min_effect["ttft_ms"] = MinEffect{0.1, 2.0};
+  EXPECT_DOUBLE_EQ(gated_figures(c, true, true).min_effect["ttft_ms"].relative, 0.1);
+  EXPECT_DOUBLE_EQ(gated_figures(c, true, true).min_effect["ttft_ms"].floor, 2.0);
+  c.plan.gated = {"ttft_ms"};
+  auto named = gated_figures(c, true, true);
+  EXPECT_THAT(named.figures, ElementsAre("ttft_ms"));
+  EXPECT_DOUBLE_EQ(named.min_effect["ttft_ms"].relative, 0.1);
+  EXPECT_EQ(named.note, "the case's plan.gated");
+  // A job that gates on answers only gains no timing figure on a GPU.
+  Case extraction;
+  extraction.job = Job::Extraction;
+  EXPECT_TRUE(gated_figures(extraction, true, true).figures.empty());
+}
+
+// A recorded H200 tally (-fa on, realistic model): every kernel's GPU time and the attention kernels'.
+TEST(PairedRunner, KernelUnitsComeFromTheLaunchsTally) {
+  auto tally = read_kernel_tally(testing::fixture("logs/h200-live/fa_on.quiet.kernels.tsv"));
+  ASSERT_TRUE(tally.ok()) << tally.error().message;
+  const KernelSummary k = classify_kernels(*tally, testing::llama_signatures());
+  ASSERT_GT(k.fused_ns, 0);
+  LaunchUnits u;
+  add_kernel_units(u, k);
+  EXPECT_DOUBLE_EQ(u["gpu_kernel_ms"][""], static_cast<double>(k.total_ns) * 1e-6);
+  EXPECT_DOUBLE_EQ(u["attention_kernel_ms"][""], static_cast<double>(k.fused_ns + k.unfused_ns) * 1e-6);
+  EXPECT_LT(u["attention_kernel_ms"][""], u["gpu_kernel_ms"][""]);
+  LaunchUnits none;
+  add_kernel_units(none, KernelSummary{});  // no kernels: no figure, never a zero
+  EXPECT_TRUE(none.empty());
+}
+
+// Units pair only within a block, prompt by prompt; a failed launch leaves its block out.
+TEST(PairedRunner, UnitsPairWithinABlockAndSkipFailedLaunches) {
+  PairedOutcome o;
+  o.arm_a = "baseline";
+  o.arm_b = "candidate";
+  auto launch = [](int block, const std::string& arm, double a, double b) {
+    ArmLaunch l;
+    l.block = block;
+    l.arm = arm;
+    l.units["ttft_ms"] = {{"p", a}, {"q", b}};
+    return l;
+  };
+  o.launches = {launch(0, "baseline", 100, 200), launch(0, "candidate", 110, 220), launch(1, "candidate", 105, 210),
+                launch(1, "baseline", 100, 200), launch(2, "baseline", 100, 200), launch(2, "candidate", 1, 1)};
+  o.launches.back().errors.push_back("request failed");
+  auto u = paired_units(o, "ttft_ms");
+  ASSERT_EQ(u.size(), 4u);
+  EXPECT_EQ(u[0].block, 0);
+  EXPECT_TRUE(u[0].a_first);
+  EXPECT_FALSE(u[2].a_first);  // block 1: B first (ABBA)
+  EXPECT_DOUBLE_EQ(u[1].b, 220);
+  EXPECT_TRUE(paired_units(o, "missing").empty());
+}
+
+// Guards: every figure a user feels that the job does not gate, at the case's guard effect; a
+// figure the case un-guards (false) is left out, a gated figure is never also a guard.
+TEST(PairedRunner, TheFiguresAUserFeelsThatTheJobDoesNotGateAreGuarded) {
+  Case c;
+  c.job = Job::Chat;
+  auto g = gated_figures(c, false, false);
+  EXPECT_THAT(g.figures, ElementsAre("ttft_ms"));
+  EXPECT_EQ(g.guards.count("ttft_ms"), 0u);
+  ASSERT_EQ(g.guards.count("itl_ms"), 1u);
+  EXPECT_DOUBLE_EQ(g.guards["itl_ms"].relative, 0.25);
+  EXPECT_DOUBLE_EQ(g.guards["itl_ms"].floor, 0.05);
+  EXPECT_EQ(g.guards.count("tpot_ms"), 1u);
+  EXPECT_EQ(g.guards.count("e2e_ms"), 1u);
+  EXPECT_EQ(g.guards.count("throughput_tokens_per_s"), 1u);
+  EXPECT_EQ(g.guards.count("server_prompt_ms"), 0u);  // not a figure a user feels: reported
+  c.plan.guards["itl_ms"] = std::nullopt;
+  c.plan.guards["tpot_ms"] = MinEffect{0.1, 0};
+  auto tuned = gated_figures(c, false, false);
+  EXPECT_EQ(tuned.guards.count("itl_ms"), 0u);
+  EXPECT_DOUBLE_EQ(tuned.guards["tpot_ms"].relative, 0.1);
+}
+
+namespace {
+
+// Blocks of two launches whose units of `figure` are `a` and `b` times a small per-block wobble.
+PairedOutcome outcome_with(const std::string& figure, double a, double b, int blocks) {
+  PairedOutcome o;
+  o.arm_a = "baseline";
+  o.arm_b = "candidate";
+  for (int k = 0; k < blocks; ++k) {
+    const double wobble = 1.0 + 0.002 * ((k * 7) % 5 - 2);
+    for (const char* arm : {"baseline", "candidate"}) {
+      ArmLaunch l;
+      l.block = k;
+      l.arm = arm;
+      l.units[figure][""] = (std::string(arm) == "baseline" ? a : b * wobble);
+      if (figure != "ttft_ms") l.units["ttft_ms"][""] = 100 * wobble;  // the gated figure: unchanged
+      o.launches.push_back(l);
+    }
+  }
+  return o;
+}
+
+}  // namespace
+
+// A floor becomes a relative effect through the baseline's median: 0.4 ms on an 8 ms TTFT is +5%,
+// beyond a bare 5% effect's half but far below its 1 ms floor (12.5%): no regression.
+TEST(PairedRunner, AFloorTurnsIntoARelativeEffectThroughTheBaselinesMedian) {
+  PairedOutcome o = outcome_with("ttft_ms", 8.0, 8.4, 8);
+  for (auto& l : o.launches) l.units.erase("itl_ms");
+  EXPECT_DOUBLE_EQ(baseline_median(o, "ttft_ms"), 8.0);
+  PairedPlan plan;
+  plan.gated = {"ttft_ms"};
+  plan.min_effect["ttft_ms"] = MinEffect{0.05, 1.0};
+  decide_paired(o, plan);
+  ASSERT_EQ(o.decisions.size(), 1u);
+  EXPECT_DOUBLE_EQ(o.decisions[0].min_effect, 0.125);
+  EXPECT_EQ(o.decisions[0].verdict, TimingVerdict::no_regression) << o.decisions[0].why;
+  plan.min_effect["ttft_ms"] = MinEffect{0.05, 0};  // no floor: 5% on 8 ms is a regression
+  decide_paired(o, plan);
+  EXPECT_EQ(o.decisions[0].verdict, TimingVerdict::regression) << o.decisions[0].why;
+}
+
+// A halved decode speed on a chat case (TTFT gated, unchanged) is a regression through its guard.
+TEST(PairedRunner, AGuardRegressionIsTheCasesRegression) {
+  PairedOutcome o = outcome_with("tpot_ms", 5.0, 10.0, 8);
+  PairedPlan plan;
+  plan.gated = {"ttft_ms"};
+  plan.guards["tpot_ms"] = MinEffect{0.25, 0.05};
+  decide_paired(o, plan);
+  ASSERT_EQ(o.decisions.size(), 1u);
+  EXPECT_EQ(o.decisions[0].verdict, TimingVerdict::no_regression);
+  ASSERT_EQ(o.guards.size(), 1u);
+  EXPECT_EQ(o.guards[0].figure, "tpot_ms");
+  EXPECT_EQ(o.guards[0].verdict, TimingVerdict::regression) << o.guards[0].why;
+  EXPECT_TRUE(o.any_regression());
+  EXPECT_FALSE(o.any_unresolved());
+  for (const auto& r : o.reported) EXPECT_NE(r.figure, "tpot_ms");  // a guard is not also "reported"
+  // +10% stays below the guard's 25%: the guard holds.
+  PairedOutcome small = outcome_with("tpot_ms", 5.0, 5.5, 8);
+  decide_paired(small, plan);
+  EXPECT_NE(small.guards[0].verdict, TimingVerdict::regression);
+  EXPECT_FALSE(small.any_regression());
+}
+
+}  // namespace
+}  // namespace fp
+
+namespace fp {
+namespace {
+
+TEST(EffectNote, SaysWhenTheFloorDecides) {
+  // chat-tiny-short's TTFT of about 8 ms: 5% is 0.4 ms, the 1 ms floor decides (12.3%).
+  EXPECT_EQ(effect_note(MinEffect{0.05, 1}, 8.13, "ttft_ms"), "floor 1 ms in force: 5% of the baseline's 8.13 ms is 0.407 ms");
+  EXPECT_EQ(effect_note(MinEffect{0.05, 1}, 812, "ttft_ms"), "floor 1 ms, not in force at the baseline's 812 ms");
+  EXPECT_EQ(effect_note(MinEffect{0.05, 0}, 8.13, "throughput_tokens_per_s"), "");
+}
+
+}  // namespace
+}  // namespace fp

@@ -1,0 +1,101 @@
+// What every pass of one case run shares: the case and what was resolved from it.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "case/case_file.h"
+#include "case/prompt_set.h"
+#include "case/suite.h"
+#include "evidence/runtime_signatures.h"
+#include "flow/passes/gpu_machine.h"
+#include "golden/fingerprint.h"
+#include "model/gguf_reader.h"
+#include "runtime/adapter.h"
+#include "runtime/launcher.h"
+
+namespace fp {
+
+struct CaseContext {
+  Case c;
+  Suite suite;                    // the suite the case belongs to: its paths are relative to suite.root
+  Adapter adapter;
+  RuntimeSignatures signatures;
+  RuntimeCommand runtime;
+  std::string model_path;         // absolute
+  std::vector<Prompt> prompts;     // the prompt set, or synthetic prompts (shape.synthetic_prompts)
+  // shape.prompt_tokens: the prompts were fitted to their token length (flow/passes/prompt_tokens.h), and how
+  // the tokens were counted.
+  bool prompts_fitted = false;
+  std::string prompts_counted_by;
+  std::string out_dir;            // this run's folder
+  std::string flag_value;         // the flag value this run launches with
+  std::optional<ModelFacts> model;  // from the GGUF header; none for other formats (model_note says why)
+  std::string model_note;
+  std::vector<std::string> gpu_backends;  // this machine's GPUs as backend names (CUDA0, ...), for all-gpus
+  std::string runtime_build;      // the runtime's build (fingerprint), a fact for the cause rules; "" until known
+  std::optional<GpuDeclaration> gpu_box;  // the machine declares its GPUs: GPU cases may not skip (flow/passes/gpu_machine.h)
+  std::string cgroup_procs;       // timed launches join this cgroup (runtime/cpu_quota.h); empty: none
+  std::vector<int> runtime_cpus;  // timed launches run on these CPUs (the client has its own); empty: any
+  int load_streams = 0;           // requests at once in the evidence pass and the probed check; 0: the
+                                  // job's own (flow/passes/evidence_pass.h job_load_streams)
+  std::string served_model;       // the requests' "model" field (request_builder.h)
+  // Extra request headers: an attached server's "Authorization: Bearer KEY", the key read from the
+  // case's attach.api_key_env at run time. In memory only: never written, logged or quoted.
+  std::vector<std::string> request_headers;
+};
+
+// Exit codes of a case that cannot be resolved: the same as `flashproof run` and `flashproof ab`.
+enum ResolveExit { kResolveIncomplete = 2, kResolveSkip = 125 };
+
+// A resolved case, or why not with the exit code a run takes for it: kResolveSkip when this machine
+// cannot run the case (the message starts "SKIP: "), kResolveIncomplete for bad input.
+class ResolvedCase {
+ public:
+  ResolvedCase(CaseContext ctx) : context_(std::move(ctx)) {}                                    // NOLINT: implicit by design
+  ResolvedCase(Error error, int exit_code = kResolveIncomplete) : context_(std::move(error)), exit_code_(exit_code) {}  // NOLINT
+  // "SKIP: <why>" with kResolveSkip.
+  static ResolvedCase skip(const std::string& why) { return ResolvedCase(make_error("SKIP: " + why), kResolveSkip); }
+
+  bool ok() const { return context_.ok(); }
+  explicit operator bool() const { return ok(); }
+  const Error& error() const { return context_.error(); }
+  int exit_code() const { return ok() ? 0 : exit_code_; }  // 0 when resolved
+  CaseContext& operator*() & { return *context_; }
+  const CaseContext& operator*() const& { return *context_; }
+  CaseContext* operator->() { return &*context_; }
+  const CaseContext* operator->() const { return &*context_; }
+
+ private:
+  Result<CaseContext> context_;
+  int exit_code_ = kResolveIncomplete;
+};
+
+// Loads a case and resolves what its passes share: adapter, signatures, the runtime executable, the
+// model (checked against its sha256, each shard of a split GGUF) and the prompts; flag_value is the case's "use" value, out_dir
+// is left empty. A failure carries its exit code (ResolvedCase): a skip when this machine cannot
+// run the case (no runtime installed, model not here, a CUDA case without a GPU), incomplete for
+// bad input. Used by `run`, `ab` and the benchmarks in bench/.
+// `runtime_path`, when set, names the runtime instead (an executable or a prefix folder: the
+// side-by-side gate's --candidate-runtime; runtime/launcher.h runtime_from_path). The model's
+// files are hashed here, before any launch, and only when the hash cache has no entry for them or
+// `rehash` is set (util/file_hash_cache.h; --rehash of run, ab and gate).
+// An attached case (case_file.h Attach) is an error here: A/B and the gates launch the runtime.
+ResolvedCase resolve_case_context(const std::string& case_path, const Suite& suite, const std::string& runtime_path = "",
+                                  bool rehash = false);
+// The same for `flashproof run`, which also runs attached cases: for those, no runtime, model file
+// or GPU check; served_model is attach.model and the API key (attach.api_key_env, read now) goes
+// into request_headers.
+ResolvedCase resolve_run_context(const std::string& case_path, const Suite& suite, bool rehash = false);
+
+// A launch line as result files show it: runtime/launcher.h shown_argv ({port}, the model as the case
+// wrote it), the suite's root as {suite}; secrets redacted (report/redact.h).
+std::vector<std::string> shown_launch(const CaseContext& ctx, const std::vector<std::string>& extra_args);
+
+// The fingerprint a case runs under: this machine, the runtime (asked for its version and build),
+// the model's sha256 and the launch line. An error when the runtime cannot say its version.
+Result<Fingerprint> case_fingerprint(const Case& c, const Adapter& adapter, const RuntimeCommand& runtime,
+                                     const std::string& model_sha256);
+
+}  // namespace fp

@@ -1,0 +1,109 @@
+#include "flow/passes/low_noise_figures.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "flow/passes/figures.h"
+
+namespace fp {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+TEST(LowNoiseFigures, KernelTimePerTokenOneValuePerProbedLaunch) {
+  const double nan = std::nan("");
+  auto figs = kernel_figures({0.0025, nan, 0.0026}, {0.001, nan, 0.0011});
+  ASSERT_EQ(figs.size(), 2u);
+  EXPECT_EQ(figs[0].name, "gpu_kernel_ms_per_token");
+  EXPECT_THAT(figs[0].launch_medians, ElementsAre(0.0025, 0.0026));  // a launch without a tally is left out
+  EXPECT_EQ(figs[1].name, "attention_kernel_ms_per_token");
+  EXPECT_TRUE(kernel_figures({nan}, {nan}).empty());
+}
+
+std::vector<FigureResult> chat_figures_with_kernel() {
+  FigureResult ttft, kernel, tpot;
+  ttft.name = "ttft_ms_p95";
+  ttft.gate = true;
+  ttft.min_effect = MinEffect{0.05, 1};
+  kernel.name = "gpu_kernel_ms_per_token";
+  kernel.min_effect = MinEffect{0.05, 1e-6};
+  tpot.name = "tpot_ms";
+  return {ttft, kernel, tpot};
+}
+
+// On CUDA with the probe, the golden path gates as the side-by-side gate does: kernel time first at
+// 2%, the job's host-clock gates at 25%.
+TEST(LowNoiseFigures, OnCudaKernelTimeGatesFirstAndHostClocksWiden) {
+  Case c;
+  c.job = Job::Chat;
+  auto figs = chat_figures_with_kernel();
+  EXPECT_THAT(apply_gpu_gates(c, true, figs), HasSubstr("GPU kernel time per token gated first at 2%"));
+  EXPECT_TRUE(figs[1].gate);
+  EXPECT_DOUBLE_EQ(figs[1].min_effect.relative, 0.02);
+  EXPECT_DOUBLE_EQ(figs[0].min_effect.relative, 0.25);
+  EXPECT_DOUBLE_EQ(figs[0].min_effect.floor, 1.0);
+  EXPECT_FALSE(figs[2].gate);
+  // On a CPU case nothing changes.
+  auto cpu = chat_figures_with_kernel();
+  EXPECT_EQ(apply_gpu_gates(c, false, cpu), "");
+  EXPECT_FALSE(cpu[1].gate);
+  EXPECT_DOUBLE_EQ(cpu[0].min_effect.relative, 0.05);
+  // The case's own minimum effect wins.
+  c.plan.min_effect["ttft_ms"] = MinEffect{0.1, 1};
+  auto named = chat_figures_with_kernel();
+  apply_gpu_gates(c, true, named);
+  EXPECT_DOUBLE_EQ(named[0].min_effect.relative, 0.05);  // left as the caller set it from the case
+}
+
+TEST(LowNoiseFigures, ThePlansGatedKernelFigureGatesItsPerTokenFigure) {
+  Case c;
+  c.job = Job::Chat;
+  c.plan.gated = {"gpu_kernel_ms"};
+  auto figs = chat_figures_with_kernel();
+  EXPECT_THAT(apply_gpu_gates(c, false, figs), HasSubstr("gpu_kernel_ms_per_token"));
+  EXPECT_TRUE(figs[1].gate);
+  EXPECT_FALSE(figs[0].gate);  // exactly the case's choice: the job's TTFT gate gives way (and is guarded)
+  c.plan.gated = {"cpu_ms_per_token", "ttft_ms"};
+  auto cpu = chat_figures_with_kernel();
+  EXPECT_EQ(apply_gpu_gates(c, false, cpu), "the case's plan.gated: none of them measured in this run");
+  EXPECT_FALSE(cpu[0].gate);  // ttft_ms_p95 is not ttft_ms
+}
+
+TEST(LowNoiseFigures, ExpectsCudaFromTheCaseOrAllGpus) {
+  Case c;
+  c.expect.backends = {"CPU"};
+  EXPECT_FALSE(expects_cuda(c, {"CUDA0"}));
+  c.expect.backends = {"CUDA1"};
+  EXPECT_TRUE(expects_cuda(c, {}));
+  c.expect.backends = {"all-gpus"};
+  EXPECT_TRUE(expects_cuda(c, {"CUDA0", "CUDA1"}));
+  EXPECT_FALSE(expects_cuda(c, {"Vulkan0"}));
+}
+
+// The runtime's own timings and its CPU time per token are figures of every run.
+TEST(LowNoiseFigures, ServerTimingsAndCpuTimePerTokenAreFigures) {
+  TimedPass p;
+  for (int i = 0; i < 3; ++i) {
+    TimedRequest r;
+    r.prompt_id = "a";
+    r.round = i;
+    r.result.ttft_s = 0.1;
+    r.result.e2e_s = 0.2;
+    r.result.prompt_tokens = 90;
+    r.result.completion_tokens = 10;
+    r.result.server_timings = {{"prompt_ms", 80.0 + i}, {"predicted_ms", 20.0}, {"predicted_n", 10}};
+    r.runtime_cpu_s = 0.2;
+    p.requests.push_back(r);
+  }
+  std::map<std::string, double> median;
+  for (const auto& f : compute_figures(Job::Chat, p)) median[f.name] = f.summary.median;
+  EXPECT_DOUBLE_EQ(median.at("server_prompt_ms"), 81);
+  EXPECT_DOUBLE_EQ(median.at("server_tpot_ms"), 2);
+  EXPECT_DOUBLE_EQ(median.at("cpu_ms_per_token"), 2);  // 200 ms over 100 tokens
+}
+
+}  // namespace
+}  // namespace fp

@@ -1,0 +1,35 @@
+#include "flow/passes/request_builder.h"
+
+#include <nlohmann/json.hpp>
+
+namespace fp {
+
+StreamRequest build_request(const CaseContext& ctx, const std::string& base_url, const Prompt& prompt, int max_tokens,
+                            double timeout_s) {
+  const Case& c = ctx.c;
+  const Adapter& adapter = ctx.adapter;
+  nlohmann::json body = adapter.request_extras;
+  if (c.shape.exact_output) body.update(adapter.exact_output);  // shape.output_tokens: every answer max_tokens long
+  if (!ctx.served_model.empty()) body["model"] = ctx.served_model;
+  const bool completion = c.job == Job::Completion;
+  if (completion) {
+    body["prompt"] = prompt.as_text();
+  } else {
+    body["messages"] = nlohmann::json::array();
+    for (const auto& m : prompt.messages) body["messages"].push_back({{"role", m.role}, {"content", m.content}});
+  }
+  body["max_tokens"] = max_tokens;
+  body["temperature"] = 0;
+  body["seed"] = c.seed;
+  body["stream"] = true;
+  body["stream_options"] = {{"include_usage", true}};
+  StreamRequest r;
+  r.url = base_url + (completion ? adapter.completion_path : adapter.chat_path);
+  r.body = body.dump();
+  r.timeout_s = timeout_s;
+  r.stall_timeout_s = std::min(timeout_s, c.plan.stall_timeout_s);
+  r.headers = ctx.request_headers;
+  return r;
+}
+
+}  // namespace fp

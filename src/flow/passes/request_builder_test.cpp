@@ -1,0 +1,56 @@
+#include "flow/passes/request_builder.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace fp {
+namespace {
+
+using ::testing::ElementsAre;
+
+CaseContext context(Job job) {
+  CaseContext ctx;
+  ctx.c.job = job;
+  ctx.c.seed = 7;
+  ctx.adapter.chat_path = "/v1/chat/completions";
+  ctx.adapter.completion_path = "/v1/completions";
+  ctx.adapter.request_extras = {{"cache_prompt", false}};
+  ctx.served_model = "tiny.gguf";
+  return ctx;
+}
+
+Prompt hello() { return Prompt{"hello", {{"system", "be brief"}, {"user", "hi"}}}; }
+
+TEST(RequestBuilder, ChatCarriesTheModelTheTurnsAndTheRuntimesExtras) {
+  CaseContext ctx = context(Job::Chat);
+  StreamRequest r = build_request(ctx, "http://127.0.0.1:9", hello(), 8, 30);
+  EXPECT_EQ(r.url, "http://127.0.0.1:9/v1/chat/completions");
+  auto body = nlohmann::json::parse(r.body);
+  EXPECT_EQ(body["model"], "tiny.gguf");
+  EXPECT_EQ(body["messages"].size(), 2u);
+  EXPECT_EQ(body["cache_prompt"], false);
+  EXPECT_EQ(body["max_tokens"], 8);
+  EXPECT_EQ(body["seed"], 7);
+  EXPECT_TRUE(r.headers.empty());
+}
+
+TEST(RequestBuilder, CompletionSendsTextAndTheAttachedServersKeyAsAHeader) {
+  CaseContext ctx = context(Job::Completion);
+  ctx.request_headers = {"Authorization: Bearer k"};
+  StreamRequest r = build_request(ctx, "https://gw/llama", hello(), 4, 30);
+  EXPECT_EQ(r.url, "https://gw/llama/v1/completions");
+  auto body = nlohmann::json::parse(r.body);
+  EXPECT_EQ(body["prompt"], "be brief\n\nhi");
+  EXPECT_EQ(body["model"], "tiny.gguf");
+  EXPECT_EQ(r.body.find("Bearer"), std::string::npos) << "the key travels in a header, never in the body";
+  EXPECT_THAT(r.headers, ElementsAre("Authorization: Bearer k"));
+}
+
+TEST(RequestBuilder, NoModelFieldWhenNoneIsKnown) {
+  CaseContext ctx = context(Job::Chat);
+  ctx.served_model.clear();
+  EXPECT_FALSE(nlohmann::json::parse(build_request(ctx, "http://h", hello(), 4, 30).body).contains("model"));
+}
+
+}  // namespace
+}  // namespace fp

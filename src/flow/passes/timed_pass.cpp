@@ -1,0 +1,185 @@
+#include "flow/passes/timed_pass.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <optional>
+
+#include "client/arrival_schedule.h"
+#include "flow/passes/progress.h"
+#include "flow/passes/prompt_tokens.h"
+#include "flow/passes/request_builder.h"
+#include "measure/gpu_sampler.h"
+#include "measure/machine_load.h"
+#include "runtime/process.h"
+
+namespace fp {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::vector<pid_t> group_pids(pid_t pgid) { return pids_in_process_group(pgid); }
+
+template <class Duration>
+double seconds(Duration d) {
+  return std::chrono::duration<double>(d).count();
+}
+
+}  // namespace
+
+size_t level_requests(const Case& c, int level, size_t prompts) {
+  return c.plan.requests > 0 ? static_cast<size_t>(c.plan.requests) : std::max(static_cast<size_t>(level), prompts);
+}
+
+Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& options) {
+  const Case& c = ctx.c;
+  const int warmup = options.warmup >= 0 ? options.warmup : c.plan.warmup;
+  const int reps = options.repetitions >= 0 ? options.repetitions : c.plan.repetitions;
+  TimedPass out;
+  // An attached server (case "attach") is used as it is: no launch, no cold start, no process of ours.
+  std::optional<RunningServer> launched;
+  std::string base_url;
+  if (c.attach) {
+    base_url = c.attach->endpoint;
+  } else {
+    out.log_path = ctx.out_dir + "/timed.log";
+    FP_TRY(int port, free_loopback_port());
+    out.argv = expand_argv(c, ctx.runtime, ctx.model_path, port, ctx.flag_value, ctx.adapter.timed_args);
+    LaunchSpec spec{out.argv, c.launch.env, out.log_path, port, c.plan.ready_timeout_s, ctx.cgroup_procs, ctx.runtime_cpus};
+    FP_TRY(RunningServer server, start_server(spec, ctx.adapter));
+    out.argv = server.argv;
+    out.ready_s = server.ready_s;
+    base_url = server.base_url;
+    launched = std::move(server);
+  }
+  const Clock::time_point ready = Clock::now();
+  // Fitted by the evidence pass already on `flashproof run`'s path; otherwise here (tokenizer
+  // requests only, before the cold first request).
+  FP_TRY(FittedPrompts fitted, fit_case_prompts(ctx, base_url));
+  const std::vector<Prompt>& prompts = fitted.prompts;
+
+  const pid_t pgid = launched ? launched->process.pid() : 0;
+  GpuSampler sampler(launched ? Nvml::open() : Result<Nvml>(make_error("attached: the server is not flashproof's process")),
+                     [pgid] { return group_pids(pgid); });
+  sampler.start();
+  // How much of the machine others took while this launch was timed (measure/machine_load.h).
+  const auto busy0 = busy_cpu_seconds();
+  const auto runtime0 = launched ? thread_cpu_seconds(pgid) : std::nullopt;
+  const double own0 = own_cpu_seconds();
+  const auto load_t0 = Clock::now();
+  // Memory left while it serves: after the warm-up and after every round, the lowest kept.
+  const Result<Nvml> nvml_free = launched ? Nvml::open() : Result<Nvml>(make_error("attached: the server is not flashproof's process"));
+  auto note_free_memory = [&] {
+    if (launched) out.free_memory_low.keep_lowest(read_free_memory(nvml_free));
+  };
+
+  auto deadline = Clock::now() + std::chrono::duration<double>(c.plan.timeout_s);
+  auto time_left = [&] { return std::max(seconds(deadline - Clock::now()), 1.0); };
+  auto make = [&](const Prompt& p, double timeout_s) {
+    return build_request(ctx, base_url, p, c.shape.max_output_tokens, timeout_s);
+  };
+  auto request = [&](const Prompt& p) { return stream_request(make(p, time_left())); };
+  auto fail = [&](const std::string& what, const Error& e) {
+    out.errors.push_back(what + ": " + e.message);
+  };
+  auto out_of_time = [&](int round, int rounds) {
+    if (Clock::now() <= deadline) return false;
+    out.errors.push_back("the case's timeout_s (" + std::to_string(static_cast<int>(c.plan.timeout_s)) +
+                         " s) ran out after " + std::to_string(round) + " of " + std::to_string(rounds) + " rounds");
+    return true;
+  };
+  // One round with several requests in flight: at most `concurrency`, each not before its offset.
+  auto concurrent_round = [&](const std::vector<const Prompt*>& ps, const std::vector<double>& at, int concurrency,
+                              int round, int level) {
+    std::vector<StreamRequest> batch;
+    for (size_t i = 0; i < ps.size(); ++i) {
+      batch.push_back(make(*ps[i], level > 0 ? time_left() : c.plan.timeout_s));
+      batch.back().start_at_s = at.empty() ? 0 : at[i];
+    }
+    const auto t0 = Clock::now();
+    auto results = stream_concurrent(batch, concurrency);
+    out.round_wall_s.push_back(seconds(Clock::now() - t0));
+    for (size_t i = 0; i < results.size(); ++i) {
+      if (results[i]) {
+        out.requests.push_back({ps[i]->id, round, *results[i], -1.0, level, seconds(t0 - ready) + results[i]->start_offset_s});
+      } else {
+        fail("request " + ps[i]->id + " round " + std::to_string(round + 1) +
+                 (level > 0 ? " at concurrency " + std::to_string(level) : std::string()),
+             results[i].error());
+      }
+    }
+  };
+
+  // Cold: the first request after ready, on its own (an attached server was warm before we came).
+  if (launched) {
+    out.cold_first_prompt = prompts.front().id;
+    if (auto r = request(prompts.front())) out.cold_first = *r;
+    else fail("cold first request (" + out.cold_first_prompt + ")", r.error());
+  }
+
+  for (int w = 0; w < warmup && out.errors.empty() && !interrupted(); ++w) {
+    progress_repetition("warm-up", w + 1, warmup);
+    for (const auto& p : prompts)
+      if (auto r = request(p); !r) fail("warm-up request (" + p.id + ")", r.error());
+  }
+
+  note_free_memory();
+  const std::vector<int> levels = options.levels ? c.plan.concurrency : std::vector<int>{};
+  for (size_t k = 0; k < levels.size(); ++k) {
+    const int level = levels[k];
+    const size_t n = level_requests(c, level, prompts.size());
+    std::vector<const Prompt*> ps;
+    for (size_t i = 0; i < n; ++i) ps.push_back(&prompts[i % prompts.size()]);
+    for (int r = 0; r < reps && out.errors.empty() && !interrupted(); ++r) {
+      progress_repetition("concurrency " + std::to_string(level) + " round", r + 1, reps);
+      if (out_of_time(static_cast<int>(k) * reps + r, static_cast<int>(levels.size()) * reps)) break;
+      const auto at = poisson_arrivals(n, c.plan.request_rate, arrival_seed(c.seed, level, r));
+      concurrent_round(ps, at, level, static_cast<int>(k) * reps + r, level);
+      note_free_memory();
+    }
+  }
+
+  for (int round = 0; levels.empty() && round < reps && out.errors.empty() && !interrupted(); ++round) {
+    progress_repetition("round", round + 1, reps);
+    if (out_of_time(round, reps)) break;
+    if (options.concurrent_rounds) {
+      std::vector<const Prompt*> ps;
+      for (const auto& p : prompts) ps.push_back(&p);
+      concurrent_round(ps, {}, static_cast<int>(ps.size()), round, 0);
+      note_free_memory();
+      continue;
+    }
+    for (const auto& p : prompts) {
+      const auto cpu0 = launched ? thread_cpu_seconds(pgid) : std::nullopt;
+      const double sent = seconds(Clock::now() - ready);
+      auto r = request(p);
+      const auto cpu1 = launched ? thread_cpu_seconds(pgid) : std::nullopt;
+      if (!r) {
+        fail("request " + p.id + " round " + std::to_string(round + 1), r.error());
+        break;
+      }
+      out.requests.push_back({p.id, round, *r, cpu0 && cpu1 ? *cpu1 - *cpu0 : -1.0, 0, sent});
+    }
+    note_free_memory();
+  }
+  if (interrupted()) out.errors.push_back("interrupted");
+  if (launched) out.peak_rss_bytes = peak_rss_bytes(pgid);
+  if (const auto busy1 = busy_cpu_seconds(); busy0 && busy1 && launched) {
+    const auto runtime1 = thread_cpu_seconds(pgid);
+    if (runtime0 && runtime1)
+      out.other_load = other_load_share(*busy1 - *busy0, *runtime1 - *runtime0, own_cpu_seconds() - own0,
+                                        seconds(Clock::now() - load_t0), static_cast<int>(std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN))));
+  }
+  GpuSamplerReport gpu = sampler.stop();
+  out.gpu_memory = gpu.measured ? gpu.describe() : gpu.not_measured_reason;
+  if (gpu.measured && !gpu.process_peaks.empty()) out.gpu_peak_mib = static_cast<double>(gpu.peak_total_bytes) / (1024.0 * 1024.0);
+  if (!launched) return out;
+  ExitInfo e = launched->process.stop(5.0);
+  if (!out.errors.empty() && e.exited && (e.signal == SIGKILL || e.signal == SIGSEGV || e.signal == SIGABRT))
+    out.errors.push_back("the runtime " + e.describe());
+  return out;
+}
+
+}  // namespace fp

@@ -1,0 +1,61 @@
+// The timed runs: the runtime launched with cheap logging only, cold start measured on its own,
+// warm-up requests excluded, then repetition rounds over the case's prompts: one request at a time
+// (batch: a round's prompts at once), or, for a case with plan.concurrency, the rounds of each
+// concurrency level in turn (docs/workloads.md).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "client/stream_client.h"
+#include "flow/passes/case_context.h"
+#include "measure/free_memory.h"
+
+namespace fp {
+
+struct TimedRequest {
+  std::string prompt_id;
+  int round = 0;
+  StreamResult result;
+  double runtime_cpu_s = -1;  // CPU time the runtime's threads ran during this request (sequential rounds)
+  int level = 0;              // the concurrency level it ran at; 0: the job's own way (no plan.concurrency)
+  double sent_s = -1;         // when it was sent, seconds after the runtime was ready
+};
+
+struct TimedPass {
+  std::vector<std::string> argv;
+  std::string log_path;
+  double ready_s = 0;                      // launch to healthy
+  StreamResult cold_first;                 // the first request after ready, on its own
+  std::string cold_first_prompt;
+  std::vector<TimedRequest> requests;      // measured requests, every round
+  std::vector<double> round_wall_s;        // batch job and concurrency levels: wall time of each concurrent round
+  std::optional<uint64_t> peak_rss_bytes;  // the runtime's VmHWM just before it was stopped
+  std::string gpu_memory = "not measured";
+  std::optional<double> gpu_peak_mib;      // peak GPU memory of the runtime's processes (NVML); none: not measured
+  std::optional<double> other_load;        // share of the machine's CPU time others took while timed (measure/machine_load.h)
+  // The lowest memory left on the host and each GPU while the runtime served the requests (after the
+  // warm-up and after every round): the headroom's "memory left" (measure/kv_headroom.h).
+  FreeMemory free_memory_low;
+  std::vector<std::string> errors;         // failed requests; a non-empty list makes the run incomplete
+};
+
+// Options that A/B mode and tests override; the case's plan otherwise.
+struct TimedOptions {
+  int warmup = -1;
+  int repetitions = -1;
+  bool concurrent_rounds = false;  // batch: every prompt of a round in flight at once
+  // Run the case's concurrency levels (plan.concurrency, plan.requests, plan.request_rate): round r
+  // of level k is round k * repetitions + r of the pass. `flashproof run` sets it; A/B and the
+  // side-by-side gate measure the job's own way.
+  bool levels = false;
+};
+
+Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& options);
+
+// Requests per round at a concurrency level: plan.requests, else the level or the number of
+// prompts, whichever is larger (prompts are used in turn).
+size_t level_requests(const Case& c, int level, size_t prompts);
+
+}  // namespace fp
