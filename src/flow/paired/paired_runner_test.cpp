@@ -82,50 +82,6 @@ TEST(PairedRunner, GatedFiguresAreTheJobsAndDirectionsFollowTheUnit) {
   EXPECT_FALSE(higher_is_better("ttft_ms"));
 }
 
-TEST(PairedRunner, TheCaseMayChooseItsGatedFiguresAndKernelFiguresNeedTheProbe) {
-  Case c;
-  c.job = Job::Chat;
-  EXPECT_THAT(paired_gated_figures(c), ElementsAre("ttft_ms"));
-  EXPECT_FALSE(needs_kernel_probe(paired_gated_figures(c)));
-  c.plan.gated = {"ttft_ms", "gpu_kernel_ms"};
-  EXPECT_THAT(paired_gated_figures(c), ElementsAre("ttft_ms", "gpu_kernel_ms"));
-  EXPECT_TRUE(needs_kernel_probe(paired_gated_figures(c)));
-  EXPECT_TRUE(needs_kernel_probe({"attention_kernel_ms"}));
-}
-
-TEST(PairedRunner, OnCudaWithTheProbeKernelTimeIsGatedFirst) {
-  Case c;
-  c.job = Job::Completion;
-  // A CPU case, or CUDA without the probe: the job's figures at the default minimum effect.
-  auto cpu = gated_figures(c, false, false);
-  EXPECT_THAT(cpu.figures, ElementsAre("ttft_ms", "itl_ms"));
-  EXPECT_DOUBLE_EQ(cpu.min_effect["ttft_ms"].relative, kDefaultMinEffect);
-  EXPECT_DOUBLE_EQ(cpu.min_effect["ttft_ms"].floor, 1.0);  // every figure keeps its floor (case/effect_defaults.h)
-  auto no_probe = gated_figures(c, true, false);
-  EXPECT_THAT(no_probe.figures, ElementsAre("ttft_ms", "itl_ms"));
-  EXPECT_THAT(no_probe.note, HasSubstr("the kernel probe does not attach here"));
-  // CUDA with the probe: kernel time first at 2%, the host-clock figures at 25%.
-  auto gpu = gated_figures(c, true, true);
-  EXPECT_THAT(gpu.figures, ElementsAre("gpu_kernel_ms", "ttft_ms", "itl_ms"));
-  EXPECT_DOUBLE_EQ(gpu.min_effect["gpu_kernel_ms"].relative, 0.02);
-  EXPECT_DOUBLE_EQ(gpu.min_effect["gpu_kernel_ms"].floor, 0.01);
-  EXPECT_DOUBLE_EQ(gpu.min_effect["ttft_ms"].relative, 0.25);
-  EXPECT_TRUE(needs_kernel_probe(gpu.figures));
-  // The case's minimum effect wins over the machine's default; its own figures over the job's.
-  c.plan.min_effect["ttft_ms"] = MinEffect{0.1, 2.0};
-  EXPECT_DOUBLE_EQ(gated_figures(c, true, true).min_effect["ttft_ms"].relative, 0.1);
-  EXPECT_DOUBLE_EQ(gated_figures(c, true, true).min_effect["ttft_ms"].floor, 2.0);
-  c.plan.gated = {"ttft_ms"};
-  auto named = gated_figures(c, true, true);
-  EXPECT_THAT(named.figures, ElementsAre("ttft_ms"));
-  EXPECT_DOUBLE_EQ(named.min_effect["ttft_ms"].relative, 0.1);
-  EXPECT_EQ(named.note, "the case's plan.gated");
-  // A job that gates on answers only gains no timing figure on a GPU.
-  Case extraction;
-  extraction.job = Job::Extraction;
-  EXPECT_TRUE(gated_figures(extraction, true, true).figures.empty());
-}
-
 // A recorded H200 tally (-fa on, realistic model): every kernel's GPU time and the attention kernels'.
 TEST(PairedRunner, KernelUnitsComeFromTheLaunchsTally) {
   auto tally = read_kernel_tally(testing::fixture("logs/h200-live/fa_on.quiet.kernels.tsv"));
@@ -164,28 +120,6 @@ TEST(PairedRunner, UnitsPairWithinABlockAndSkipFailedLaunches) {
   EXPECT_FALSE(u[2].a_first);  // block 1: B first (ABBA)
   EXPECT_DOUBLE_EQ(u[1].b, 220);
   EXPECT_TRUE(paired_units(o, "missing").empty());
-}
-
-// Guards: every figure a user feels that the job does not gate, at the case's guard effect; a
-// figure the case un-guards (false) is left out, a gated figure is never also a guard.
-TEST(PairedRunner, TheFiguresAUserFeelsThatTheJobDoesNotGateAreGuarded) {
-  Case c;
-  c.job = Job::Chat;
-  auto g = gated_figures(c, false, false);
-  EXPECT_THAT(g.figures, ElementsAre("ttft_ms"));
-  EXPECT_EQ(g.guards.count("ttft_ms"), 0u);
-  ASSERT_EQ(g.guards.count("itl_ms"), 1u);
-  EXPECT_DOUBLE_EQ(g.guards["itl_ms"].relative, 0.25);
-  EXPECT_DOUBLE_EQ(g.guards["itl_ms"].floor, 0.05);
-  EXPECT_EQ(g.guards.count("tpot_ms"), 1u);
-  EXPECT_EQ(g.guards.count("e2e_ms"), 1u);
-  EXPECT_EQ(g.guards.count("throughput_tokens_per_s"), 1u);
-  EXPECT_EQ(g.guards.count("server_prompt_ms"), 0u);  // not a figure a user feels: reported
-  c.plan.guards["itl_ms"] = std::nullopt;
-  c.plan.guards["tpot_ms"] = MinEffect{0.1, 0};
-  auto tuned = gated_figures(c, false, false);
-  EXPECT_EQ(tuned.guards.count("itl_ms"), 0u);
-  EXPECT_DOUBLE_EQ(tuned.guards["tpot_ms"].relative, 0.1);
 }
 
 namespace {

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "case/effect_defaults.h"
-#include "flow/paired/paired_runner.h"
+#include "flow/passes/gated_figures.h"
 #include "util/text.h"
 
 namespace fp {

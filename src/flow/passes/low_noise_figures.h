@@ -1,7 +1,7 @@
 // Low-noise figures in a case run (the golden path): the GPU time per token of every kernel and of
 // the attention kernels, from the probed checks that follow each timed launch (flow/passes/probed_check.h;
 // never from the timed launches, which carry no probe), one value per launch; and on a GPU box the
-// job's gates as the side-by-side gate sets them (flow/paired/paired_runner.h gated_figures): kernel time
+// job's gates as the side-by-side gate sets them (flow/passes/gated_figures.h): kernel time
 // first at kKernelTimeMinEffect, the host-clock figures the job gates at kHostClockOnGpuMinEffect,
 // unless the case names its own. Per token, so that a case's workload size does not matter. The
 // runtime's own timings and its CPU time per token are the job's figures (flow/passes/figures.h).
