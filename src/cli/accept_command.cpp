@@ -148,8 +148,8 @@ int accept_one(const std::string& run_dir, const std::string& golden_root, const
     std::cerr << "flashproof accept: " << run_dir << " is an incomplete run; nothing to accept\n";
     return 1;
   }
-  if (!r->verdict_as_expected) {
-    std::cerr << "flashproof accept: " << run_dir << ": the evidence (" << r->verdict
+  if (!r->verdict.as_expected) {
+    std::cerr << "flashproof accept: " << run_dir << ": the evidence (" << to_string(r->verdict.activity)
               << ") does not match the case's expectation; a golden must not bless that. Fix the deployment or the case.\n";
     return 1;
   }
@@ -189,8 +189,9 @@ int accept_one(const std::string& run_dir, const std::string& golden_root, const
     std::cout << show_kernel_families(*plan->golden, previous.get());
     changes = changes || golden_to_json(*plan->golden) != golden_before;
     std::cout << "files: " << paths.golden_file << (golden_before.empty() ? " (new)" : "") << ", " << paths.verdict_file
-              << " (verdict " << r->verdict << (r->verdict_backend.empty() ? "" : " " + r->verdict_backend)
-              << ", evidence levels " << (r->levels_used.empty() ? std::string("none") : join(r->levels_used, ", ")) << ")"
+              << " (verdict " << to_string(r->verdict.activity)
+              << (r->verdict.fused_backends.empty() ? "" : " " + backends_text(r->verdict.fused_backends)) << ", evidence levels "
+              << (r->verdict.levels_used.empty() ? std::string("none") : join(r->verdict.levels_used, ", ")) << ")"
               << (plan->case_fingerprint_json.empty() ? "" : ", " + paths.case_fingerprint_file + " (fingerprint " + r->fingerprint_id + ")")
               << "\n";
   }

@@ -68,8 +68,7 @@ const FigureResult* figure(const RunResult& r, const std::string& name) {
 
 // "active (CPU 30) [log+placement]": the summary table's verdict column.
 std::string verdict_column(const RunResult& r) {
-  return r.verdict + (r.verdict_backend.empty() ? "" : " (" + r.verdict_backend + ")") +
-         (r.levels_used.empty() ? "" : " [" + join(r.levels_used, "+") + "]");
+  return verdict_text(r.verdict) + (r.verdict.levels_used.empty() ? "" : " [" + join(r.verdict.levels_used, "+") + "]");
 }
 
 void print_row(const CaseRun& run, const std::string& case_path, int verdict_width) {

@@ -118,15 +118,6 @@ bool fused_devices_differ(const std::map<std::string, int>& before, const std::m
                      [](const auto& b, const auto& a) { return b.first == a.first; });
 }
 
-std::string to_string(Activity a) {
-  switch (a) {
-    case Activity::Active: return "active";
-    case Activity::NotActive: return "not active";
-    case Activity::NoEvidence: return "no evidence";
-  }
-  return "unknown";
-}
-
 const std::vector<std::string>& evidence_level_names() {
   static const std::vector<std::string> names = {"log", "placement", "kernels"};
   return names;

@@ -11,11 +11,9 @@
 #include "evidence/kernel_tally.h"
 #include "evidence/log_scan.h"
 #include "evidence/placement.h"
+#include "evidence/verdict_types.h"
 
 namespace fp {
-
-enum class Activity { Active, NotActive, NoEvidence };
-std::string to_string(Activity a);  // "active", "not active", "no evidence"
 
 // What one level says.
 struct LevelFinding {
@@ -117,8 +115,6 @@ std::vector<std::string> evidence_lost(const std::vector<std::string>& before, c
                                        const std::vector<std::string>& now_unavailable, const std::string& before_what,
                                        const std::string& now_what);
 
-// The fused op's placement per backend, "CPU 30, CUDA0 126" (backend order); "" when none.
-std::string backends_text(const std::map<std::string, int>& fused_backends);
 // Whether the fused op ran on other devices in `after` than in `before` (the set of backends, not
 // the node counts: a batch job's graph holds more or fewer FLASH_ATTN nodes from one launch to the
 // next as its requests are batched, 36 or 40 on the same build: measured on batch-tiny).

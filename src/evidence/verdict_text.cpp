@@ -47,12 +47,6 @@ std::string explain(const Verdict& v, const LogScan* log) {
 
 }  // namespace verdict_detail
 
-std::string backends_text(const std::map<std::string, int>& fused_backends) {
-  std::vector<std::string> parts;
-  for (const auto& [k, n] : fused_backends) parts.push_back(k + " " + std::to_string(n));
-  return join(parts, ", ");
-}
-
 std::string format_verdict(const Verdict& v) {
   std::ostringstream out;
   out << "verdict: " << to_string(v.activity) << "\n";

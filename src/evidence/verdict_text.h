@@ -1,5 +1,5 @@
 // The verdict in words: the one-paragraph explanation decide() stores (evidence/verdict.h
-// format_verdict and backends_text are defined beside it, in verdict_text.cpp).
+// format_verdict is defined beside it, in verdict_text.cpp; backends_text in evidence/verdict_types.h).
 #pragma once
 
 #include <string>

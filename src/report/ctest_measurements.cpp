@@ -82,8 +82,7 @@ std::vector<std::string> run_measurements(const RunResult& r, const std::string&
     if (std::string m = ctest_measurement(prefix + name, v); !m.empty()) out.push_back(m);
   };
   out.push_back(ctest_text_measurement(prefix + "status", r.status()));
-  out.push_back(ctest_text_measurement(prefix + "verdict", r.verdict + (r.verdict_backend.empty() ? "" : " (" + r.verdict_backend + ")") +
-                                                               (r.levels_used.empty() ? "" : " [" + join(r.levels_used, "+") + "]")));
+  out.push_back(ctest_text_measurement(prefix + "verdict", verdict_text(r.verdict) + (r.verdict.levels_used.empty() ? "" : " [" + join(r.verdict.levels_used, "+") + "]")));
   if (!r.runtime_build.empty()) out.push_back(ctest_text_measurement(prefix + "runtime.build", r.runtime_build));
   // Whether the timing figures were compared with a golden, and with which: "not compared: no
   // reviewed golden for fingerprint ID" is no failure, but CDash shows it beside the figures.
@@ -117,11 +116,11 @@ std::vector<std::string> failure_explanation(const RunResult& r) {
   std::vector<std::string> out;
   if (r.status() == "pass") return out;
   for (const auto& f : r.failures) out.push_back(one_line(f, 2000));
-  if (r.complete && !r.verdict_as_expected) {
-    out.push_back("evidence: verdict " + r.verdict + (r.verdict_backend.empty() ? "" : " (" + r.verdict_backend + ")") +
-                  ", levels used: " + (r.levels_used.empty() ? "none" : join(r.levels_used, ", ")) +
-                  (r.levels_unavailable.empty() ? "" : "; unavailable: " + join(r.levels_unavailable, "; ")));
-    for (const auto& q : r.verdict_quotes) out.push_back("evidence quote: " + one_line(q, 300));
+  const RunVerdict& v = r.verdict;
+  if (r.complete && !v.as_expected) {
+    out.push_back("evidence: verdict " + verdict_text(v) + ", levels used: " + (v.levels_used.empty() ? "none" : join(v.levels_used, ", ")) +
+                  (v.levels_unavailable.empty() ? "" : "; unavailable: " + join(v.levels_unavailable, "; ")));
+    for (const auto& q : v.quotes) out.push_back("evidence quote: " + one_line(q, 300));
   }
   return out;
 }

@@ -16,10 +16,10 @@ RunResult failing_run() {
   RunResult r;
   r.case_name = "chat-tiny";
   r.complete = true;
-  r.verdict = "not active";
-  r.verdict_backend = "CPU 30";
-  r.levels_used = {"log", "placement"};
-  r.verdict_quotes = {"llama_context: flash_attn = disabled"};
+  r.verdict.activity = Activity::NotActive;
+  r.verdict.fused_backends = {{"CPU", 30}};
+  r.verdict.levels_used = {"log", "placement"};
+  r.verdict.quotes = {"llama_context: flash_attn = disabled"};
   r.failures = {"fused attention expected active on CPU, evidence says not active: log: \"flash_attn = disabled\"",
                 "figure ttft_ms_p95: regressed: worse by 12 (40%): golden median 30, measured median 42 (n=5), tolerance 7.5"};
   FigureResult f;
@@ -67,7 +67,7 @@ TEST(CtestMeasurements, ExplanationCarriesVerdictEvidenceAndRegressedFigure) {
   EXPECT_THAT(lines, Contains(AllOf(HasSubstr("evidence quote:"), HasSubstr("flash_attn = disabled"))));
   EXPECT_THAT(lines, Contains(AllOf(HasSubstr("ttft_ms_p95: regressed"), HasSubstr("golden median 30"))));
   r.failures.clear();
-  r.verdict_as_expected = true;
+  r.verdict.as_expected = true;
   EXPECT_EQ(failure_summary(r), "");
   EXPECT_TRUE(failure_explanation(r).empty());
 }

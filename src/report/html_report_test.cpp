@@ -54,11 +54,11 @@ RunResult sample_run(const std::string& build, double ttft_scale) {
   r.flag_value = "on";
   r.started_utc = "2026-11-30T00:00:00Z";
   r.complete = true;
-  r.verdict = "active";
-  r.verdict_backend = "CPU 30";
-  r.verdict_as_expected = true;
-  r.levels_used = {"log", "placement"};
-  r.verdict_quotes = {"llama_context: flash_attn = enabled"};
+  r.verdict.activity = Activity::Active;
+  r.verdict.fused_backends = {{"CPU", 30}};
+  r.verdict.as_expected = true;
+  r.verdict.levels_used = {"log", "placement"};
+  r.verdict.quotes = {"llama_context: flash_attn = enabled"};
   r.expect_backend = "CPU";
   FigureResult f;
   f.name = "ttft_ms_p95";

@@ -45,10 +45,6 @@ std::string probed_check_state(const std::string& text) {
   return text;
 }
 
-std::string verdict_text(const RunResult& r) {
-  return r.verdict + (r.verdict_backend.empty() ? "" : " (" + r.verdict_backend + ")");
-}
-
 }  // namespace
 
 bool ResultDiff::regressed() const {
@@ -65,13 +61,14 @@ ResultDiff diff_results(const RunResult& o, const RunResult& n, const std::map<s
   d.old_status = o.status();
   d.new_status = n.status();
   if (o.case_name != n.case_name) d.verdict_changes.push_back("case: " + o.case_name + " -> " + n.case_name);
-  if (verdict_text(o) != verdict_text(n)) d.verdict_changes.push_back("verdict: " + verdict_text(o) + " -> " + verdict_text(n));
-  if (o.verdict_as_expected != n.verdict_as_expected)
-    d.verdict_changes.push_back(std::string("verdict as expected: ") + (o.verdict_as_expected ? "yes" : "no") + " -> " +
-                                (n.verdict_as_expected ? "yes" : "no"));
-  if (join(o.levels_used, ", ") != join(n.levels_used, ", ") && !o.levels_used.empty())
-    d.verdict_changes.push_back("evidence levels: " + join(o.levels_used, ", ") + " -> " +
-                                (n.levels_used.empty() ? std::string("none") : join(n.levels_used, ", ")));
+  if (verdict_text(o.verdict) != verdict_text(n.verdict))
+    d.verdict_changes.push_back("verdict: " + verdict_text(o.verdict) + " -> " + verdict_text(n.verdict));
+  if (o.verdict.as_expected != n.verdict.as_expected)
+    d.verdict_changes.push_back(std::string("verdict as expected: ") + (o.verdict.as_expected ? "yes" : "no") + " -> " +
+                                (n.verdict.as_expected ? "yes" : "no"));
+  if (join(o.verdict.levels_used, ", ") != join(n.verdict.levels_used, ", ") && !o.verdict.levels_used.empty())
+    d.verdict_changes.push_back("evidence levels: " + join(o.verdict.levels_used, ", ") + " -> " +
+                                (n.verdict.levels_used.empty() ? std::string("none") : join(n.verdict.levels_used, ", ")));
   if (o.evidence_signals != n.evidence_signals)
     d.verdict_changes.push_back("evidence signals: " + o.evidence_signals + " -> " + n.evidence_signals);
   if (probed_check_state(o.probed_check) != probed_check_state(n.probed_check) && o.probed_check != "not recorded" &&

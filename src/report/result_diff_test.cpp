@@ -30,9 +30,9 @@ RunResult run(const std::string& dir) {
   r.case_name = "chat-tiny-short";
   r.output_dir = dir;
   r.complete = true;
-  r.verdict = "active";
-  r.verdict_backend = "CPU 30";
-  r.verdict_as_expected = true;
+  r.verdict.activity = Activity::Active;
+  r.verdict.fused_backends = {{"CPU", 30}};
+  r.verdict.as_expected = true;
   r.fingerprint_id = "cpu-2c-llama-server-b11669";
   r.figures = {figure("ttft_ms", {10, 10.5, 9.5, 10.2, 9.8}), figure("decode_tokens_per_s", {100, 101, 99, 100, 100}, false, false)};
   r.answers = {{"p1", "hello world", true, "identical", ""}};
@@ -59,9 +59,9 @@ TEST(ResultDiff, IdenticalRunsShowNoChange) {
 TEST(ResultDiff, RegressionLostKernelAndChangedAnswerAreReportedVerdictFirst) {
   RunResult before = run("old"), after = run("new");
   before.figures[0] = launches("ttft_ms", {10, 10.5, 9.5, 10.2, 9.8});  // five launches: a known spread
-  after.verdict = "not active";
-  after.verdict_backend = "";
-  after.verdict_as_expected = false;
+  after.verdict.activity = Activity::NotActive;
+  after.verdict.fused_backends.clear();
+  after.verdict.as_expected = false;
   after.failures = {"fused attention expected active"};
   after.figures[0] = figure("ttft_ms", {30, 31, 29, 30, 30});  // one launch, median 30
   after.answers[0].text = "hello there";
@@ -119,8 +119,8 @@ TEST(ResultDiff, ProbedCheckChangesOnlyWhenItsOutcomeDoes) {
 
 TEST(ResultDiff, LostEvidenceLevelIsAVerdictChange) {
   RunResult before = run("old"), after = run("new");
-  before.levels_used = {"log", "placement", "kernels"};
-  after.levels_used = {"log", "placement"};
+  before.verdict.levels_used = {"log", "placement", "kernels"};
+  after.verdict.levels_used = {"log", "placement"};
   ResultDiff d = diff_results(before, after, policies());
   ASSERT_TRUE(d.verdict_changed());
   EXPECT_EQ(d.verdict_changes[0], "evidence levels: log, placement, kernels -> log, placement");

@@ -66,13 +66,14 @@ std::string result_to_text(const RunResult& r) {
   for (size_t i = 0; i < r.failures.size(); ++i) line(out, "failure." + std::to_string(i + 1), shown(r.failures[i]));
   line(out, "expect.fused_attention", r.expect_fused ? "true" : "false");
   line(out, "expect.backend", r.expect_backend);
-  line(out, "verdict", r.verdict);
-  line(out, "verdict.backend", r.verdict_backend);
-  line(out, "verdict.as_expected", r.verdict_as_expected ? "true" : "false");
-  line(out, "verdict.levels_used", join(r.levels_used, "; "));
-  line(out, "verdict.levels_unavailable", join(r.levels_unavailable, "; "));
-  line(out, "verdict.explanation", r.verdict_explanation);
-  for (size_t i = 0; i < r.verdict_quotes.size(); ++i) line(out, "verdict.quote." + std::to_string(i + 1), r.verdict_quotes[i]);
+  const RunVerdict& v = r.verdict;
+  line(out, "verdict", to_string(v.activity));
+  line(out, "verdict.backend", backends_text(v.fused_backends));
+  line(out, "verdict.as_expected", v.as_expected ? "true" : "false");
+  line(out, "verdict.levels_used", join(v.levels_used, "; "));
+  line(out, "verdict.levels_unavailable", join(v.levels_unavailable, "; "));
+  line(out, "verdict.explanation", v.explanation);
+  for (size_t i = 0; i < v.quotes.size(); ++i) line(out, "verdict.quote." + std::to_string(i + 1), v.quotes[i]);
   for (size_t i = 0; i < r.verdict_causes.size(); ++i) line(out, "verdict.cause." + std::to_string(i + 1), r.verdict_causes[i]);
   line(out, "signals.evidence_pass", r.evidence_signals);
   line(out, "signals.evidence_load", r.evidence_load);
@@ -148,9 +149,10 @@ nlohmann::ordered_json result_to_json(const RunResult& r) {
   j["status"] = r.status();
   j["failures"] = r.failures;
   j["expect"] = {{"fused_attention", r.expect_fused}, {"backend", r.expect_backend}};
-  j["verdict"] = {{"state", r.verdict}, {"backend", r.verdict_backend}, {"as_expected", r.verdict_as_expected},
-                  {"levels_used", r.levels_used}, {"levels_unavailable", r.levels_unavailable},
-                  {"explanation", r.verdict_explanation}, {"quotes", r.verdict_quotes}, {"causes", r.verdict_causes}};
+  const RunVerdict& v = r.verdict;
+  j["verdict"] = {{"state", to_string(v.activity)}, {"backend", backends_text(v.fused_backends)}, {"as_expected", v.as_expected},
+                  {"levels_used", v.levels_used}, {"levels_unavailable", v.levels_unavailable},
+                  {"explanation", v.explanation}, {"quotes", v.quotes}, {"causes", r.verdict_causes}};
   j["signals"] = {{"evidence_pass", r.evidence_signals}, {"evidence_load", r.evidence_load}, {"timed_runs", r.timed_signals}, {"probed_check", r.probed_check},
                   {"mismatches", r.signal_mismatches}};
   json families = json::array();
@@ -221,11 +223,15 @@ Result<RunResult> load_result_json(const std::string& path) {
     const std::string status = j.at("status").get<std::string>();
     r.complete = status != "incomplete";
     r.failures = j.at("failures").get<std::vector<std::string>>();
-    r.verdict = j.at("verdict").at("state").get<std::string>();
-    r.verdict_as_expected = j.at("verdict").at("as_expected").get<bool>();
-    r.verdict_explanation = j.at("verdict").at("explanation").get<std::string>();
-    r.levels_used = j.at("verdict").value("levels_used", std::vector<std::string>{});
-    r.levels_unavailable = j.at("verdict").value("levels_unavailable", std::vector<std::string>{});
+    const std::string state = j.at("verdict").at("state").get<std::string>();
+    const auto activity = activity_from_string(state);
+    if (!activity)
+      return make_error(path + ": verdict.state \"" + state + "\" is not one of \"active\", \"not active\", \"no evidence\"");
+    r.verdict.activity = *activity;
+    r.verdict.as_expected = j.at("verdict").at("as_expected").get<bool>();
+    r.verdict.explanation = j.at("verdict").at("explanation").get<std::string>();
+    r.verdict.levels_used = j.at("verdict").value("levels_used", std::vector<std::string>{});
+    r.verdict.levels_unavailable = j.at("verdict").value("levels_unavailable", std::vector<std::string>{});
     r.evidence_signals = j.at("signals").at("evidence_pass").get<std::string>();
     r.timed_signals = j.at("signals").at("timed_runs").get<std::string>();
     r.evidence_load = j["signals"].value("evidence_load", std::string());
@@ -285,7 +291,11 @@ Result<RunResult> load_result_json(const std::string& path) {
       r.attached_log = j["attach"].value("log", "");
       r.attached_notes = j["attach"].value("notes", std::vector<std::string>{});
     }
-    r.verdict_backend = j.at("verdict").value("backend", "");
+    const std::string backend = j.at("verdict").value("backend", "");
+    const auto placed = backends_from_text(backend);
+    if (!placed)
+      return make_error(path + ": verdict.backend \"" + backend + "\" is not a placement such as \"CPU 30, CUDA0 126\" (backend, fused nodes)");
+    r.verdict.fused_backends = *placed;
     r.verdict_causes = j.at("verdict").value("causes", std::vector<std::string>{});
   } catch (const nlohmann::json::exception& e) {
     return make_error(path + ": not a valid result file: " + e.what());

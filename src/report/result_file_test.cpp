@@ -22,8 +22,8 @@ RunResult sample() {
   r.model_sha256 = "ab";
   r.flag_value = "on";
   r.timed_argv = {"/bin/llama-server", "-m", "a model.gguf"};
-  r.verdict = "active";
-  r.verdict_as_expected = true;
+  r.verdict.activity = Activity::Active;
+  r.verdict.as_expected = true;
   FigureResult f;
   f.name = "ttft_ms";
   f.samples = {3, 1, 2};
@@ -114,8 +114,8 @@ TEST(ResultFile, JsonRoundTripKeepsWhatAcceptNeeds) {
 
 TEST(ResultFile, KernelSetLevelsAndLoadRoundTrip) {
   RunResult r = sample();
-  r.levels_used = {"log", "placement", "kernels"};
-  r.levels_unavailable = {};
+  r.verdict.levels_used = {"log", "placement", "kernels"};
+  r.verdict.levels_unavailable = {};
   r.evidence_load = "4 requests at once (the batch job's round)";
   r.kernel_launches = {"evidence pass", "probed check"};
   r.kernel_families = {{"fattn-mma", true, {0.435, 0.434}}, {"soft_max", false, {0.0, 0.01}}};
@@ -130,7 +130,7 @@ TEST(ResultFile, KernelSetLevelsAndLoadRoundTrip) {
   ASSERT_TRUE(write_result_files(dir, r).ok());
   auto back = load_result_json(dir + "/result.json");
   ASSERT_TRUE(back.ok()) << back.error().message;
-  EXPECT_EQ(back->levels_used, r.levels_used);  // accept writes them into the golden's verdict
+  EXPECT_EQ(back->verdict.levels_used, r.verdict.levels_used);  // accept writes them into the golden's verdict
   EXPECT_EQ(back->evidence_load, r.evidence_load);
   EXPECT_EQ(back->kernel_launches, r.kernel_launches);
   ASSERT_EQ(back->kernel_families.size(), 2u);

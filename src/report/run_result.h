@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "evidence/verdict_types.h"
 #include "golden/kernel_families.h"
 #include "measure/kv_headroom.h"
 #include "measure/stats.h"
@@ -60,11 +61,7 @@ struct RunResult {
   std::vector<std::string> attached_notes;
 
   // Evidence
-  std::string verdict = "no evidence";   // active | not active | no evidence
-  std::string verdict_backend;
-  std::string verdict_explanation;
-  std::vector<std::string> levels_used, levels_unavailable, verdict_quotes;
-  bool verdict_as_expected = false;
+  RunVerdict verdict;                           // typed; the report writers make its words
   std::vector<std::string> verdict_causes;      // when not as expected: known causes with remedies (evidence/causes.h)
   std::vector<std::string> signal_mismatches;   // timed run vs evidence pass
   std::string evidence_signals, timed_signals;  // e.g. "flash attention enabled; splits 1"

@@ -211,21 +211,21 @@ void note_evidence(const CaseContext& ctx, const EvidenceOutcome& ev, RunResult&
   r.instrument_retry_steps = ev.retry_steps;
   r.instruments_known = true;
   const Verdict& v = ev.verdict;
-  r.verdict = to_string(v.activity);
-  r.verdict_backend = backends_text(v.fused_backends);
-  r.verdict_explanation = v.explanation;
-  r.verdict_quotes = v.quotes;
-  for (int l : v.levels_used) r.levels_used.push_back(v.levels[static_cast<size_t>(l - 1)].name);
-  r.levels_unavailable = v.levels_unavailable;
-  r.verdict_as_expected = verdict_as_expected(v, c.expect.fused_attention);
+  r.verdict.activity = v.activity;
+  r.verdict.fused_backends = v.fused_backends;
+  r.verdict.explanation = v.explanation;
+  r.verdict.quotes = v.quotes;
+  for (int l : v.levels_used) r.verdict.levels_used.push_back(v.levels[static_cast<size_t>(l - 1)].name);
+  r.verdict.levels_unavailable = v.levels_unavailable;
+  r.verdict.as_expected = verdict_as_expected(v, c.expect.fused_attention);
   r.evidence_signals = signals_text(ev.signals);
   r.evidence_load = ev.load;
   if (ev.kernels) add_kernel_launch(r.kernel_families, r.kernel_launches, family_shares(*ev.kernels), "evidence pass");
   for (const auto& cause : ev.causes) r.verdict_causes.push_back(cause.text());
   if (ev.causes.empty() && !ev.causes_line.empty()) r.verdict_causes.push_back(ev.causes_line);
-  if (!r.verdict_as_expected)
+  if (!r.verdict.as_expected)
     r.failures.push_back(std::string("fused attention expected ") + (c.expect.fused_attention ? "active" : "not active") +
-                         " on " + c.expect.backend + ", evidence says " + r.verdict + ": " + v.explanation +
+                         " on " + c.expect.backend + ", evidence says " + to_string(v.activity) + ": " + v.explanation +
                          (ev.causes_line.empty() ? "" : ". " + ev.causes_line));
 }
 
@@ -421,7 +421,7 @@ Result<std::optional<CpuQuota>> calibration_quota(const RunOptions& o) {
 // the goldens. Returns the exit code.
 int measure_and_compare(CaseContext& ctx, const ServerMode& server, const EvidenceOutcome& ev, const RunOptions& o, RunResult& r) {
   const Case& c = ctx.c;
-  progress(o, c.name, "evidence: " + r.verdict + " (" + std::to_string(ev.wall_s).substr(0, 5) + " s); timed runs");
+  progress(o, c.name, "evidence: " + to_string(r.verdict.activity) + " (" + std::to_string(ev.wall_s).substr(0, 5) + " s); timed runs");
   const int launches = timed_launch_count(o, server, r.fingerprint_id, c.name);
   auto quota = calibration_quota(o);
   if (!quota) {

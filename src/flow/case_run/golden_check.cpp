@@ -2,8 +2,6 @@
 
 #include <cmath>
 #include <filesystem>
-#include <set>
-#include <sstream>
 
 #include "case/case_file.h"
 #include "case/effect_defaults.h"
@@ -43,7 +41,11 @@ Result<RecordedVerdict> load_recorded_verdict(const std::string& path) {
   FP_TRY(std::string text, read_file(path));
   try {
     auto j = nlohmann::json::parse(text);
-    RecordedVerdict v{j.at("state").get<std::string>(), j.at("backend").get<std::string>()};
+    RecordedVerdict v{j.at("state").get<std::string>(), j.at("backend").get<std::string>(), {}};
+    auto placed = backends_from_text(v.backend);
+    if (!placed)
+      return make_error(path + ": backend \"" + v.backend + "\" is not a placement such as \"CPU 30, CUDA0 126\" (backend, fused nodes)");
+    v.fused_backends = *placed;
     v.levels_known = j.contains("levels_used");
     if (v.levels_known) v.levels_used = j.at("levels_used").get<std::vector<std::string>>();
     return v;
@@ -134,8 +136,8 @@ void compare_verdict(const GoldenPaths& paths, RunResult& r) {
     r.failures.push_back("recorded verdict unreadable (left untouched): " + before.error().message);
     return;
   }
-  const std::string was = verdict_text(before->state, before->backend), now = verdict_text(r.verdict, r.verdict_backend);
-  if (before->state != r.verdict || verdict_devices(before->backend) != verdict_devices(r.verdict_backend))
+  const std::string was = verdict_text(before->state, before->backend), now = verdict_text(r.verdict);
+  if (before->state != to_string(r.verdict.activity) || fused_devices_differ(before->fused_backends, r.verdict.fused_backends))
     r.failures.push_back("verdict differs from the one recorded with the golden (" + paths.verdict_file + "): " + was + " -> " + now);
   else
     r.golden_lines.push_back("verdict as recorded: " + now + " (recorded " + was + ")");
@@ -158,7 +160,7 @@ std::vector<std::string> evidence_lost_since_golden(const RecordedVerdict& befor
                                                     const std::string& verdict_file) {
   std::vector<std::string> out;
   if (!before.levels_known) return out;
-  for (const auto& lost : evidence_lost(before.levels_used, r.levels_used, r.levels_unavailable,
+  for (const auto& lost : evidence_lost(before.levels_used, r.verdict.levels_used, r.verdict.levels_unavailable,
                                         "when the golden was recorded (" + verdict_file + ")", "in this run"))
     out.push_back(lost + (r.output_dir.empty() ? "" : "; if that is intended, keep it with `flashproof accept " + r.output_dir + "`"));
   return out;
@@ -182,18 +184,6 @@ void compare_kernel_set(const Golden& golden, const std::string& golden_file, Ru
   for (const auto& f : kc.failures())
     r.failures.push_back(f + " (attention kernel set of " + golden_file + "; if that is intended, keep it with `flashproof accept " +
                          r.output_dir + "`)");
-}
-
-std::set<std::string> verdict_devices(const std::string& backend) {
-  std::set<std::string> out;
-  std::istringstream in(backend);
-  std::string part;
-  while (std::getline(in, part, ',')) {
-    std::string t = trim(part);
-    t = t.substr(0, t.find(' '));
-    if (!t.empty()) out.insert(t);
-  }
-  return out;
 }
 
 void compare_goldens(const GoldenCheckOptions& o, RunResult& r) {
@@ -262,7 +252,7 @@ void compare_goldens(const GoldenCheckOptions& o, RunResult& r) {
   }
   if (record_answers) {
     r.golden_lines.push_back("recorded " + std::to_string(r.answers.size()) + " reference answers and the verdict (" +
-                             verdict_text(r.verdict, r.verdict_backend) + ") in " + ref.dir);
+                             verdict_text(r.verdict) + ") in " + ref.dir);
     for (auto& a : r.answers) a.reference = "recorded";
   }
 }

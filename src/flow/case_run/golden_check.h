@@ -5,7 +5,6 @@
 #pragma once
 
 #include <map>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -35,13 +34,11 @@ std::map<std::string, std::vector<double>> earlier_nights(const std::string& res
 // the run's, every changed field is reported.
 void compare_goldens(const GoldenCheckOptions& options, RunResult& r);
 
-// The devices of a verdict backend text "CPU 30, CUDA0 126" -> {CPU, CUDA0}.
-std::set<std::string> verdict_devices(const std::string& backend);
-
 // The verdict a golden was recorded with (<case>/verdict.json).
 struct RecordedVerdict {
   std::string state;    // active | not active | no evidence
   std::string backend;  // e.g. "CPU 30", "CUDA0 156"
+  std::map<std::string, int> fused_backends;  // `backend` read back (evidence/verdict_types.h backends_from_text)
   std::vector<std::string> levels_used;  // the evidence levels that answered ("log", "placement", "kernels")
   bool levels_known = false;             // the file lists them (verdict files of older versions may not)
 };

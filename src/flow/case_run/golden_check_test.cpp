@@ -44,9 +44,9 @@ class GoldenCheck : public ::testing::Test {
     r.fingerprint_id = "m1";
     r.output_dir = path("results/run");
     r.complete = true;
-    r.verdict = "active";
-    r.verdict_backend = "CPU 30";
-    r.verdict_as_expected = true;
+    r.verdict.activity = Activity::Active;
+    r.verdict.fused_backends = {{"CPU", 30}};
+    r.verdict.as_expected = true;
     r.launches = static_cast<int>(launch_medians.size());
     FigureResult f;
     f.name = "ttft_ms_p95";
@@ -261,7 +261,7 @@ TEST_F(GoldenCheck, ChangedVerdictOrAnswerFails) {
   ASSERT_THAT(first.failures, IsEmpty());
 
   RunResult moved = run({10});
-  moved.verdict_backend = "CUDA0 30";
+  moved.verdict.fused_backends = {{"CUDA0", 30}};
   moved.answers[0].text = "hello there";
   compare_goldens(setup, moved);
   ASSERT_EQ(moved.failures.size(), 2u);
@@ -270,7 +270,7 @@ TEST_F(GoldenCheck, ChangedVerdictOrAnswerFails) {
                                            "): active (CPU 30) -> active (CUDA0 30)"));
   // The same devices with another node count is the same verdict.
   RunResult recount = run({10});
-  recount.verdict_backend = "CPU 28";
+  recount.verdict.fused_backends = {{"CPU", 28}};
   compare_goldens(setup, recount);
   EXPECT_THAT(recount.failures, IsEmpty());
 }
@@ -334,7 +334,7 @@ TEST_F(GoldenCheck, EvidenceLostAgainstTheGoldenNamesTheLevel) {
   GoldenCheckOptions setup{path("g")};
   setup.record_missing_answers = true;
   RunResult first = run({10});
-  first.levels_used = {"log", "placement", "kernels"};
+  first.verdict.levels_used = {"log", "placement", "kernels"};
   compare_goldens(setup, first);
   ASSERT_THAT(first.failures, IsEmpty());
   auto recorded = load_recorded_verdict(path("g/m1/chat/verdict.json"));
@@ -343,8 +343,8 @@ TEST_F(GoldenCheck, EvidenceLostAgainstTheGoldenNamesTheLevel) {
   EXPECT_THAT(recorded->levels_used, ::testing::ElementsAre("log", "placement", "kernels"));
 
   RunResult silent = run({10});
-  silent.levels_used = {"log", "placement"};
-  silent.levels_unavailable = {"level 3 kernels: no tally given (no GPU: NVML lists none)"};
+  silent.verdict.levels_used = {"log", "placement"};
+  silent.verdict.levels_unavailable = {"level 3 kernels: no tally given (no GPU: NVML lists none)"};
   compare_goldens(setup, silent);
   ASSERT_EQ(silent.failures.size(), 1u) << join(silent.failures, "\n");
   EXPECT_EQ(silent.failures[0], "EVIDENCE LOST: level 3 (kernels) gave evidence when the golden was recorded (" +

@@ -15,9 +15,9 @@ namespace fs = std::filesystem;
 
 std::string verdict_to_json(const RunResult& r) {
   nlohmann::ordered_json j;
-  j["state"] = r.verdict;
-  j["backend"] = r.verdict_backend;
-  j["levels_used"] = r.levels_used;
+  j["state"] = to_string(r.verdict.activity);
+  j["backend"] = backends_text(r.verdict.fused_backends);
+  j["levels_used"] = r.verdict.levels_used;
   return j.dump(2) + "\n";
 }
 

@@ -11,6 +11,7 @@
 
 #include "case/case_file.h"
 #include "flow/case_run/golden_check.h"
+#include "evidence/verdict.h"
 #include "flow/passes/case_context.h"
 #include "golden/golden_paths.h"
 #include "runtime/adapter.h"
@@ -66,7 +67,7 @@ void judge(const Case& c, const CaseRun& run, const GoldenPaths& paths, GateCase
   const RunResult& r = run.result;
   cr.result_dir = r.output_dir;
   cr.figure_lines = r.golden_lines;
-  cr.verdict_after = verdict_text(r.verdict, r.verdict_backend);
+  cr.verdict_after = verdict_text(r.verdict);
   if (r.case_name.empty()) {
     cr.outcome = run.exit_code == kRunSkip ? "skipped" : "incomplete";
     cr.problems.push_back(run.message);
@@ -81,13 +82,13 @@ void judge(const Case& c, const CaseRun& run, const GoldenPaths& paths, GateCase
   } else {
     cr.verdict_before = "not recorded (" + paths.verdict_file + " missing: golden recorded before verdicts were kept)";
   }
-  if (!r.verdict_as_expected)  // evidence/verdict.h verdict_as_expected, applied by the case run
-    cr.problems.push_back("LOST: fused attention is " + r.verdict + " (expected " + (c.expect.fused_attention ? "active" : "not active") + " on " + c.expect.backend + "): " +
-                          r.verdict_explanation);
+  if (!r.verdict.as_expected)  // evidence/verdict.h verdict_as_expected, applied by the case run
+    cr.problems.push_back("LOST: fused attention is " + to_string(r.verdict.activity) + " (expected " + (c.expect.fused_attention ? "active" : "not active") + " on " + c.expect.backend + "): " +
+                          r.verdict.explanation);
   if (before) {
-    if (before->state != r.verdict)
+    if (before->state != to_string(r.verdict.activity))
       cr.problems.push_back("verdict changed: " + cr.verdict_before + " -> " + cr.verdict_after);
-    else if (verdict_devices(before->backend) != verdict_devices(r.verdict_backend))
+    else if (fused_devices_differ(before->fused_backends, r.verdict.fused_backends))
       cr.problems.push_back("fused attention moved: " + cr.verdict_before + " -> " + cr.verdict_after);
     for (const auto& lost : evidence_lost_since_golden(*before, r, paths.verdict_file)) cr.problems.push_back(lost);
   }

@@ -85,8 +85,8 @@ TEST_F(AttachedRun, WithoutALogTheVerdictIsNoEvidenceAndSaysWhy) {
   LoopbackServer server(s);
   CaseRun r = run(server.url(""));
   EXPECT_EQ(r.exit_code, kRunFail) << failures(r);
-  EXPECT_EQ(r.result.verdict, "no evidence");
-  EXPECT_THAT(join(r.result.levels_unavailable, "\n"), HasSubstr("attached without a log"));
+  EXPECT_EQ(to_string(r.result.verdict.activity), "no evidence");
+  EXPECT_THAT(join(r.result.verdict.levels_unavailable, "\n"), HasSubstr("attached without a log"));
   EXPECT_EQ(r.result.attached, server.url(""));
   EXPECT_EQ(r.result.attached_log, "none");
   EXPECT_EQ(r.result.runtime_build, "11669") << "from the answer's system_fingerprint b11669-Debian";
