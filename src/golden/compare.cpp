@@ -88,7 +88,7 @@ FigureComparison compare_one(const std::string& name, const GoldenFigure& g, con
   return c;
 }
 
-// Host-clock regressions become "within noise" with `why` (a busier night, another machine); memory,
+// Host-clock regressions become "within noise" with `why` (a busier night, slower cores, another machine); memory,
 // GPU kernel time and the machine's own load figures are left as judged.
 void not_judged_on_host_clock(Comparison& out, const std::string& tag, const std::string& why) {
   for (auto& c : out.figures) {
@@ -138,6 +138,20 @@ Result<Comparison> compare_to_golden(const Golden& golden, const std::vector<Mea
                      " of its CPU time while this run was timed, against " + significant_pct(g->second.median, 6) + "; host-clock figures cannot tell a slower build "
                      "from a busier machine tonight and are not failed (memory, GPU kernel time and answers are judged)";
         not_judged_on_host_clock(out, "BUSIER", "not judged tonight: " + out.busier);
+      }
+    }
+  }
+  // Slower cores than at the recording: host-clock regressions are not judged (kSlowerMargin).
+  if (auto g = golden.figures.find(kReferenceFigure); g != golden.figures.end() && g->second.median > 0) {
+    auto m = by_name.find(kReferenceFigure);
+    if (m != by_name.end() && !m->second->launch_medians.empty() && all_finite(m->second->launch_medians)) {
+      const double rel = median(m->second->launch_medians) / g->second.median - 1;
+      if (rel > kSlowerMargin) {
+        out.slower = "this machine's cores were slower than when the golden was recorded: a fixed reference workload took " +
+                     pct(rel) + " longer (" + num(median(m->second->launch_medians)) + " ms against " + num(g->second.median) +
+                     " ms); host-clock figures cannot tell a slower build from slower cores tonight and are not failed "
+                     "(memory, GPU kernel time and answers are judged)";
+        not_judged_on_host_clock(out, "SLOWER MACHINE", "not judged tonight: " + out.slower);
       }
     }
   }

@@ -237,6 +237,41 @@ TEST(GoldenCompare, ABusierNightDoesNotFailHostClockFigures) {
   EXPECT_TRUE(quiet->failed());
 }
 
+// Slower cores than at the recording (a fixed reference workload +25%, no other load: what 11 of 20
+// same-build nights of completion-realistic-long looked like): host-clock regressions are not
+// failed, said SLOWER MACHINE; memory is still judged. Within the margin, the same change fails.
+TEST(GoldenCompare, SlowerCoresDoNotFailHostClockFigures) {
+  Golden g = golden_with("ttft_ms_p95", ttft(100, 1, 5));
+  g.figures[kReferenceFigure] = {5.0, 0.05, 5, Direction::lower_is_better, false, BandSource::launches};
+  g.figures["memory.kv_cache_mib"] = {16, 0, 5, Direction::lower_is_better, true, BandSource::launches};
+  const MinEffect none{kNoValue, 0};
+  std::vector<Measured> slow = {launches("ttft_ms_p95", {125, 124, 127}), Measured{kReferenceFigure, {6.3, 6.2, 6.25}, MinEffect{0.05, 0}},
+                                Measured{"memory.kv_cache_mib", {64}, none}};
+  auto r = compare_to_golden(g, slow);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_THAT(r->slower, HasSubstr("a fixed reference workload took 25% longer (6.25 ms against 5 ms)"));
+  for (const auto& f : r->figures) {
+    if (f.name == "ttft_ms_p95") {
+      EXPECT_EQ(f.status, FigureStatus::within_noise);
+      EXPECT_FALSE(f.failed);
+      EXPECT_THAT(f.message, HasSubstr("SLOWER MACHINE ttft_ms_p95: regressed"));
+    }
+    if (f.name == "memory.kv_cache_mib") {
+      EXPECT_TRUE(f.failed);
+    }
+    if (f.name == kReferenceFigure) {
+      EXPECT_FALSE(f.failed);  // reported, never a failure itself
+    }
+  }
+  // Cores 5% slower (within the margin): the same TTFT change fails.
+  slow[1].launch_medians = {5.25, 5.2, 5.3};
+  slow[2].launch_medians = {16};
+  auto near = compare_to_golden(g, slow);
+  ASSERT_TRUE(near.ok());
+  EXPECT_TRUE(near->slower.empty());
+  EXPECT_TRUE(near->failed());
+}
+
 // A golden recorded on another H200 (another GPU UUID, same id): measured, the same build's TTFT
 // 114.6 ms there and 178.7 ms here while its GPU kernel time per token stayed within 1%. The host
 // figure is not failed, named OTHER MACHINE; the kernel time and memory are judged as always.
