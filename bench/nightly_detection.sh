@@ -81,7 +81,11 @@ for n in $(seq 1 "$nights"); do
     why=$(grep -E '^failure\.[0-9]+ = ' "$res/result.txt" 2>/dev/null | sed -E 's/^failure\.[0-9]+ = //; s/^figure //' |
           sed -E 's/^(GUARD |MEMORY )?([A-Za-z0-9_.]+)[: ].*/\2/' | sort -u | tr '\n' ' ')
     [ "$rc" -eq 1 ] && failed[$cond]=$(( ${failed[$cond]:-0} + 1 )) && figs[$cond]="${figs[$cond]:-} $why"
-    echo "night $n $cond: exit $rc, $((e - s)) s; failed: ${why:-none}; $(uptime | sed 's/.*load/load/')" >>"$out/nights.txt"
+    # The machine beside the runtime: the reference workload (how fast the cores were), the
+    # runtime's own CPU time per token and the other load, each the night's median.
+    fig() { sed -n "s/^figure\.$1\.p50 = //p" "$res/result.txt" 2>/dev/null | head -1; }
+    echo "night $n $cond: exit $rc, $((e - s)) s; failed: ${why:-none}; reference $(fig machine.reference_ms) ms," \
+      "cpu/token $(fig cpu_ms_per_token) ms, other load $(fig machine.other_load); $(uptime | sed 's/.*load/load/')" >>"$out/nights.txt"
   done
 done
 printf '%-10s %7s %7s %9s  %s\n' condition nights failed minutes "figures that failed (count)" | tee -a "$out/table.txt"

@@ -148,7 +148,7 @@ Result<Comparison> compare_to_golden(const Golden& golden, const std::vector<Mea
       const double rel = median(m->second->launch_medians) / g->second.median - 1;
       if (rel > kSlowerMargin) {
         out.slower = "this machine's cores were slower than when the golden was recorded: a fixed reference workload took " +
-                     pct(rel) + " longer (" + num(median(m->second->launch_medians)) + " ms against " + num(g->second.median) +
+                     significant_pct(rel, 6) + " longer (" + significant(median(m->second->launch_medians), 6) + " ms against " + significant(g->second.median, 6) +
                      " ms); host-clock figures cannot tell a slower build from slower cores tonight and are not failed "
                      "(memory, GPU kernel time and answers are judged)";
         not_judged_on_host_clock(out, "SLOWER MACHINE", "not judged tonight: " + out.slower);

@@ -295,16 +295,21 @@ std::vector<LaunchMemory> check_launch_logs(const CaseContext& ctx, const Eviden
   return memory;
 }
 
-// How busy the rest of the machine was during each launch (golden/compare.h kOtherLoadFigure).
-void add_other_load(const std::vector<TimedPass>& passes, RunResult& r) {
-  FigureResult busy;
-  busy.name = kOtherLoadFigure;
-  for (const auto& p : passes)
-    if (p.other_load) busy.samples.push_back(*p.other_load);
-  if (busy.samples.empty()) return;
-  busy.launch_medians = busy.samples;
-  busy.summary = summarize(busy.samples);
-  r.figures.push_back(std::move(busy));
+// The machine beside each launch, one value per launch (reported, never gated): how busy the rest of
+// it was (golden/compare.h kOtherLoadFigure) and how fast its cores were (kReferenceFigure).
+void add_machine_figures(const std::vector<TimedPass>& passes, RunResult& r) {
+  auto add = [&](const char* name, std::optional<double> TimedPass::*value) {
+    FigureResult f;
+    f.name = name;
+    for (const auto& p : passes)
+      if (p.*value) f.samples.push_back(*(p.*value));
+    if (f.samples.empty()) return;
+    f.launch_medians = f.samples;
+    f.summary = summarize(f.samples);
+    r.figures.push_back(std::move(f));
+  };
+  add(kOtherLoadFigure, &TimedPass::other_load);
+  add(kReferenceFigure, &TimedPass::reference_ms);
 }
 
 // The timed runs' figures, answers, memory and headroom in the result. False when the runs ended
@@ -328,7 +333,7 @@ bool note_timed_runs(const CaseContext& ctx, const ServerMode& server, const Evi
   collect_answers(passes, r);
   if (server.launches_have_logs())
     for (auto& f : memory_figures(check_launch_logs(ctx, ev, passes, r))) r.figures.push_back(std::move(f));
-  add_other_load(passes, r);
+  add_machine_figures(passes, r);
   if (!server.launches_have_logs()) r.headroom_why_not = launch_headroom(ctx, first, LogScan{}).why_not;
   if (!pooled.errors.empty() || interrupted()) {
     const TimedPass& last = passes.empty() ? first : passes.back();
@@ -382,7 +387,7 @@ bool run_probed_checks(const CaseContext& ctx, const EvidenceOutcome& ev, size_t
 void apply_figure_policy(const CaseContext& ctx, RunResult& r) {
   const Case& c = ctx.c;
   for (auto& f : r.figures)
-    if (!is_memory_figure(f.name)) f.min_effect = min_effect(c, f.name);  // machine.other_load: reported only
+    if (!is_memory_figure(f.name)) f.min_effect = min_effect(c, f.name);  // machine.*: reported only
   const std::string gpu_gates = apply_gpu_gates(c, expects_cuda(c, ctx.gpu_backends), r.figures);
   if (!gpu_gates.empty()) r.golden_lines.push_back("gated figures: " + gpu_gates);
   for (auto& f : r.figures)

@@ -104,6 +104,7 @@ void compare_thresholds(const GoldenPaths& paths, const std::string& id, const s
                            " with " + r.output_dir + "/result.txt)");
   }
   if (!cmp->busier.empty()) r.golden_lines.push_back("BUSIER: " + cmp->busier);
+  if (!cmp->slower.empty()) r.golden_lines.push_back("SLOWER MACHINE: " + cmp->slower);
   if (!cmp->other_machine.empty()) r.golden_lines.push_back("OTHER MACHINE: " + cmp->other_machine);
   for (const auto& moved : cmp->memory_moves) {
     r.golden_lines.push_back(moved);

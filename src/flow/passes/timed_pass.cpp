@@ -13,6 +13,7 @@
 #include "flow/passes/request_builder.h"
 #include "measure/gpu_sampler.h"
 #include "measure/machine_load.h"
+#include "measure/reference_workload.h"
 #include "runtime/process.h"
 
 namespace fp {
@@ -44,6 +45,9 @@ Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& opt
   if (c.attach) {
     base_url = c.attach->endpoint;
   } else {
+    // How fast the cores are tonight, timed before the runtime starts so that it competes with
+    // nothing of ours (golden/compare.h kReferenceFigure).
+    out.reference_ms = time_reference_workload();
     out.log_path = ctx.out_dir + "/timed.log";
     FP_TRY(int port, free_loopback_port());
     out.argv = expand_argv(c, ctx.runtime, ctx.model_path, port, ctx.flag_value, ctx.adapter.timed_args);
