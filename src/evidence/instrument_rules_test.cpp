@@ -83,6 +83,12 @@ TEST(InstrumentRules, LastWordsAreTheLastMatchingLineElseTheLastLine) {
       "[New LWP 4242]\n"
       "\n";
   EXPECT_EQ(last_words(abort_log, rules), "./src/ggml-vulkan/ggml-vulkan.cpp:14327: GGML_ASSERT(ctx->compute_ctx.expired()) failed");
+  // The assertion at the end of a scheduler debug line (stderr unbuffered, the debug output not; seen
+  // in CTest on lavapipe): the words start at the path, without the debug line's "]".
+  EXPECT_EQ(last_words("0.00.715.495 D node # 89 (       ADD):            ffn_inp-2 ( 148K) [Vulka         ]"
+                       "./src/ggml-vulkan/ggml-vulkan.cpp:14327: GGML_ASSERT(ctx->compute_ctx.expired()) failed\n",
+                       rules),
+            "./src/ggml-vulkan/ggml-vulkan.cpp:14327: GGML_ASSERT(ctx->compute_ctx.expired()) failed");
   // Nothing the patterns know: the last line, as it is.
   EXPECT_EQ(last_words("a\n  model loading failed: reason  \n\n", rules), "model loading failed: reason");
   EXPECT_EQ(last_words("", rules), "");
