@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 
 #include "golden/noise_band.h"
 #include "util/format_number.h"
@@ -100,6 +101,20 @@ void not_judged_on_host_clock(Comparison& out, const std::string& tag, const std
   }
 }
 
+// A machine figure (machine.*) as the golden recorded it and as this run measured it (the median of
+// its launch medians); nullopt when either side lacks it or a launch median is not finite.
+struct MachineMedians {
+  double golden, now;
+};
+std::optional<MachineMedians> machine_medians(const Golden& golden, const std::map<std::string, const Measured*>& by_name,
+                                              const std::string& figure) {
+  auto g = golden.figures.find(figure);
+  auto m = by_name.find(figure);
+  if (g == golden.figures.end() || m == by_name.end() || m->second->launch_medians.empty() || !all_finite(m->second->launch_medians))
+    return std::nullopt;
+  return MachineMedians{g->second.median, median(m->second->launch_medians)};
+}
+
 }  // namespace
 
 bool Comparison::failed() const {
@@ -129,31 +144,19 @@ Result<Comparison> compare_to_golden(const Golden& golden, const std::vector<Mea
       out.figures.push_back(compare_one(name, g, *it->second));
   }
   // A night much busier than the recording: host-clock regressions are not judged (kBusierMargin).
-  if (auto g = golden.figures.find(kOtherLoadFigure); g != golden.figures.end()) {
-    auto m = by_name.find(kOtherLoadFigure);
-    if (m != by_name.end() && !m->second->launch_medians.empty() && all_finite(m->second->launch_medians)) {
-      const double now = median(m->second->launch_medians);
-      if (now - g->second.median > kBusierMargin) {
-        out.busier = "the machine was busier than when the golden was recorded: other processes took " + significant_pct(now, 6) +
-                     " of its CPU time while this run was timed, against " + significant_pct(g->second.median, 6) + "; host-clock figures cannot tell a slower build "
-                     "from a busier machine tonight and are not failed (memory, GPU kernel time and answers are judged)";
-        not_judged_on_host_clock(out, "BUSIER", "not judged tonight: " + out.busier);
-      }
-    }
+  if (auto load = machine_medians(golden, by_name, kOtherLoadFigure); load && load->now - load->golden > kBusierMargin) {
+    out.busier = "the machine was busier than when the golden was recorded: other processes took " + significant_pct(load->now, 6) +
+                 " of its CPU time while this run was timed, against " + significant_pct(load->golden, 6) + "; host-clock figures cannot tell a slower build "
+                 "from a busier machine tonight and are not failed (memory, GPU kernel time and answers are judged)";
+    not_judged_on_host_clock(out, "BUSIER", "not judged tonight: " + out.busier);
   }
   // Slower cores than at the recording: host-clock regressions are not judged (kSlowerMargin).
-  if (auto g = golden.figures.find(kReferenceFigure); g != golden.figures.end() && g->second.median > 0) {
-    auto m = by_name.find(kReferenceFigure);
-    if (m != by_name.end() && !m->second->launch_medians.empty() && all_finite(m->second->launch_medians)) {
-      const double rel = median(m->second->launch_medians) / g->second.median - 1;
-      if (rel > kSlowerMargin) {
-        out.slower = "this machine's cores were slower than when the golden was recorded: a fixed reference workload took " +
-                     significant_pct(rel, 6) + " longer (" + significant(median(m->second->launch_medians), 6) + " ms against " + significant(g->second.median, 6) +
-                     " ms); host-clock figures cannot tell a slower build from slower cores tonight and are not failed "
-                     "(memory, GPU kernel time and answers are judged)";
-        not_judged_on_host_clock(out, "SLOWER MACHINE", "not judged tonight: " + out.slower);
-      }
-    }
+  if (auto ref = machine_medians(golden, by_name, kReferenceFigure); ref && ref->golden > 0 && ref->now / ref->golden - 1 > kSlowerMargin) {
+    out.slower = "this machine's cores were slower than when the golden was recorded: a fixed reference workload took " +
+                 significant_pct(ref->now / ref->golden - 1, 6) + " longer (" + significant(ref->now, 6) + " ms against " + significant(ref->golden, 6) +
+                 " ms); host-clock figures cannot tell a slower build from slower cores tonight and are not failed "
+                 "(memory, GPU kernel time and answers are judged)";
+    not_judged_on_host_clock(out, "SLOWER MACHINE", "not judged tonight: " + out.slower);
   }
   // A golden from another machine: host-clock regressions are not judged (GoldenOrigin).
   if (!origin.other_machine.empty()) {
