@@ -112,7 +112,7 @@ kernel_per_token() {
 import json, sys
 try:
     f = json.load(open(sys.argv[1]))["figures"].get("gpu_kernel_ms_per_token")
-    print(f"{f['median']:.7f}" if f else "")
+    print(f"{f['p50']:.7f}" if f else "")
 except (OSError, ValueError, KeyError):
     pass
 PY
