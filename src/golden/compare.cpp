@@ -47,7 +47,7 @@ FigureComparison compare_memory(const std::string& name, const GoldenFigure& g, 
   return c;
 }
 
-FigureComparison compare_one(const std::string& name, const GoldenFigure& g, const Measured& m) {
+FigureComparison compare_one(const std::string& name, const GoldenFigure& g, const Measured& m, SittingScope scope) {
   if (m.launch_medians.empty()) return missing(name, g, "measured in no launch");
   if (!all_finite(m.launch_medians)) return missing(name, g, "a launch median is NaN or infinite");
   if (is_memory_figure(name)) return compare_memory(name, g, m);
@@ -60,7 +60,7 @@ FigureComparison compare_one(const std::string& name, const GoldenFigure& g, con
   const LaunchSpread run = launch_spread(m.launch_medians);
   c.measured_median = run.median;
   c.judgement = judge_change(policy, LaunchSpread{g.median, g.spread, g.n, g.band_source}, run,
-                             NoiseModel{sitting_sigma_rel(name), m.nights});
+                             NoiseModel{sitting_sigma_rel(name, scope), m.nights, sitting_sigma_source(name, scope)});
   c.status = c.judgement.status;
   c.failed = (c.gate || c.guard) && c.status == FigureStatus::regressed;
 
@@ -141,7 +141,7 @@ Result<Comparison> compare_to_golden(const Golden& golden, const std::vector<Mea
     if (it == by_name.end())
       out.figures.push_back(missing(name, g, "not measured by this run"));
     else
-      out.figures.push_back(compare_one(name, g, *it->second));
+      out.figures.push_back(compare_one(name, g, *it->second, origin.same_gpu ? SittingScope::same_gpu : SittingScope::unknown_gpu));
   }
   // A night much busier than the recording: host-clock regressions are not judged (kBusierMargin).
   if (auto load = machine_medians(golden, by_name, kOtherLoadFigure); load && load->now - load->golden > kBusierMargin) {

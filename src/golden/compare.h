@@ -89,8 +89,11 @@ struct Comparison {
 // 152-189 ms on another (+33..+65%), prompt tokens/s 106k against 65-68k. Host-clock regressions are
 // then "within noise" with this reason (OTHER MACHINE, never failed); memory, GPU kernel time,
 // answers and the verdict are judged as always. Empty: the same machine, or not known.
+// `same_gpu`: both fingerprints name the same GPU UUID(s), so GPU kernel time is widened by the
+// smaller sitting spread of one GPU (golden/noise_band.h SittingScope).
 struct GoldenOrigin {
   std::string other_machine;  // in words: which field differs, before -> after
+  bool same_gpu = false;
 };
 
 // Errors only on malformed input: a figure measured twice, an empty figure name, or a compared

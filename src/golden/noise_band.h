@@ -43,12 +43,19 @@ inline constexpr double kMadEfficiency = 0.37;
 // The largest sitting-to-sitting sd the widening assumes (noise_band.cpp says why).
 inline constexpr double kMaxSittingSigma = 0.20;
 
+// Where the golden was recorded, as far as the sitting spread is concerned: GPU kernel time moves
+// less between sittings on the golden's own GPU than from one GPU of the same model to another.
+enum class SittingScope { unknown_gpu, same_gpu };
+
 // The sitting-to-sitting standard deviation of a figure, as a fraction of its median, measured on
-// this repository's CPU machine (bench/sitting_spread.sh; memory_figures and rates by their time
-// counterparts). Figures not in the table take the host-clock default.
-double sitting_sigma_rel(const std::string& figure);
-// Where sitting_sigma_rel's values come from, for the result line.
+// this repository's CPU machine and, for GPU kernel time, on the H200 (bench/sitting_spread.sh and
+// tests/gpu/llama-cuda/nightly_device.sh; memory_figures and rates by their time counterparts).
+// Figures not in the table take the host-clock default.
+double sitting_sigma_rel(const std::string& figure, SittingScope scope = SittingScope::unknown_gpu);
+// Where sitting_sigma_rel's values come from, for the result line (by scope: a kernel figure on the
+// golden's own GPU says so).
 const char* sitting_sigma_source();
+const char* sitting_sigma_source(const std::string& figure, SittingScope scope);
 
 // The night-to-night standard deviation of one night's value from earlier nights (oldest first;
 // only the last kNightsWindow count); usable when at least kMinNights are given.

@@ -66,7 +66,8 @@ double modelled_band(double sigma_w, const LaunchSpread& g, const LaunchSpread& 
   }
   const double ss = model.sitting_sigma_rel * std::fabs(g.median);
   *source = std::string(g.source == BandSource::rounds ? "rounds" : "launches") + "-widened: " + std::to_string(g.n) + " " +
-            band_units(g.source, g.n) + " of the golden, + " + significant_pct(model.sitting_sigma_rel, 3, "unknown") + " sd " + sitting_sigma_source() +
+            band_units(g.source, g.n) + " of the golden, + " + significant_pct(model.sitting_sigma_rel, 3, "unknown") + " sd " +
+            (model.sitting_source ? model.sitting_source : sitting_sigma_source()) +
             " (fewer than " + std::to_string(kMinNights) + " earlier nights: " + std::to_string(nights.nights) + ")";
   return kNoiseK * std::sqrt(launches2 + 2 * ss * ss);
 }

@@ -78,6 +78,7 @@ void compare_thresholds(const GoldenPaths& paths, const std::string& id, const s
     auto now = fingerprint_from_json(nlohmann::json::parse(r.fingerprint.dump()), r.output_dir + "/result.json");
     if (now) {
       auto changes = fingerprint_changes(**recorded, *now);
+      origin.same_gpu = !(*recorded)->gpu_uuid.empty() && (*recorded)->gpu_uuid == now->gpu_uuid;
       for (const auto& c : changes) {
         r.golden_lines.push_back("fingerprint changed since the golden: " + c.field + ": " +
                                  (c.before.empty() ? "(none)" : c.before) + " -> " + (c.after.empty() ? "(none)" : c.after));

@@ -9,7 +9,7 @@
 #   prompt-2  the document 2% longer (a copy of the case, same name): real extra prompt tokens
 #   VARIANT   a night of the same build with a real runtime change, from the table below (a wrapper
 #             appends its arguments or sets its environment): ub<N> (`-ub N`, a kernel-level change:
-#             ub256 +56% kernel time), ctkq8 (`-ctk q8_0 -ctv q8_0`), nkvo (`-nkvo`: the KV cache
+#             ub256 +56% kernel time), b<N> (`-b N`), np<N> (`-np N`), ctkbf16, ctkq8 (`-ctk q8_0 -ctv q8_0`), nkvo (`-nkvo`: the KV cache
 #             moved to the host), t1 (`-t 1`: host threads only, a control), nofusion
 #             (GGML_CUDA_DISABLE_FUSION=1)
 #   sweep     one launch of each of FP_SWEEP's variants (default below) with no golden, printing
@@ -52,6 +52,9 @@ variant() {
   local a="" e=""
   case $1 in
     ub[0-9]*) a="-ub ${1#ub}" ;;
+    b[0-9]*) a="-b ${1#b}" ;;
+    np[0-9]*) a="-np ${1#np}" ;;
+    ctkbf16) a="-ctk bf16 -ctv bf16" ;;
     ctkq8) a="-ctk q8_0 -ctv q8_0" ;;
     nkvo) a="-nkvo" ;;
     t1) a="-t 1" ;;
