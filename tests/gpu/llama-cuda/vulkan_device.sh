@@ -15,7 +15,9 @@
 #      known breakages removed (a copy under FLASHPROOF_DATA_DIR), so that the perf logger is launched,
 #      the runtime aborts, and the evidence pass takes it off again by itself (issue 25: the retry's
 #      extra launches, the runtime's words);
-#   5. with FP_VK_MATRIX=1, `flashproof matrix` on Vulkan0: every KV type with the flag on and off,
+#   5. with FP_VK_NIGHTS=N, a golden of 5 launches of live-vulkan-realistic-fa-on and N nights of 3
+#      launches against it (the device-time figures, their bands and failures printed);
+#   6. with FP_VK_MATRIX=1, `flashproof matrix` on Vulkan0: every KV type with the flag on and off,
 #      head sizes 32-256 (matrix-kv.table.txt, matrix-hd.table.txt).
 # usage (repository root, on the device): bash tests/gpu/llama-cuda/vulkan_device.sh VKBUNDLE OUTDIR [CONFIG...]
 #   VKBUNDLE  what make_vulkan_bundle.sh wrote (carried as .gpu-bundle-vulkan)
@@ -225,6 +227,28 @@ PY
      --results "$W/harness-results" --golden "$W/harness-golden" --record-missing-answers) >>"$O/harness.txt" 2>&1
   log "case $n (retry live): flashproof exit $?"
   show_result "$n-retry" "$W/harness/$n-retry/result.txt"
+  pack
+fi
+# --- nights on Vulkan0 (FP_VK_NIGHTS=N): a golden of 5 launches of live-vulkan-realistic-fa-on, then N
+# nights of 3 launches of the same build, each night's device-time figures (ggml-vulkan's own op
+# timings, from the check after each launch) with their bands; issue 21's "Vulkan device time" ---
+if [ "${FP_VK_NIGHTS:-0}" -gt 0 ] 2>/dev/null; then
+  n=live-vulkan-realistic-fa-on
+  for i in $(seq 0 "$FP_VK_NIGHTS"); do
+    if (($(date +%s) - t0 > DEADLINE + 60)); then log "deadline: night $i not run"; continue; fi
+    if [ "$i" = 0 ]; then args=(--record-missing --launches 5); else args=(--launches 3); fi
+    (cd "$root" && fp run "$here/cases-vulkan/$n.json" --results "$W/nights-results" --golden "$W/nights-golden" --quiet \
+       "${args[@]}") >"$O/night-$i.txt" 2>&1
+    rc=$?
+    r=$(ls -d "$W"/nights-results/*/"$n"/latest 2>/dev/null | head -1)
+    log "night $i ($([ "$i" = 0 ] && echo 'golden, 5 launches' || echo '3 launches')): exit $rc; $(python3 -c '
+import json, sys
+f = json.load(open(sys.argv[1]))["figures"]
+print("; ".join(f"{k} {f[k][\"p50\"]:.6g} (launches {[round(x, 6) for x in f[k][\"launch_medians\"]]})"
+                for k in ("gpu_kernel_ms_per_token", "attention_kernel_ms_per_token", "ttft_ms") if k in f))' "$r/result.json" 2>&1)"
+    grep -E '^golden\.[0-9]+ = .*(kernel_ms_per_token)' "$r/result.txt" 2>/dev/null | cut -c1-420 | tee -a "$O/device.txt" >&2
+    grep -E '^failure\.[0-9]+ = ' "$r/result.txt" 2>/dev/null | cut -c1-300 | tee -a "$O/device.txt" >&2
+  done
   pack
 fi
 # --- flashproof's own support matrix on Vulkan0 (FP_VK_MATRIX=1): every KV type x flag on the
