@@ -241,11 +241,14 @@ if [ "${FP_VK_NIGHTS:-0}" -gt 0 ] 2>/dev/null; then
        "${args[@]}") >"$O/night-$i.txt" 2>&1
     rc=$?
     r=$(ls -d "$W"/nights-results/*/"$n"/latest 2>/dev/null | head -1)
-    log "night $i ($([ "$i" = 0 ] && echo 'golden, 5 launches' || echo '3 launches')): exit $rc; $(python3 -c '
+    figs=$(python3 - "$r/result.json" <<'PY' 2>&1
 import json, sys
 f = json.load(open(sys.argv[1]))["figures"]
-print("; ".join(f"{k} {f[k][\"p50\"]:.6g} (launches {[round(x, 6) for x in f[k][\"launch_medians\"]]})"
-                for k in ("gpu_kernel_ms_per_token", "attention_kernel_ms_per_token", "ttft_ms") if k in f))' "$r/result.json" 2>&1)"
+print("; ".join(f"{k} {f[k]['p50']:.6g} (launches {', '.join(f'{x:.6g}' for x in f[k]['launch_medians'])})"
+                for k in ("gpu_kernel_ms_per_token", "attention_kernel_ms_per_token", "ttft_ms") if k in f))
+PY
+)
+    log "night $i ($([ "$i" = 0 ] && echo 'golden, 5 launches' || echo '3 launches')): exit $rc; $figs"
     grep -E '^golden\.[0-9]+ = .*(kernel_ms_per_token)' "$r/result.txt" 2>/dev/null | cut -c1-420 | tee -a "$O/device.txt" >&2
     grep -E '^failure\.[0-9]+ = ' "$r/result.txt" 2>/dev/null | cut -c1-300 | tee -a "$O/device.txt" >&2
   done
