@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "golden/noise_band.h"
+#include "measure/throughput_reference.h"
 #include "util/format_number.h"
 #include "util/text.h"
 
@@ -115,6 +116,36 @@ std::optional<MachineMedians> machine_medians(const Golden& golden, const std::m
   return MachineMedians{g->second.median, median(m->second->launch_medians)};
 }
 
+// The two machine-speed references, each as the SLOWER MACHINE line names it. The thread count is
+// this process's (measure/throughput_reference.h): the comparison runs where the launches ran.
+struct SpeedReference {
+  const char* figure;
+  std::string workload;
+};
+std::vector<SpeedReference> speed_references() {
+  const int n = throughput_threads();
+  return {{kReferenceFigure, "a single-threaded latency chain"},
+          {kThroughputFigure, "multiply-adds on " + std::to_string(n) + (n == 1 ? " thread" : " threads") + " meeting at a barrier"}};
+}
+
+// Which references were more than kSlowerMargin slower than the golden's, in words with both values,
+// then the others the golden holds (within the margin); empty when none was slower.
+std::string slower_machine(const Golden& golden, const std::map<std::string, const Measured*>& by_name) {
+  std::vector<std::string> slower, within;
+  for (const SpeedReference& ref : speed_references()) {
+    auto m = machine_medians(golden, by_name, ref.figure);
+    if (!m || m->golden <= 0) continue;  // a golden without this reference does not use it
+    const double change = m->now / m->golden - 1;
+    const std::string values = " (" + std::string(ref.figure) + ": " + significant(m->now, 6) + " ms against " + significant(m->golden, 6) + " ms)";
+    if (change > kSlowerMargin)
+      slower.push_back("a fixed reference workload, " + ref.workload + ", took " + significant_pct(change, 6) + " longer" + values);
+    else
+      within.push_back(ref.workload + " " + pct(change) + values + ", within the " + significant_pct(kSlowerMargin, 6) + " margin");
+  }
+  if (slower.empty()) return {};
+  return join(slower, "; ") + (within.empty() ? "" : "; " + join(within, "; "));
+}
+
 }  // namespace
 
 bool Comparison::failed() const {
@@ -150,11 +181,11 @@ Result<Comparison> compare_to_golden(const Golden& golden, const std::vector<Mea
                  "from a busier machine tonight and are not failed (memory, GPU kernel time and answers are judged)";
     not_judged_on_host_clock(out, "BUSIER", "not judged tonight: " + out.busier);
   }
-  // Slower cores than at the recording: host-clock regressions are not judged (kSlowerMargin).
-  if (auto ref = machine_medians(golden, by_name, kReferenceFigure); ref && ref->golden > 0 && ref->now / ref->golden - 1 > kSlowerMargin) {
-    out.slower = "this machine's cores were slower than when the golden was recorded: a fixed reference workload took " +
-                 significant_pct(ref->now / ref->golden - 1, 6) + " longer (" + significant(ref->now, 6) + " ms against " + significant(ref->golden, 6) +
-                 " ms); host-clock figures cannot tell a slower build from slower cores tonight and are not failed "
+  // Slower cores than at the recording, by either reference: host-clock regressions are not judged
+  // (kSlowerMargin).
+  if (std::string slower = slower_machine(golden, by_name); !slower.empty()) {
+    out.slower = "this machine's cores were slower than when the golden was recorded: " + slower +
+                 "; host-clock figures cannot tell a slower build from slower cores tonight and are not failed "
                  "(memory, GPU kernel time and answers are judged)";
     not_judged_on_host_clock(out, "SLOWER MACHINE", "not judged tonight: " + out.slower);
   }

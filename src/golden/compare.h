@@ -73,12 +73,21 @@ inline constexpr double kBusierMargin = 0.25;
 inline constexpr const char* kReferenceFigure = "machine.reference_ms";
 inline constexpr double kSlowerMargin = 0.10;
 
+// The second machine-speed reference (measure/throughput_reference.h: the median time of fixed
+// float matrix-vector products split over all the process's CPUs, meeting at a barrier after each
+// layer, as the runtime's CPU backend works), one per launch. The latency chain above is blind to
+// what slows many threads' SIMD multiply-adds (a neighbour on the SMT siblings, one vCPU stolen):
+// over 3 quiet same-build nights the runtime's CPU time per token rose +13..+20% while the chain
+// read 4% faster. SLOWER MACHINE fires when either reference is more than kSlowerMargin slower than
+// the golden's; a golden without a reference does not use it.
+inline constexpr const char* kThroughputFigure = "machine.throughput_ms";
+
 struct Comparison {
   std::vector<FigureComparison> figures;  // golden figures by name, then new ones by name
   std::vector<std::string> memory_moves;  // "KV CACHE MOVED: ..." (golden/memory_policy.h kv_cache_moved)
   std::string busier;                     // non-empty: the machine was busier than at the recording (in words)
   std::string other_machine;              // non-empty: the golden was recorded on another machine (in words)
-  std::string slower;                     // non-empty: this machine's cores were slower than at the recording (in words)
+  std::string slower;                     // non-empty: this machine's cores were slower than at the recording (in words: which reference, both values)
   bool failed() const;                    // any figure failed, or the KV cache moved
 };
 
