@@ -66,8 +66,10 @@ inline constexpr double kBusierMargin = 0.25;
 // How fast this machine's cores were beside each launch (measure/reference_workload.h: the median
 // time of a fixed single-threaded workload), one per launch. A night whose reference is at least
 // kSlowerMargin slower than the golden's recording cannot tell a slower build from slower cores on a
-// host-clock figure: its regressions there are "within noise" (SLOWER MACHINE, said so); memory, GPU
-// kernel time and answers are still judged. The margin: the reference's spread between sittings on
+// host-clock figure by the raw values: its regressions there are judged again with this run's values
+// taken back to the golden's core speed (times divided by 1 + the slowdown, rates multiplied); what
+// that explains is "within noise" (SLOWER MACHINE, said so), what it does not still fails; memory, GPU
+// kernel time and answers are judged as always. The margin: the reference's spread between sittings on
 // a quiet 2-core EPYC VM (bench/README.md section 7) is far below it; the slowdown that gave 11
 // false alarms in 20 nights was +15..+29% in the runtime's own CPU time per token.
 inline constexpr const char* kReferenceFigure = "machine.reference_ms";
