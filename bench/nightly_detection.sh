@@ -10,8 +10,10 @@
 #   memory    the same build with a KV cache KV_FACTOR times as large (a wrapper appends -c
 #             KV_FACTOR x context; default 2): memory growth must fail, named (the tolerance is the
 #             larger of 2% and 16 MiB: a tiny model's 1 MiB KV cache needs --kv-factor 32 to show)
-# Prints per condition: nights, failed nights, the figures that failed, minutes; and the false alarms
-# over the same-build nights. Prints figures; not a test. Meant to run unattended (an hour or more).
+# Prints per condition: nights, failed nights, the figures that failed, minutes; the false alarms
+# over the same-build nights; and per condition the correlation (Pearson, Spearman) of each machine
+# reference (machine.reference_ms, machine.throughput_ms) with cpu_ms_per_token over the nights
+# (each night's values in nights.txt and nights.tsv). Prints figures; not a test. Meant to run unattended (an hour or more).
 #
 # usage: bench/nightly_detection.sh [--case CASE.json] [--nights N] [--launches N] [--conditions "same reduced cpu-5 memory"]
 #                                   [--kv-factor F] [--out DIR]
@@ -81,11 +83,14 @@ for n in $(seq 1 "$nights"); do
     why=$(grep -E '^failure\.[0-9]+ = ' "$res/result.txt" 2>/dev/null | sed -E 's/^failure\.[0-9]+ = //; s/^figure //' |
           sed -E 's/^(GUARD |MEMORY )?([A-Za-z0-9_.]+)[: ].*/\2/' | sort -u | tr '\n' ' ')
     [ "$rc" -eq 1 ] && failed[$cond]=$(( ${failed[$cond]:-0} + 1 )) && figs[$cond]="${figs[$cond]:-} $why"
-    # The machine beside the runtime: the reference workload (how fast the cores were), the
-    # runtime's own CPU time per token and the other load, each the night's median.
+    # The machine beside the runtime: the two reference workloads (how fast the cores were: one
+    # thread's latency chain, multiply-adds on all CPUs at a barrier), the runtime's own CPU time per
+    # token and the other load, each the night's median.
     fig() { sed -n "s/^figure\.$1\.p50 = //p" "$res/result.txt" 2>/dev/null | head -1; }
-    echo "night $n $cond: exit $rc, $((e - s)) s; failed: ${why:-none}; reference $(fig machine.reference_ms) ms," \
-      "cpu/token $(fig cpu_ms_per_token) ms, other load $(fig machine.other_load); $(uptime | sed 's/.*load/load/')" >>"$out/nights.txt"
+    ref=$(fig machine.reference_ms) thr=$(fig machine.throughput_ms) cpu=$(fig cpu_ms_per_token)
+    echo "night $n $cond: exit $rc, $((e - s)) s; failed: ${why:-none}; reference $ref ms, throughput $thr ms," \
+      "cpu/token $cpu ms, other load $(fig machine.other_load); $(uptime | sed 's/.*load/load/')" >>"$out/nights.txt"
+    printf '%s\t%s\t%s\t%s\t%s\n' "$n" "$cond" "${ref:--}" "${thr:--}" "${cpu:--}" >>"$out/nights.tsv"
   done
 done
 printf '%-10s %7s %7s %9s  %s\n' condition nights failed minutes "figures that failed (count)" | tee -a "$out/table.txt"
@@ -95,5 +100,40 @@ for cond in $conditions; do
     "$(awk -v s="${secs[$cond]:-0}" -v n="${runs[$cond]:-1}" 'BEGIN{print s / n / 60}')" "${counted:-}" | tee -a "$out/table.txt"
 done
 echo "false alarms: ${failed[same]:-0} of ${runs[same]:-0} same-build nights; per night: $out/nights.txt; outputs $out/<condition>-<night>.txt" | tee -a "$out/table.txt"
+# Does a reference move with the runtime's CPU time per token from night to night? Per condition
+# (a build changes cpu/token, not the machine), Pearson and Spearman over the nights.
+python3 - "$out/nights.tsv" <<'PY' | tee -a "$out/table.txt"
+import sys
+def pearson(x, y):
+    mx, my = sum(x) / len(x), sum(y) / len(y)
+    sxy = sum((a - mx) * (b - my) for a, b in zip(x, y))
+    sxx, syy = sum((a - mx) ** 2 for a in x), sum((b - my) ** 2 for b in y)
+    return sxy / (sxx * syy) ** 0.5 if sxx > 0 and syy > 0 else float("nan")
+def ranks(v):  # ties get their mean rank
+    order = sorted(range(len(v)), key=lambda i: v[i])
+    r = [0.0] * len(v)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and v[order[j + 1]] == v[order[i]]: j += 1
+        for k in range(i, j + 1): r[order[k]] = (i + j) / 2 + 1
+        i = j + 1
+    return r
+rows = {}
+for line in open(sys.argv[1]):
+    n, cond, ref, thr, cpu = line.rstrip("\n").split("\t")
+    rows.setdefault(cond, []).append((ref, thr, cpu))
+print("correlation with cpu_ms_per_token over the nights (Pearson, Spearman):")
+for cond, rs in rows.items():
+    out = []
+    for label, col in (("machine.reference_ms", 0), ("machine.throughput_ms", 1)):
+        pairs = [(float(r[col]), float(r[2])) for r in rs if r[col] != "-" and r[2] != "-"]
+        if len(pairs) < 3:
+            out.append(f"{label} n/a ({len(pairs)} nights)")
+            continue
+        x, y = [p[0] for p in pairs], [p[1] for p in pairs]
+        out.append(f"{label} {pearson(x, y):+.2f}, {pearson(ranks(x), ranks(y)):+.2f} ({len(pairs)} nights)")
+    print(f"  {cond:10} " + "; ".join(out))
+PY
 echo "history --changes over these nights:" | tee -a "$out/table.txt"
 "$FP" history --changes --results "$results" "$name" | tee -a "$out/table.txt"

@@ -66,19 +66,30 @@ inline constexpr double kBusierMargin = 0.25;
 // How fast this machine's cores were beside each launch (measure/reference_workload.h: the median
 // time of a fixed single-threaded workload), one per launch. A night whose reference is at least
 // kSlowerMargin slower than the golden's recording cannot tell a slower build from slower cores on a
-// host-clock figure: its regressions there are "within noise" (SLOWER MACHINE, said so); memory, GPU
-// kernel time and answers are still judged. The margin: the reference's spread between sittings on
+// host-clock figure by the raw values: its regressions there are judged again with this run's values
+// taken back to the golden's core speed (times divided by 1 + the slowdown, rates multiplied); what
+// that explains is "within noise" (SLOWER MACHINE, said so), what it does not still fails; memory, GPU
+// kernel time and answers are judged as always. The margin: the reference's spread between sittings on
 // a quiet 2-core EPYC VM (bench/README.md section 7) is far below it; the slowdown that gave 11
 // false alarms in 20 nights was +15..+29% in the runtime's own CPU time per token.
 inline constexpr const char* kReferenceFigure = "machine.reference_ms";
 inline constexpr double kSlowerMargin = 0.10;
+
+// The second machine-speed reference (measure/throughput_reference.h: the median time of fixed
+// float matrix-vector products split over all the process's CPUs, meeting at a barrier after each
+// layer, as the runtime's CPU backend works), one per launch. The latency chain above is blind to
+// what slows many threads' SIMD multiply-adds (a neighbour on the SMT siblings, one vCPU stolen):
+// over 3 quiet same-build nights the runtime's CPU time per token rose +13..+20% while the chain
+// read 4% faster. SLOWER MACHINE fires when either reference is more than kSlowerMargin slower than
+// the golden's; a golden without a reference does not use it.
+inline constexpr const char* kThroughputFigure = "machine.throughput_ms";
 
 struct Comparison {
   std::vector<FigureComparison> figures;  // golden figures by name, then new ones by name
   std::vector<std::string> memory_moves;  // "KV CACHE MOVED: ..." (golden/memory_policy.h kv_cache_moved)
   std::string busier;                     // non-empty: the machine was busier than at the recording (in words)
   std::string other_machine;              // non-empty: the golden was recorded on another machine (in words)
-  std::string slower;                     // non-empty: this machine's cores were slower than at the recording (in words)
+  std::string slower;                     // non-empty: this machine's cores were slower than at the recording (in words: which reference, both values)
   bool failed() const;                    // any figure failed, or the KV cache moved
 };
 

@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <stdexcept>
+
+#include "measure/throughput_reference.h"
 
 namespace fp {
 namespace {
@@ -249,7 +252,8 @@ TEST(GoldenCompare, SlowerCoresDoNotFailHostClockFigures) {
                                 Measured{"memory.kv_cache_mib", {64}, none}};
   auto r = compare_to_golden(g, slow);
   ASSERT_TRUE(r.ok()) << r.error().message;
-  EXPECT_THAT(r->slower, HasSubstr("a fixed reference workload took 25% longer (6.25 ms against 5 ms)"));
+  EXPECT_THAT(r->slower, HasSubstr("a fixed reference workload, a single-threaded latency chain, took 25% longer "
+                                   "(machine.reference_ms: 6.25 ms against 5 ms)"));
   for (const auto& f : r->figures) {
     if (f.name == "ttft_ms_p95") {
       EXPECT_EQ(f.status, FigureStatus::within_noise);
@@ -270,6 +274,96 @@ TEST(GoldenCompare, SlowerCoresDoNotFailHostClockFigures) {
   ASSERT_TRUE(near.ok());
   EXPECT_TRUE(near->slower.empty());
   EXPECT_TRUE(near->failed());
+}
+
+// A golden of a TTFT at 100 ms and the machine-speed references at 5 ms each (the throughput one
+// only `with_throughput`); and a run whose TTFT regressed 25% beside these reference medians (no
+// throughput reference when `throughput` is empty).
+Golden golden_with_references(bool with_throughput) {
+  Golden g = golden_with("ttft_ms_p95", ttft(100, 1, 5));
+  g.figures[kReferenceFigure] = {5.0, 0.05, 5, Direction::lower_is_better, false, BandSource::launches};
+  if (with_throughput) g.figures[kThroughputFigure] = {5.0, 0.05, 5, Direction::lower_is_better, false, BandSource::launches};
+  return g;
+}
+std::vector<Measured> regressed_beside(std::vector<double> reference, std::vector<double> throughput) {
+  std::vector<Measured> m = {launches("ttft_ms_p95", {125, 124, 127}), Measured{kReferenceFigure, std::move(reference), MinEffect{0.05, 0}}};
+  if (!throughput.empty()) m.push_back(Measured{kThroughputFigure, std::move(throughput), MinEffect{0.05, 0}});
+  return m;
+}
+const FigureComparison& figure(const Comparison& c, const std::string& name) {
+  for (const auto& f : c.figures)
+    if (f.name == name) return f;
+  throw std::runtime_error("no figure " + name);
+}
+
+// Slower cores excuse only what they explain (bump:reduced-build under a busy CI: the runtime's CPU
+// time per token +518% while one reference read 16% slower): the values are taken back to the
+// golden's core speed and judged again; a rate is scaled the other way.
+TEST(GoldenCompare, SlowerCoresDoNotExcuseARegressionBeyondWhatTheyExplain) {
+  Golden g = golden_with("cpu_ms_per_token", ttft(1.0, 0.01, 5));
+  g.figures["prompt_tokens_per_s"] = {1000, 5, 5, Direction::higher_is_better, true, BandSource::launches_widened};
+  g.figures[kReferenceFigure] = {5.0, 0.05, 5, Direction::lower_is_better, false, BandSource::launches};
+  std::vector<Measured> m = {launches("cpu_ms_per_token", {6.18, 6.2, 6.1}), launches("prompt_tokens_per_s", {160, 165, 170}),
+                             Measured{kReferenceFigure, {5.8, 5.8, 5.8}, MinEffect{0.05, 0}}};
+  auto r = compare_to_golden(g, m);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_THAT(r->slower, HasSubstr("took 16% longer"));
+  const FigureComparison& cpu = figure(*r, "cpu_ms_per_token");
+  EXPECT_TRUE(cpu.failed);
+  EXPECT_THAT(cpu.message, HasSubstr("SLOWER MACHINE allowed for: still regressed with this run's values taken back to the golden's core speed "
+                                     "(16% slower): 5.32759 against 1"));
+  EXPECT_TRUE(figure(*r, "prompt_tokens_per_s").failed);
+  // What the 16% explains (a rate 12% lower, a time 14% longer) is not failed, and says so.
+  m[0].launch_medians = {1.14, 1.13, 1.15};
+  m[1].launch_medians = {880, 885, 875};
+  auto explained = compare_to_golden(g, m);
+  ASSERT_TRUE(explained.ok());
+  EXPECT_FALSE(explained->failed());
+  EXPECT_THAT(figure(*explained, "cpu_ms_per_token").message, HasSubstr("SLOWER MACHINE cpu_ms_per_token: regressed"));
+  EXPECT_THAT(figure(*explained, "prompt_tokens_per_s").message, HasSubstr("it is 1020.8 against 1000"));
+}
+
+// The many-thread multiply-adds alone slower (what the runtime's CPU time per token saw while the
+// latency chain did not move): SLOWER MACHINE, naming that workload, its thread count and both
+// values, and the latency chain's own change within the margin.
+TEST(GoldenCompare, ThroughputReferenceAloneSlowerIsASlowerMachine) {
+  auto r = compare_to_golden(golden_with_references(true), regressed_beside({4.8, 4.9, 4.85}, {6.0, 5.9, 6.1}));
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  const int n = throughput_threads();
+  EXPECT_THAT(r->slower, HasSubstr("a fixed reference workload, multiply-adds on " + std::to_string(n) + (n == 1 ? " thread" : " threads") +
+                                   " meeting at a barrier, took 20% longer (machine.throughput_ms: 6 ms against 5 ms)"));
+  EXPECT_THAT(r->slower, HasSubstr("a single-threaded latency chain -3.0% (machine.reference_ms: 4.85 ms against 5 ms), within the 10% margin"));
+  const FigureComparison& t = figure(*r, "ttft_ms_p95");
+  EXPECT_EQ(t.status, FigureStatus::within_noise);
+  EXPECT_FALSE(t.failed);
+  EXPECT_THAT(t.message, HasSubstr("SLOWER MACHINE ttft_ms_p95: regressed"));
+  EXPECT_FALSE(figure(*r, kThroughputFigure).failed);  // reported, never a failure itself
+  EXPECT_FALSE(r->failed());
+}
+
+// Both references within the margin (+6% and +8%): the machine is not slower, the TTFT change fails.
+TEST(GoldenCompare, NeitherReferenceSlowerJudgesHostClockFigures) {
+  auto r = compare_to_golden(golden_with_references(true), regressed_beside({5.3, 5.3, 5.3}, {5.4, 5.4, 5.4}));
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_TRUE(r->slower.empty()) << r->slower;
+  EXPECT_TRUE(figure(*r, "ttft_ms_p95").failed);
+  EXPECT_TRUE(r->failed());
+}
+
+// A golden recorded before the throughput reference existed: that reference is not used (however
+// slow tonight's is), reported as a new figure; the latency chain still decides.
+TEST(GoldenCompare, AGoldenWithoutTheThroughputReferenceUsesTheLatencyChain) {
+  auto r = compare_to_golden(golden_with_references(false), regressed_beside({5.0, 5.0, 5.0}, {9.0, 9.0, 9.0}));
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_TRUE(r->slower.empty()) << r->slower;
+  EXPECT_EQ(figure(*r, kThroughputFigure).status, FigureStatus::new_figure);
+  EXPECT_FALSE(figure(*r, kThroughputFigure).failed);
+  EXPECT_TRUE(r->failed());  // the TTFT regression
+  auto slow = compare_to_golden(golden_with_references(false), regressed_beside({6.0, 6.0, 6.0}, {5.0, 5.0, 5.0}));
+  ASSERT_TRUE(slow.ok()) << slow.error().message;
+  EXPECT_THAT(slow->slower, HasSubstr("a single-threaded latency chain, took 20% longer (machine.reference_ms: 6 ms against 5 ms)"));
+  EXPECT_THAT(slow->slower, Not(HasSubstr("machine.throughput_ms")));
+  EXPECT_FALSE(slow->failed());
 }
 
 // A golden recorded on another H200 (another GPU UUID, same id): measured, the same build's TTFT

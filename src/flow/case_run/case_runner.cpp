@@ -296,7 +296,8 @@ std::vector<LaunchMemory> check_launch_logs(const CaseContext& ctx, const Eviden
 }
 
 // The machine beside each launch, one value per launch (reported, never gated): how busy the rest of
-// it was (golden/compare.h kOtherLoadFigure) and how fast its cores were (kReferenceFigure).
+// it was (golden/compare.h kOtherLoadFigure) and how fast its cores were (kReferenceFigure: one
+// thread's latency chain; kThroughputFigure: multiply-adds on all its CPUs).
 void add_machine_figures(const std::vector<TimedPass>& passes, RunResult& r) {
   auto add = [&](const char* name, std::optional<double> TimedPass::*value) {
     FigureResult f;
@@ -310,6 +311,7 @@ void add_machine_figures(const std::vector<TimedPass>& passes, RunResult& r) {
   };
   add(kOtherLoadFigure, &TimedPass::other_load);
   add(kReferenceFigure, &TimedPass::reference_ms);
+  add(kThroughputFigure, &TimedPass::throughput_ms);
 }
 
 // The timed runs' figures, answers, memory and headroom in the result. False when the runs ended

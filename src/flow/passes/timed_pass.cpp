@@ -14,6 +14,7 @@
 #include "measure/gpu_sampler.h"
 #include "measure/machine_load.h"
 #include "measure/reference_workload.h"
+#include "measure/throughput_reference.h"
 #include "runtime/process.h"
 
 namespace fp {
@@ -28,6 +29,13 @@ double seconds(Duration d) {
   return std::chrono::duration<double>(d).count();
 }
 
+// How fast the cores are: both machine-speed references (golden/compare.h kReferenceFigure,
+// kThroughputFigure), each the median of its passes.
+struct MachineSpeed {
+  double reference_ms = 0, throughput_ms = 0;
+};
+MachineSpeed time_machine_speed() { return {time_reference_workload(), time_throughput_reference()}; }
+
 }  // namespace
 
 size_t level_requests(const Case& c, int level, size_t prompts) {
@@ -41,13 +49,14 @@ Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& opt
   TimedPass out;
   // An attached server (case "attach") is used as it is: no launch, no cold start, no process of ours.
   std::optional<RunningServer> launched;
+  std::optional<MachineSpeed> speed_before;
   std::string base_url;
   if (c.attach) {
     base_url = c.attach->endpoint;
   } else {
     // How fast the cores are tonight, timed before the runtime starts so that it competes with
-    // nothing of ours (golden/compare.h kReferenceFigure).
-    out.reference_ms = time_reference_workload();
+    // nothing of ours (golden/compare.h kReferenceFigure), and again after the timed requests.
+    speed_before = time_machine_speed();
     out.log_path = ctx.out_dir + "/timed.log";
     FP_TRY(int port, free_loopback_port());
     out.argv = expand_argv(c, ctx.runtime, ctx.model_path, port, ctx.flag_value, ctx.adapter.timed_args);
@@ -180,6 +189,12 @@ Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& opt
   out.gpu_memory = gpu.measured ? gpu.describe() : gpu.not_measured_reason;
   if (gpu.measured && !gpu.process_peaks.empty()) out.gpu_peak_mib = static_cast<double>(gpu.peak_total_bytes) / (1024.0 * 1024.0);
   if (!launched) return out;
+  // Timed again after the requests, the runtime idle and not yet stopped, and the launch's value is
+  // the mean of both: the two samples bracket the run, so cores that slowed during it show (one
+  // sample before the start would miss a step in the middle of a long case).
+  const MachineSpeed speed_after = time_machine_speed();
+  out.reference_ms = (speed_before->reference_ms + speed_after.reference_ms) / 2;
+  out.throughput_ms = (speed_before->throughput_ms + speed_after.throughput_ms) / 2;
   ExitInfo e = launched->process.stop(5.0);
   if (!out.errors.empty() && e.exited && (e.signal == SIGKILL || e.signal == SIGSEGV || e.signal == SIGABRT))
     out.errors.push_back("the runtime " + e.describe());

@@ -35,7 +35,11 @@ struct TimedPass {
   std::string gpu_memory = "not measured";
   std::optional<double> gpu_peak_mib;      // peak GPU memory of the runtime's processes (NVML); none: not measured
   std::optional<double> other_load;        // share of the machine's CPU time others took while timed (measure/machine_load.h)
-  std::optional<double> reference_ms;      // the cores' speed just before the launch (measure/reference_workload.h)
+  // The cores' speed, the mean of a sample before the launch and one after its timed requests:
+  // a single-threaded latency chain (measure/reference_workload.h) and multiply-adds on all the
+  // process's CPUs meeting at a barrier (measure/throughput_reference.h). None when attached.
+  std::optional<double> reference_ms;
+  std::optional<double> throughput_ms;
   // The lowest memory left on the host and each GPU while the runtime served the requests (after the
   // warm-up and after every round): the headroom's "memory left" (measure/kv_headroom.h).
   FreeMemory free_memory_low;
