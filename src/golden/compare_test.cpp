@@ -228,7 +228,9 @@ TEST(GoldenCompare, ABusierNightDoesNotFailHostClockFigures) {
       EXPECT_FALSE(f.failed);
       EXPECT_THAT(f.message, HasSubstr("BUSIER ttft_ms_p95: regressed"));
     }
-    if (f.name == "memory.kv_cache_mib") EXPECT_TRUE(f.failed);  // memory is judged whatever the load
+    if (f.name == "memory.kv_cache_mib") {  // memory is judged whatever the load
+      EXPECT_TRUE(f.failed);
+    }
   }
   EXPECT_TRUE(r->failed());
   // As busy as the recording: the same change fails.
@@ -386,8 +388,12 @@ TEST(GoldenCompare, AGoldenFromAnotherMachineJudgesGpuFiguresOnly) {
       EXPECT_FALSE(f.failed);
       EXPECT_THAT(f.message, HasSubstr("OTHER MACHINE ttft_ms: regressed"));
     }
-    if (f.name == "gpu_kernel_ms_per_token") EXPECT_TRUE(f.failed);  // +56%: the GPU's own clock is judged
-    if (f.name == "memory.kv_cache_mib") EXPECT_FALSE(f.failed);
+    if (f.name == "gpu_kernel_ms_per_token") {  // +56%: the GPU's own clock is judged
+      EXPECT_TRUE(f.failed);
+    }
+    if (f.name == "memory.kv_cache_mib") {
+      EXPECT_FALSE(f.failed);
+    }
   }
   EXPECT_TRUE(r->failed());
   // The same kernel time: nothing fails; the same machine: the host figure fails.

@@ -103,10 +103,14 @@ TEST(NightlySimulation, IdenticalBuildsRarelyFail) {
       const Outcome o = simulate(m, n, 0, 30, 30, 200, 1000 + n);
       std::printf("  %d launch(es)/night: false alarms %d of %d nights (%.2f%%)\n", n, o.false_alarms, o.quiet_nights,
                   100 * rate(o.false_alarms, o.quiet_nights));
-      if (n >= 3) EXPECT_LE(rate(o.false_alarms, o.quiet_nights), 0.01) << m.name << ", " << n << " launches";
+      if (n >= 3) {
+        EXPECT_LE(rate(o.false_alarms, o.quiet_nights), 0.01) << m.name << ", " << n << " launches";
+      }
       // A burst launch deciding alone: with one launch a night the host-clock figure cries wolf
       // several times as often.
-      if (n == 1 && m.p_burst >= 0.05) EXPECT_GT(rate(o.false_alarms, o.quiet_nights), 0.02) << m.name;
+      if (n == 1 && m.p_burst >= 0.05) {
+        EXPECT_GT(rate(o.false_alarms, o.quiet_nights), 0.02) << m.name;
+      }
     }
   }
   const Machine m = kHostClock;
@@ -143,8 +147,12 @@ TEST(NightlySimulation, ARealStepIsCaughtAndTheChangePointNamesTheNightItFailed)
           EXPECT_GE(rate(o.caught, o.step_nights), 0.99) << step;
           EXPECT_GE(rate(o.agree, o.draws_with_step), 0.95) << step;
         }
-        if (m.sigma_s < 0.02 && n == 3 && step >= 0.1) EXPECT_GE(rate(o.caught, o.step_nights), 0.85) << step;
-        if (m.sigma_s >= 0.02 && n == 3 && step >= 0.26) EXPECT_GE(rate(o.caught, o.step_nights), 0.6) << step;
+        if (m.sigma_s < 0.02 && n == 3 && step >= 0.1) {
+          EXPECT_GE(rate(o.caught, o.step_nights), 0.85) << step;
+        }
+        if (m.sigma_s >= 0.02 && n == 3 && step >= 0.26) {
+          EXPECT_GE(rate(o.caught, o.step_nights), 0.6) << step;
+        }
       }
     }
   }
