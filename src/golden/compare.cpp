@@ -146,11 +146,12 @@ SlowerCores slower_machine(const Golden& golden, const std::map<std::string, con
     if (!m || m->golden <= 0) continue;  // a golden without this reference does not use it
     const double change = m->now / m->golden - 1;
     const std::string values = " (" + std::string(ref.figure) + ": " + significant(m->now, 6) + " ms against " + significant(m->golden, 6) + " ms)";
-    if (change > kSlowerMargin) slowdown = std::max(slowdown, change);
-    if (change > kSlowerMargin)
+    if (change > kSlowerMargin) {
+      slowdown = std::max(slowdown, change);
       slower.push_back("a fixed reference workload, " + ref.workload + ", took " + significant_pct(change, 6) + " longer" + values);
-    else
+    } else {
       within.push_back(ref.workload + " " + pct(change) + values + ", within the " + significant_pct(kSlowerMargin, 6) + " margin");
+    }
   }
   if (slower.empty()) return {};
   return {join(slower, "; ") + (within.empty() ? "" : "; " + join(within, "; ")), slowdown};

@@ -5,7 +5,10 @@
 // rose from 1.00-1.10 to 1.16-1.39 ms (TTFT +15..+29%, 11 false alarms) while other processes took
 // under 1% of the CPUs and /proc/stat showed no steal: the cores themselves had slowed (a VM's host,
 // clocks). One thread only: a CPU quota of a container (`run --cpu-share`) caps the runtime's many
-// threads, not one, so a cut quota still shows as a slower runtime, not as a slower machine.
+// threads, not one, so a cut quota still shows as a slower runtime, not as a slower machine. Being
+// latency-bound and single-threaded it follows the runtime's own drift only loosely (over 20 quiet
+// nights, r = 0.68 with its CPU time per token): measure/throughput_reference.h is the reference
+// shaped like the runtime's work (r = 0.90).
 #pragma once
 
 #include <cstddef>
