@@ -61,7 +61,7 @@ FigureComparison compare_one(const std::string& name, const GoldenFigure& g, con
   const LaunchSpread run = launch_spread(m.launch_medians);
   c.measured_median = run.median;
   c.judgement = judge_change(policy, LaunchSpread{g.median, g.spread, g.n, g.band_source}, run,
-                             NoiseModel{sitting_sigma_rel(name, scope), m.nights, sitting_sigma_source(name, scope)});
+                             NoiseModel{sitting_sigma_rel(name, scope), m.nights, sitting_sigma_source(name, scope), sitting_prior_df(name, scope)});
   c.status = c.judgement.status;
   c.failed = (c.gate || c.guard) && c.status == FigureStatus::regressed;
 

@@ -209,6 +209,27 @@ TEST(GoldenCompare, TheBandComesFromTheNightsOnceThereAreEnough) {
   EXPECT_EQ(few.status, FigureStatus::within_noise) << few.message;
 }
 
+// On the golden's own GPU the kernel time's sitting spread (measured over 11 sittings) is pooled with
+// a few nights rather than replaced by them: 8 nights that happen to read 0.35% apart would alone,
+// at their 90% upper bound, give a band of about 2.2%, and a 2% slowdown would pass as noise.
+TEST(GoldenCompare, OnTheGoldensOwnGpuTheSittingSpreadIsPooledWithFewNights) {
+  const double mu = 0.000946;
+  GoldenFigure k{mu, 0.0012 * mu / kMadToSigma, 5, Direction::lower_is_better, true, BandSource::launches};
+  Measured m{"gpu_kernel_ms_per_token", {mu * 1.02, mu * 1.0205, mu * 1.0195}, MinEffect{0.0125, 1e-6}};
+  for (double d : {0.0, 0.0035, 0.0, 0.0035, 0.0, 0.0035, 0.0, 0.0035}) m.nights.push_back(mu * (1 + d));
+  GoldenOrigin here;
+  here.same_gpu = true;
+  const FigureComparison own = only(compare_to_golden(golden_with("gpu_kernel_ms_per_token", k), {m}, here));
+  EXPECT_EQ(own.status, FigureStatus::regressed) << own.message;
+  EXPECT_THAT(own.message, HasSubstr("pooled with the sitting spread's"));
+  EXPECT_LT(own.judgement.noise_rel, 0.017) << own.message;
+  // A GPU not known to be the golden's: its sitting spread is a cap, the nights alone decide.
+  const FigureComparison other = only(compare_to_golden(golden_with("gpu_kernel_ms_per_token", k), {m}));
+  EXPECT_THAT(other.message, Not(HasSubstr("pooled")));
+  EXPECT_GT(other.judgement.noise_rel, 0.02) << other.message;
+  EXPECT_EQ(other.status, FigureStatus::within_noise) << other.message;
+}
+
 // A night much busier than the recording (issue: the same build's TTFT p95 +375% on a tiny case
 // while four builds ran): host-clock regressions are not failed, and the result says why; memory is
 // still judged.

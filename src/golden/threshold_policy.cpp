@@ -41,7 +41,10 @@ double noise_band(double sigma, size_t n_golden, size_t n_run) {
 // sigma (+inf when unknown). Returns the band (+inf when unknown) and fills `source`.
 double modelled_band(double sigma_w, const LaunchSpread& g, const LaunchSpread& run, const NoiseModel& model, std::string* source) {
   const double n_g = static_cast<double>(std::max<size_t>(g.n, 1)), n_r = static_cast<double>(std::max<size_t>(run.n, 1));
-  const NightNoise nights = night_noise(model.nights);
+  // The night's sd the sitting spread predicts (pooled with the nights where it is worth something).
+  const double ss_prior = model.sitting_sigma_rel * std::fabs(g.median);
+  const double prior = std::isinf(sigma_w) ? kInf : std::sqrt(ss_prior * ss_prior + sigma_w * sigma_w / n_r);
+  const NightNoise nights = night_noise(model.nights, prior, model.sitting_prior_df);
   if (nights.usable) {
     // The nights' sd at its upper confidence bound: a robust estimate from a handful of changes is
     // itself noisy, and an underestimate cries wolf (golden/noise_band.h).
@@ -50,8 +53,11 @@ double modelled_band(double sigma_w, const LaunchSpread& g, const LaunchSpread& 
     // (its sitting estimated from the nights' point estimate: the upper bound is counted once)
     const double point2 = nights.sigma * nights.sigma;
     const double golden2 = std::isinf(sigma_w) ? point2 : std::max(0.0, point2 - sigma_w * sigma_w / n_r) + sigma_w * sigma_w / n_g;
-    *source = "nights: " + std::to_string(nights.nights) + " earlier nights, night-to-night sd " + significant(nights.sigma, 6, "unknown") +
-              " (robust; " + significant(nights.sigma_upper, 6, "unknown") + " at its 90% upper bound)";
+    *source = "nights: " + std::to_string(nights.nights) + " earlier nights, night-to-night sd " + significant(nights.nights_sigma, 6, "unknown") +
+              (nights.pooled ? " (robust), pooled with the sitting spread's " + significant(prior, 6, "unknown") + " to " +
+                                   significant(nights.sigma, 6, "unknown") + " (" + significant(nights.df, 3, "unknown") + " degrees of freedom; "
+                             : std::string(" (robust; ")) +
+              significant(nights.sigma_upper, 6, "unknown") + " at its 90% upper bound)";
     return kNoiseK * std::sqrt(sn2 + golden2);
   }
   if (std::isinf(sigma_w)) {

@@ -104,6 +104,7 @@ struct NoiseModel {
   double sitting_sigma_rel = 0;  // fraction of the golden median; 0: no widening
   std::vector<double> nights;    // earlier nights' values (same fingerprint, as many launches), oldest first
   const char* sitting_source = nullptr;  // where sitting_sigma_rel comes from; null: noise_band.h's default words
+  double sitting_prior_df = 0;  // degrees of freedom the sitting spread is worth beside the nights (noise_band.h)
 };
 // The judgement; with a model, the band is widened for the sitting (golden sources "launches" and
 // "rounds") or comes from the nights (golden/noise_band.h), and `band` says which.

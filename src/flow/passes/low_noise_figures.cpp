@@ -65,11 +65,11 @@ std::string apply_gpu_gates(const Case& c, bool cuda, std::vector<FigureResult>&
   }
   if (!cuda || !kernel) return "";
   kernel->gate = true;
-  if (!case_min_effect(c, kernel->name)) kernel->min_effect = MinEffect{kKernelTimeMinEffect, default_floor(kernel->name)};
+  if (!case_min_effect(c, kernel->name)) kernel->min_effect = MinEffect{kKernelTimeNightlyMinEffect, default_floor(kernel->name)};
   for (auto& f : figures)
     if (f.gate && &f != kernel && !case_min_effect(c, f.name))
       f.min_effect = MinEffect{kHostClockOnGpuMinEffect, default_floor(f.name)};
-  return "on CUDA with the kernel probe: GPU kernel time per token gated first at 2%, the job's host-clock figures at 25%";
+  return "on CUDA with the kernel probe: GPU kernel time per token gated first at 1.25%, the job's host-clock figures at 25%";
 }
 
 }  // namespace fp

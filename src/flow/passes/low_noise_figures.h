@@ -2,7 +2,8 @@
 // the attention kernels, from the probed checks that follow each timed launch (flow/passes/probed_check.h;
 // never from the timed launches, which carry no probe), one value per launch; and on a GPU box the
 // job's gates as the side-by-side gate sets them (flow/passes/gated_figures.h): kernel time
-// first at kKernelTimeMinEffect, the host-clock figures the job gates at kHostClockOnGpuMinEffect,
+// first at kKernelTimeNightlyMinEffect (1.25%: a 2% change caught on nearly every night), the host-clock
+// figures the job gates at kHostClockOnGpuMinEffect,
 // unless the case names its own. Per token, so that a case's workload size does not matter. The
 // runtime's own timings and its CPU time per token are the job's figures (flow/passes/figures.h).
 #pragma once
@@ -26,7 +27,7 @@ std::vector<FigureResult> kernel_figures(const std::vector<double>& gpu_ms_per_t
 
 // The golden path's gates. A case with plan.gated gates exactly those figures (gpu_kernel_ms and
 // attention_kernel_ms as their per-token figures), in every mode alike. Otherwise on a GPU box,
-// where `cuda` and the run measured gpu_kernel_ms_per_token, it gates first (2% unless the case
+// where `cuda` and the run measured gpu_kernel_ms_per_token, it gates first (1.25% unless the case
 // names it) and the job's gated host-clock figures take 25% unless the case names them. Figures no longer gated lose nothing:
 // guards are set afterwards from what gates. Returns a line saying which choice applied ("" none).
 std::string apply_gpu_gates(const Case& c, bool cuda, std::vector<FigureResult>& figures);

@@ -11,7 +11,9 @@
 #             appends its arguments or sets its environment): ub<N> (`-ub N`, a kernel-level change:
 #             ub256 +56% kernel time), b<N> (`-b N`), np<N> (`-np N`), ctkbf16, ctkq8 (`-ctk q8_0 -ctv q8_0`), nkvo (`-nkvo`: the KV cache
 #             moved to the host), t1 (`-t 1`: host threads only, a control), nofusion
-#             (GGML_CUDA_DISABLE_FUSION=1)
+#             (GGML_CUDA_DISABLE_FUSION=1), nographs (GGML_CUDA_DISABLE_GRAPHS=1), cublas
+#             (GGML_CUDA_FORCE_CUBLAS=1), mmq (GGML_CUDA_FORCE_MMQ=1), ptxjit (CUDA_FORCE_PTX_JIT=1:
+#             the driver compiles the library's PTX instead of loading its sm_90 code)
 #   sweep     one launch of each of FP_SWEEP's variants (default below) with no golden, printing
 #             each one's GPU kernel time per token against `same` measured first and last; the
 #             variant closest above +2% (and under +6%) becomes `picked`
@@ -59,6 +61,10 @@ variant() {
     nkvo) a="-nkvo" ;;
     t1) a="-t 1" ;;
     nofusion) e="GGML_CUDA_DISABLE_FUSION=1" ;;
+    nographs) e="GGML_CUDA_DISABLE_GRAPHS=1" ;;
+    cublas) e="GGML_CUDA_FORCE_CUBLAS=1" ;;
+    mmq) e="GGML_CUDA_FORCE_MMQ=1" ;;
+    ptxjit) e="CUDA_FORCE_PTX_JIT=1" ;;
     *) return 1 ;;
   esac
   printf '#!/bin/sh\n%s exec "%s" --library-path "%s" "%s" "$@" %s\n' "${e:+export $e;}" "$L/ld-linux-x86-64.so.2" "$LIBS" \
