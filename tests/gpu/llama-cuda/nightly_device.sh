@@ -25,11 +25,18 @@
 # start needs comes back in OUTDIR/nightly/state (the golden and the results history, without
 # logs): carry it as FP_NIGHTLY_STATE on the next start, and the nights go on from it.
 #
+# With FP_NIGHTLY_BASE=VARIANT the deployed server is that variant (its golden, its same-build nights,
+# the bump's reference), and the variant `plain` is the server without its arguments: a real change
+# against what was deployed, in either direction (-ub 720 is 1.9% faster in kernel time than the
+# default -ub 512 on the H200, so dropping it is a real ~2% kernel-level slowdown).
+#
 # usage: nightly_device.sh BUNDLE OUTDIR [STEP[:NIGHTS] ...]   (default: record same:3 prompt-2:1 ub256:1 same:2)
 # env:   FP_NIGHTLY_STATE (a folder from an earlier OUTDIR/nightly/state, relative to the repository root)
 #        FP_NIGHTLY_DEADLINE_S (default 480: no night starts after that many seconds of this script)
 #        FP_NIGHTLY_CASE (default gate/gate-cuda-realistic-prefill.json)
 #        FP_SWEEP (default "same ub480 ub448 ub384 ctkq8 t1 same")
+#        FP_NIGHTLY_BASE (a variant deployed as the same build; see above), FP_PICKED (the variant
+#        `picked` and `bump` use, instead of the sweep's pick)
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
@@ -65,12 +72,20 @@ variant() {
     cublas) e="GGML_CUDA_FORCE_CUBLAS=1" ;;
     mmq) e="GGML_CUDA_FORCE_MMQ=1" ;;
     ptxjit) e="CUDA_FORCE_PTX_JIT=1" ;;
+    plain) [ -x "$W/llama-server-cuda-plain" ]; return ;;
     *) return 1 ;;
   esac
   printf '#!/bin/sh\n%s exec "%s" --library-path "%s" "%s" "$@" %s\n' "${e:+export $e;}" "$L/ld-linux-x86-64.so.2" "$LIBS" \
     "$W/prefix/usr/bin/llama-server" "$a" >"$W/llama-server-cuda-$1"
   chmod +x "$W/llama-server-cuda-$1"
 }
+if [ -n "${FP_NIGHTLY_BASE:-}" ]; then
+  cp "$W/llama-server-cuda" "$W/llama-server-cuda-plain"
+  variant "$FP_NIGHTLY_BASE" || { echo "nightly: unknown FP_NIGHTLY_BASE $FP_NIGHTLY_BASE" >&2; exit 64; }
+  cp "$W/llama-server-cuda-$FP_NIGHTLY_BASE" "$W/llama-server-cuda"
+fi
+rm -f "$W/picked"
+[ -n "${FP_PICKED:-}" ] && echo "$FP_PICKED" >"$W/picked"
 export FLASHPROOF_PROBE_LIB=$(cat "$W/probe-path") FLASHPROOF_PROGRESS=lines FLASHPROOF_LLAMA_SERVER=$W/llama-server-cuda
 export CUDA_CACHE_PATH=$W/jit-cache CUDA_CACHE_MAXSIZE=4294967296 CUDA_MODULE_LOADING=LAZY
 unset FLASHPROOF_LOADER FLASHPROOF_LIBRARY_PATH
@@ -97,6 +112,7 @@ table=$O/nightly/table.txt
   echo "nightly on the H200: $(date -u +%FT%TZ)"
   nvidia-smi --query-gpu=name,uuid,driver_version,memory.total --format=csv,noheader | sed 's/^/gpu: /'
   echo "fingerprint: $(fp fingerprint)"
+  [ -n "${FP_NIGHTLY_BASE:-}" ] && echo "deployed (the same build): $FP_NIGHTLY_BASE; plain: the server without its arguments"
   fp fingerprint --json | python3 -c 'import json,sys; j=json.load(sys.stdin); print("fingerprint fields:", {k: v for k, v in j.items() if k not in ("id",)})' 2>/dev/null
 } | tee "$table"
 id=$(fp fingerprint)
