@@ -27,7 +27,7 @@
 //    by degrees of freedom (a moderated variance, as limma's empirical Bayes does), and the upper
 //    bound uses both. Without it a handful of nights, at their 90% upper bound, widened the H200's
 //    kernel-time band from 1.1% (launches widened) to 1.5-2.4%, and a 2% slowdown passed as noise
-//    (LowNoiseFigures.NightlyKernelTimeCatchesTwoPercentWithoutFalseAlarms). The host-clock sitting
+//    (NightlySimulation.KernelTimeOnTheGoldensGpuCatchesTwoPercent). The host-clock sitting
 //    spreads are a pessimistic cap measured on a loaded machine: worth nothing beside the nights.
 #pragma once
 

@@ -35,10 +35,10 @@ inline constexpr double kKernelTimeMinEffect = 0.02;
 // that must clear its minimum effect; a night is one median against the golden's, and fails when it
 // is worse than both the minimum effect and the noise band. A true +2% change of the H200's kernel
 // time per token reads 2% +- 0.55% (2 sd of a night's change against the golden: launch sd 0.12%,
-// sitting sd 0.19%, both sides): at a 2% threshold half of those nights pass, at 1.5% about 7%, at
+// sitting sd 0.19%, both sides): at a 2% threshold half of those nights pass, at 1.5% about 8%, at
 // 1.25% what is left is the band's doing (3.5%, on nights whose few-night band reads 1.8-2.1%). The
 // same build's nights stayed within 0.7% (33 nights and 4 bumps on six H200s) and the band (0.86-1.13%)
-// keeps them there. Simulated: LowNoiseFigures.NightlyKernelTimeCatchesTwoPercentWithoutFalseAlarms.
+// keeps them there. Simulated: NightlySimulation.KernelTimeOnTheGoldensGpuCatchesTwoPercent.
 inline constexpr double kKernelTimeNightlyMinEffect = 0.0125;
 inline constexpr double kHostClockOnGpuMinEffect = 0.25;
 struct GatedFigures {
