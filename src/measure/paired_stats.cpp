@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 #include <numeric>
+#include <optional>
 
 #include <boost/math/distributions/students_t.hpp>
 
@@ -25,6 +26,48 @@ bool fits_position(size_t n_a_first, size_t n_b_first, double trim) {
   const size_t n = n_a_first + n_b_first;
   const int kept = static_cast<int>(n) - 2 * trim_count(n, trim);
   return n_a_first >= 3 && n_b_first >= 3 && kept - 2 >= 4;
+}
+
+// Whether the machine term is fitted as well: both orders twice or more (pairs to take slopes from)
+// and at least 4 degrees of freedom left after it and the position term.
+bool fits_machine(size_t n_a_first, size_t n_b_first, double trim) {
+  const size_t n = n_a_first + n_b_first;
+  const int kept = static_cast<int>(n) - 2 * trim_count(n, trim);
+  const int position = fits_position(n_a_first, n_b_first, trim) ? 1 : 0;
+  return n_a_first >= 2 && n_b_first >= 2 && kept - 1 - position - 1 >= 4;
+}
+
+// Theil-Sen: the median of the slopes between every two blocks of the same order.
+std::optional<double> theil_sen_slope(const std::vector<BlockValue>& v) {
+  std::vector<double> slopes;
+  for (size_t i = 0; i < v.size(); ++i)
+    for (size_t j = i + 1; j < v.size(); ++j)
+      if (v[i].a_first == v[j].a_first && std::fabs(v[i].machine - v[j].machine) > 1e-9)
+        slopes.push_back((v[i].d - v[j].d) / (v[i].machine - v[j].machine));
+  if (slopes.empty()) return std::nullopt;
+  return median(slopes);
+}
+
+// The two-sided p of "the reference is the same in both arms": Yuen's test on the trimmed mean of x.
+double machine_arm_p(const std::vector<BlockValue>& v, double trim) {
+  std::vector<double> x;
+  for (const auto& b : v) x.push_back(b.machine);
+  std::sort(x.begin(), x.end());
+  const size_t n = x.size();
+  const int g = trim_count(n, trim);
+  const int kept = static_cast<int>(n) - 2 * g;
+  if (kept < 2) return kNoValue;
+  double sum = 0;
+  for (size_t i = static_cast<size_t>(g); i < n - static_cast<size_t>(g); ++i) sum += x[i];
+  const double tm = sum / kept;
+  std::vector<double> w(n);
+  for (size_t i = 0; i < n; ++i) w[i] = std::clamp(x[i], x[static_cast<size_t>(g)], x[n - 1 - static_cast<size_t>(g)]);
+  const double mw = mean_of(w);
+  double ss = 0;
+  for (double y : w) ss += (y - mw) * (y - mw);
+  const double se = std::sqrt(ss / (static_cast<double>(kept) * (kept - 1)));
+  if (!(se > 0)) return tm == 0 ? 1.0 : 0.0;
+  return 2 * (1 - student_t_cdf(std::fabs(tm / se), kept - 1));
 }
 
 }  // namespace
@@ -51,11 +94,12 @@ double student_t_quantile(double p, double df) {
   return boost::math::quantile(boost::math::students_t_distribution<double>(df), p);
 }
 
-int paired_df(int blocks, double trim) {
+int paired_df(int blocks, double trim, bool machine) {
   if (blocks < 2) return 0;
   const size_t n = static_cast<size_t>(blocks);
   const int kept = blocks - 2 * trim_count(n, trim);
-  return kept - 1 - (fits_position(n / 2 + n % 2, n / 2, trim) ? 1 : 0);
+  return kept - 1 - (fits_position(n / 2 + n % 2, n / 2, trim) ? 1 : 0) -
+         (machine && fits_machine(n / 2 + n % 2, n / 2, trim) ? 1 : 0);
 }
 
 PairedEstimate estimate_paired(const std::vector<PairedUnit>& units, bool lower_is_better, double confidence, double trim) {
@@ -63,6 +107,7 @@ PairedEstimate estimate_paired(const std::vector<PairedUnit>& units, bool lower_
   struct Acc {
     bool a_first = true;
     std::vector<double> r, la, lb;
+    double machine = kNoValue;  // the block's x (its launches carry one reference each)
   };
   std::map<int, Acc> by_block;
   for (const auto& u : units) {
@@ -73,11 +118,14 @@ PairedEstimate estimate_paired(const std::vector<PairedUnit>& units, bool lower_
     acc.r.push_back(lower_is_better ? r : -r);
     acc.la.push_back(std::log(u.a));
     acc.lb.push_back(std::log(u.b));
+    if (std::isfinite(u.machine_a) && std::isfinite(u.machine_b) && u.machine_a > 0 && u.machine_b > 0)
+      acc.machine = std::log(u.machine_b / u.machine_a);
     ++e.units;
   }
   e.blocks = by_block.size();
   if (e.blocks == 0) return e;
-  std::vector<double> first_a, first_b;  // block values by order
+  size_t n_a_first = 0;
+  bool every_machine = true;
   for (const auto& [block, acc] : by_block) {
     BlockValue v;
     v.block = block;
@@ -85,12 +133,31 @@ PairedEstimate estimate_paired(const std::vector<PairedUnit>& units, bool lower_
     v.d = mean_of(acc.r);
     v.a = std::exp(mean_of(acc.la));
     v.b = std::exp(mean_of(acc.lb));
-    (v.a_first ? first_a : first_b).push_back(v.d);
+    v.machine = acc.machine;
+    every_machine = every_machine && std::isfinite(v.machine);
+    n_a_first += v.a_first ? 1 : 0;
     e.block_values.push_back(v);
   }
   const size_t n = e.blocks;
   const int g = trim_count(n, trim);
   e.trimmed_each_end = g;
+  // The machine term (see the file comment), from the unadjusted block values.
+  double beta = 0;
+  if (every_machine && fits_machine(n_a_first, n - n_a_first, trim)) {
+    const double p = machine_arm_p(e.block_values, trim);
+    const auto slope = theil_sen_slope(e.block_values);
+    if (std::isfinite(p) && p < kMachineArmP) {
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "machine term left out: the reference differs between the arms (two-sided p %.2g)", p);
+      e.machine_note = buf;
+    } else if (slope) {
+      e.machine_term = true;
+      beta = std::max(0.0, *slope);
+      e.machine_slope = beta;
+    }
+  }
+  std::vector<double> first_a, first_b;  // block values by order, less the machine term
+  for (const auto& v : e.block_values) (v.a_first ? first_a : first_b).push_back(v.d - (e.machine_term ? beta * v.machine : 0.0));
   // The position term: least squares without trimming; with it, from the medians of the two orders
   // (a mean of four blocks would carry a burst into every adjusted value).
   double gamma = 0;
@@ -101,7 +168,7 @@ PairedEstimate estimate_paired(const std::vector<PairedUnit>& units, bool lower_
   }
   std::vector<double> adj;
   for (auto& v : e.block_values) {
-    v.adjusted = v.d - (v.a_first ? gamma : -gamma);
+    v.adjusted = v.d - (e.machine_term ? beta * v.machine : 0.0) - (v.a_first ? gamma : -gamma);
     adj.push_back(v.adjusted);
   }
   // Bursts: far from the others by the modified z-score (Iglewicz and Hoaglin).
@@ -121,7 +188,7 @@ PairedEstimate estimate_paired(const std::vector<PairedUnit>& units, bool lower_
   double sum = 0;
   for (size_t i = static_cast<size_t>(g); i < n - static_cast<size_t>(g); ++i) sum += adj[order[i]];
   e.worse_log = sum / kept;
-  e.df = kept - 1 - (e.order_term ? 1 : 0);
+  e.df = kept - 1 - (e.order_term ? 1 : 0) - (e.machine_term ? 1 : 0);
   if (e.df < 1) return e;
   // Winsorized sum of squares: the trimmed values replaced by the nearest kept one.
   std::vector<double> w(n);
@@ -154,7 +221,7 @@ std::optional<int> blocks_to_decide(const PairedEstimate& e, double min_effect, 
   // theta - the regression bound. The half-width at n blocks: t(1 - alpha, df(n)) sd / sqrt(n).
   const int from = static_cast<int>(e.blocks) + 2 - static_cast<int>(e.blocks % 2);
   for (int n = std::max(from, 4); n <= limit; n += 2) {
-    const double half = student_t_quantile(1 - alpha_look, paired_df(n, trim)) * e.forecast_sd_log / std::sqrt(static_cast<double>(n));
+    const double half = student_t_quantile(1 - alpha_look, paired_df(n, trim, e.machine_term)) * e.forecast_sd_log / std::sqrt(static_cast<double>(n));
     if (theta < dl && half < dl - theta) return n;
     if (theta > dr && half < theta - dr) return n;
   }
@@ -276,6 +343,13 @@ std::string decision_line(const FigureDecision& d, const std::string& b_name) {
   if (e.trimmed_each_end > 0)
     s += " (trimmed mean: " + std::to_string(e.trimmed_each_end) + " block" + (e.trimmed_each_end > 1 ? "s" : "") +
          " dropped at each end)";
+  if (e.machine_term) {
+    char m[120];
+    std::snprintf(m, sizeof m, " (machine term: the machine reference's change x %.2f taken out)", e.machine_slope);
+    s += m;
+  } else if (!e.machine_note.empty()) {
+    s += " (" + e.machine_note + ")";
+  }
   s += "; " + d.why;
   if (d.verdict == TimingVerdict::unresolved && d.more_blocks)
     s += "; about " + std::to_string(*d.more_blocks) + " more blocks would likely settle it";

@@ -31,6 +31,21 @@
 //     M-estimate has no small-sample interval of known coverage; the simulations in
 //     paired_stats_test.cpp check the whole sequential procedure with bursts;
 //  5. the one-sided p-value of "B is not worse" (theta <= 0) from the same t.
+// The machine's speed as a covariate (before step 3): where every launch carries a machine-speed
+// reference timed beside it (the throughput reference, measure/throughput_reference.h, timed before,
+// between and after its requests), x_k = log(machine B / machine A) says how much slower the machine
+// itself was during B's launch of block k. The block values become d_k - beta x_k, beta the
+// Theil-Sen slope of d on x (the median of the pairwise slopes between blocks of the same order, so
+// that the position term does not enter it; at least 0: a slower machine never makes a build
+// faster), and one more degree of freedom comes off. This is the analysis of covariance (CUPED, in
+// online experiments): x does not depend on which build ran (the reference runs while the runtime
+// idles), so theta keeps its meaning ("worse on a machine equally fast in both launches") and only
+// the spread the machine caused leaves the blocks. Measured on cases/completion-realistic-long.json
+// (bench/README.md section 3): the launches' decode speed moves 10-25% from one launch to the next
+// with the machine (r 0.74 with the reference). Not fitted where a launch lacks the reference, where
+// it would leave fewer than 4 degrees of freedom, or where the reference itself differs between the
+// arms (its trimmed mean, two-sided p below kMachineArmP: a build whose idle runtime still takes CPU
+// time would slow the reference, and adjusting would hide part of its cost); the estimate says which.
 // A block whose adjusted value lies far from the others (Iglewicz and Hoaglin's modified z-score
 // above 3.5) is flagged as a likely burst, with its values, whether or not it was trimmed.
 // Holm's step-down correction across the gated figures of a case controls the family-wise rate of
@@ -53,6 +68,8 @@ struct PairedUnit {
   std::string prompt;   // prompt id ("" for a per-launch figure such as cold start)
   double a = kNoValue;  // arm A's value (median of the prompt's repetitions in A's launch)
   double b = kNoValue;  // arm B's value
+  // The machine-speed reference beside each launch (ms, higher is slower); kNoValue: none.
+  double machine_a = kNoValue, machine_b = kNoValue;
 };
 
 // The fraction of block values trimmed from each end (see the file comment).
@@ -61,13 +78,18 @@ inline constexpr double kBlockTrim = 0.2;
 inline constexpr double kBurstZ = 3.5;
 // A "regression" must be shown worse than this share of the minimum effect (decide_figures).
 inline constexpr double kRegressionShare = 0.6;
+// The machine term is left out where the reference differs between the arms at this two-sided p.
+// Strict because it is tested at every look: at 1% an identical-builds trial of the completion case
+// tripped it at its 17th look (p 0.0074) and lost the term.
+inline constexpr double kMachineArmP = 0.001;
 
 // One block's value of a figure, as the estimate used it.
 struct BlockValue {
   int block = 0;                // 0-based block index
   bool a_first = true;
   double d = kNoValue;          // mean log-ratio over the block's prompts, > 0 means B worse
-  double adjusted = kNoValue;   // d less the position term (d itself where none was fitted)
+  double adjusted = kNoValue;   // d less the machine and position terms (d itself where none was fitted)
+  double machine = kNoValue;    // x: log(machine B / machine A), > 0 means B's launch had the slower machine
   double a = kNoValue;          // geometric mean of arm A's unit values over the block's prompts
   double b = kNoValue;          // the same for arm B
   bool trimmed = false;         // left out of the trimmed mean
@@ -93,6 +115,9 @@ struct PairedEstimate {
   double p_worse = kNoValue;    // one-sided p of H0: theta <= 0 (B not worse)
   bool order_term = false;      // the position term was fitted
   double order_log = kNoValue;  // gamma: how much worse the second launch of a block ran (log)
+  bool machine_term = false;       // the machine-speed covariate was fitted
+  double machine_slope = kNoValue;  // beta: log-change of the figure per log-change of the machine
+  std::string machine_note;         // why it was not fitted, where every launch had a reference
   int trimmed_each_end = 0;     // g: block values dropped from each end
   std::vector<BlockValue> block_values;  // in block order
   std::vector<BlockValue> bursts() const;  // the flagged ones
@@ -108,8 +133,9 @@ PairedEstimate estimate_paired(const std::vector<PairedUnit>& units, bool lower_
                                double trim = kBlockTrim);
 
 // The degrees of freedom of the estimate at n blocks (balanced ABBA): n - 2 floor(trim n) - 1, one
-// fewer where the position term is fitted (only where at least 4 remain); 0 below two blocks.
-int paired_df(int blocks, double trim = kBlockTrim);
+// fewer where the position term is fitted and one fewer again for the machine term (each only where
+// at least 4 remain after it); 0 below two blocks.
+int paired_df(int blocks, double trim = kBlockTrim, bool machine = false);
 
 // Student's t distribution (Boost.Math): CDF and quantile (df > 0); NaN outside the domain.
 double student_t_cdf(double t, double df);

@@ -89,10 +89,15 @@ nlohmann::json decision_json(const FigureDecision& d) {
                       {"why", d.why}};
   if (d.more_blocks) j["more_blocks"] = *d.more_blocks;
   if (d.likely_blocks) j["likely_blocks"] = *d.likely_blocks;
+  if (e.machine_term) j["machine_slope"] = e.machine_slope;
+  if (!e.machine_note.empty()) j["machine_note"] = e.machine_note;
   j["block_values"] = nlohmann::json::array();
-  for (const auto& b : e.block_values)
+  for (const auto& b : e.block_values) {
     j["block_values"].push_back({{"block", b.block + 1}, {"baseline_first", b.a_first}, {"worse_rel", num(std::expm1(b.d))},
-                                 {"baseline", num(b.a)}, {"candidate", num(b.b)}, {"trimmed", b.trimmed}, {"burst", b.burst}});
+                                 {"adjusted_rel", num(std::expm1(b.adjusted))}, {"baseline", num(b.a)}, {"candidate", num(b.b)},
+                                 {"trimmed", b.trimmed}, {"burst", b.burst}});
+    if (std::isfinite(b.machine)) j["block_values"].back()["machine_slower_rel"] = std::expm1(b.machine);
+  }
   return j;
 }
 
@@ -222,6 +227,7 @@ void say_blocks(const PairedOutcome& po, const PairedPlan& plan, const Case& c, 
     say("  " + decision_line(d, "candidate") + "\n");
     for (const auto& b : d.estimate.bursts())
       say("    block " + std::to_string(b.block + 1) + " looks like a burst: " + fmt("%+.1f%%", 100 * std::expm1(b.d)) +
+          (d.estimate.machine_term ? fmt(", %+.1f%% after the machine term", 100 * std::expm1(b.adjusted)) : std::string()) +
           " (baseline " + fmt("%.4g", b.a) + ", candidate " + fmt("%.4g", b.b) + ", " +
           (b.a_first ? "baseline" : "candidate") + " launched first; " +
           (b.trimmed ? "trimmed" : "kept: more blocks than the trimming drops look like bursts") + ")\n");
@@ -326,9 +332,13 @@ nlohmann::json gate_json(const Case& c, const GateArms& arms, const EvidenceOutc
   if (memory.kv_moved) j["kv_cache_moved"] = *memory.kv_moved;
   for (const auto& d : po.guards) j["guards"].push_back(decision_json(d));
   j["launches"] = nlohmann::json::array();
-  for (const auto& l : po.launches)
+  for (const auto& l : po.launches) {
     j["launches"].push_back({{"block", l.block + 1}, {"arm", l.arm}, {"wall_s", l.wall_s}, {"units", l.units},
                              {"itl_per_prompt_ms", l.itl_per_prompt_ms}, {"errors", l.errors}});
+    if (l.reference_ms) j["launches"].back()["machine_reference_ms"] = *l.reference_ms;
+    if (l.throughput_ms) j["launches"].back()["machine_throughput_ms"] = *l.throughput_ms;
+    if (!l.throughput_samples_ms.empty()) j["launches"].back()["machine_throughput_samples_ms"] = l.throughput_samples_ms;
+  }
   for (const auto& d : po.reported) j["reported"].push_back(decision_json(d));
   return j;
 }

@@ -153,6 +153,16 @@ double baseline_median(const PairedOutcome& o, const std::string& figure) {
   return a.empty() ? kNoValue : median(a);
 }
 
+// The launch's machine speed (measure/paired_stats.h, the machine term): the median of the
+// throughput reference timed through it. Kernel figures come from the probed launch and GPU clocks:
+// none for them.
+namespace {
+double launch_machine_ms(const ArmLaunch& l, const std::string& figure) {
+  if (l.throughput_samples_ms.empty() || figure == "gpu_kernel_ms" || figure == "attention_kernel_ms") return kNoValue;
+  return median(l.throughput_samples_ms);
+}
+}  // namespace
+
 std::vector<PairedUnit> paired_units(const PairedOutcome& o, const std::string& figure) {
   std::map<int, const ArmLaunch*> a, b;
   for (const auto& l : o.launches) {
@@ -168,7 +178,9 @@ std::vector<PairedUnit> paired_units(const PairedOutcome& o, const std::string& 
     if (fa == la->units.end() || fb == it->second->units.end()) continue;
     for (const auto& [prompt, va] : fa->second) {
       auto pb = fb->second.find(prompt);
-      if (pb != fb->second.end()) out.push_back({block, a_first_in_block(block), prompt, va, pb->second});
+      if (pb != fb->second.end())
+        out.push_back({block, a_first_in_block(block), prompt, va, pb->second, launch_machine_ms(*la, figure),
+                       launch_machine_ms(*it->second, figure)});
     }
   }
   return out;
@@ -266,6 +278,7 @@ PairedOutcome run_paired(const PairedArm& a, const PairedArm& b, const PairedPla
   t.warmup = plan.warmup;
   t.repetitions = plan.rounds;
   t.concurrent_rounds = plan.concurrent_rounds;
+  t.machine_samples = true;
   const auto t0 = Clock::now();
   std::vector<double> block_s;
   auto mean_block_s = [&] { return std::accumulate(block_s.begin(), block_s.end(), 0.0) / static_cast<double>(block_s.size()); };
@@ -301,6 +314,9 @@ PairedOutcome run_paired(const PairedArm& a, const PairedArm& b, const PairedPla
         l.errors = pass->errors;
         l.units = launch_units(*pass);
         l.itl_per_prompt_ms = itl_per_prompt_ms(*pass);
+        l.reference_ms = pass->reference_ms;
+        l.throughput_ms = pass->throughput_ms;
+        l.throughput_samples_ms = pass->throughput_samples_ms;
         for (const auto& r : pass->requests) l.answers[r.prompt_id] = r.result.text;
         if (arm->evidence) {
           auto check = check_timed_log(pass->log_path, ctx.signatures, &*arm->evidence);

@@ -90,6 +90,9 @@ struct ArmLaunch {
   // each request's median gap): kept in gate.json only, so that both units' block spread can be
   // compared on the same launches (bench/README.md section 3).
   std::map<std::string, double> itl_per_prompt_ms;
+  // How fast the machine was around the timed launch (TimedPass::reference_ms, throughput_ms).
+  std::optional<double> reference_ms, throughput_ms;
+  std::vector<double> throughput_samples_ms;  // TimedPass::throughput_samples_ms
 };
 
 // The per-prompt decode unit of one launch (ArmLaunch::itl_per_prompt_ms).

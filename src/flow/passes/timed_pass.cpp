@@ -94,6 +94,10 @@ Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& opt
     return build_request(ctx, base_url, p, c.shape.max_output_tokens, timeout_s);
   };
   auto request = [&](const Prompt& p) { return stream_request(make(p, time_left())); };
+  if (speed_before && options.machine_samples) out.throughput_samples_ms.push_back(speed_before->throughput_ms);
+  auto sample_machine = [&] {
+    if (launched && options.machine_samples) out.throughput_samples_ms.push_back(time_throughput_reference());
+  };
   auto fail = [&](const std::string& what, const Error& e) {
     out.errors.push_back(what + ": " + e.message);
   };
@@ -114,6 +118,7 @@ Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& opt
     const auto t0 = Clock::now();
     auto results = stream_concurrent(batch, concurrency);
     out.round_wall_s.push_back(seconds(Clock::now() - t0));
+    sample_machine();
     for (size_t i = 0; i < results.size(); ++i) {
       if (results[i]) {
         out.requests.push_back({ps[i]->id, round, *results[i], -1.0, level, seconds(t0 - ready) + results[i]->start_offset_s});
@@ -174,6 +179,7 @@ Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& opt
         break;
       }
       out.requests.push_back({p.id, round, *r, cpu0 && cpu1 ? *cpu1 - *cpu0 : -1.0, 0, sent});
+      sample_machine();
     }
     note_free_memory();
   }
@@ -193,6 +199,7 @@ Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& opt
   // the mean of both: the two samples bracket the run, so cores that slowed during it show (one
   // sample before the start would miss a step in the middle of a long case).
   const MachineSpeed speed_after = time_machine_speed();
+  if (options.machine_samples) out.throughput_samples_ms.push_back(speed_after.throughput_ms);
   out.reference_ms = (speed_before->reference_ms + speed_after.reference_ms) / 2;
   out.throughput_ms = (speed_before->throughput_ms + speed_after.throughput_ms) / 2;
   ExitInfo e = launched->process.stop(5.0);

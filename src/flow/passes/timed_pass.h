@@ -40,6 +40,11 @@ struct TimedPass {
   // process's CPUs meeting at a barrier (measure/throughput_reference.h). None when attached.
   std::optional<double> reference_ms;
   std::optional<double> throughput_ms;
+  // TimedOptions::machine_samples: the throughput reference timed before the launch, after every
+  // measured request (every concurrent round), the runtime idle between them, and after the last:
+  // how fast the cores were all through the launch (the side-by-side gate's covariate,
+  // measure/paired_stats.h).
+  std::vector<double> throughput_samples_ms;
   // The lowest memory left on the host and each GPU while the runtime served the requests (after the
   // warm-up and after every round): the headroom's "memory left" (measure/kv_headroom.h).
   FreeMemory free_memory_low;
@@ -55,6 +60,9 @@ struct TimedOptions {
   // of level k is round k * repetitions + r of the pass. `flashproof run` sets it; A/B and the
   // side-by-side gate measure the job's own way.
   bool levels = false;
+  // Time the throughput reference between the measured requests as well (TimedPass::
+  // throughput_samples_ms): about 25 ms each, never while a request is in flight.
+  bool machine_samples = false;
 };
 
 Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& options);
