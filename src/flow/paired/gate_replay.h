@@ -1,0 +1,30 @@
+// Re-judging a recorded side-by-side gate run (its gate.json) with this build's statistics, look by
+// look as the gate looks (flow/paired/paired_runner.cpp run_paired: the first look after
+// first_blocks, then every pair, the budget in blocks, the early stop), without launching anything:
+// how a change to measure/paired_stats.h decides on real launches (bench/gate_replay,
+// bench/README.md section 3).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "flow/paired/paired_runner.h"
+#include "util/result.h"
+
+namespace fp {
+
+struct GateReplay {
+  int recorded_blocks = 0;
+  int blocks = 0;                     // the blocks of the last look
+  std::string outcome;                // "decided", "regression", "unresolved: ..."
+  std::vector<FigureDecision> decisions;  // the gated figures at the last look
+  std::vector<std::string> looks;     // one line per look and gated figure
+};
+
+// `machine`: false drops every launch's machine-speed samples (the statistics without the machine
+// term). The gated figures and their minimum effects (floors already relative) are the run's.
+Result<GateReplay> replay_gate(const nlohmann::json& gate_json, bool machine);
+
+}  // namespace fp

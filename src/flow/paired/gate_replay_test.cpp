@@ -1,0 +1,66 @@
+#include "flow/paired/gate_replay.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+
+#include "testing/fixtures.h"
+
+namespace fp {
+namespace {
+
+nlohmann::json recorded(const std::string& name) {
+  std::ifstream in(testing::fixture("logs/gate-machine-term/" + name));
+  return nlohmann::json::parse(in);
+}
+
+// Trial 3 of the recorded identical-builds runs (fixtures/logs/gate-machine-term/README.md): 34
+// blocks of cases/completion-realistic-long.json on this VM while its cores drifted. Without the
+// machine term the gate gives up after 16 blocks (itl_ms's interval straddles the minimum effect);
+// with it, both gated figures are "no regression" after 34.
+TEST(GateReplay, TheMachineTermDecidesARecordedIdenticalBuildsRun) {
+  auto with = replay_gate(recorded("trial3-0823.json"), true);
+  ASSERT_TRUE(with) << with.error().message;
+  EXPECT_EQ(with->recorded_blocks, 34);
+  EXPECT_EQ(with->outcome, "decided");
+  EXPECT_EQ(with->blocks, 34);
+  for (const auto& d : with->decisions) {
+    EXPECT_EQ(d.verdict, TimingVerdict::no_regression) << decision_line(d);
+    EXPECT_TRUE(d.estimate.machine_term) << d.estimate.machine_note;
+  }
+  auto without = replay_gate(recorded("trial3-0823.json"), false);
+  ASSERT_TRUE(without);
+  EXPECT_EQ(without->outcome, "unresolved: stopped early (beyond the budget)");
+  EXPECT_EQ(without->blocks, 16);
+  for (const auto& d : without->decisions) EXPECT_FALSE(d.estimate.machine_term);
+}
+
+// The machine term's slope on real launches: itl_ms moves about twice as much as the reference in
+// trial 2 (15% block spread, r 0.91), and no recorded identical-builds run is called a regression
+// either way.
+TEST(GateReplay, NoRecordedIdenticalBuildsRunIsARegression) {
+  for (const char* name : {"trial1-0755.json", "trial2-0814.json", "trial3-0823.json"})
+    for (bool machine : {true, false}) {
+      auto r = replay_gate(recorded(name), machine);
+      ASSERT_TRUE(r) << name;
+      EXPECT_NE(r->outcome, "regression") << name << (machine ? "" : " --no-machine");
+      for (const auto& d : r->decisions) EXPECT_NE(d.verdict, TimingVerdict::regression) << name << ": " << decision_line(d);
+    }
+  auto two = replay_gate(recorded("trial2-0814.json"), true);
+  ASSERT_TRUE(two);
+  const auto itl = std::find_if(two->decisions.begin(), two->decisions.end(), [](const FigureDecision& d) { return d.figure == "itl_ms"; });
+  ASSERT_NE(itl, two->decisions.end());
+  EXPECT_GT(itl->estimate.machine_slope, 1.5);
+  EXPECT_LT(itl->estimate.machine_slope, 2.5);
+}
+
+TEST(GateReplay, NotAGateJsonIsAnError) {
+  auto r = replay_gate(nlohmann::json::parse(R"({"launches": 3})"), true);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("\"launches\" and \"gated\""), std::string::npos);
+  EXPECT_FALSE(replay_gate(nlohmann::json::parse(R"({"launches": [{"arm": "baseline"}], "gated": []})"), true));
+}
+
+}  // namespace
+}  // namespace fp
