@@ -17,6 +17,10 @@ int main(int argc, char** argv) {
   }
   const bool machine = !(argc > 2 && std::string(argv[2]) == "--no-machine");
   std::ifstream in(argv[1]);
+  if (!in) {
+    std::fprintf(stderr, "%s: cannot be read\n", argv[1]);
+    return 66;
+  }
   const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
   auto r = fp::replay_gate(j, machine);
   if (!r) {
