@@ -57,7 +57,9 @@ void probed_kernel_units(CaseContext ctx, const TimedOptions& t, ArmLaunch& l) {
     return;
   }
   for (const auto& [key, value] : probe.env) ctx.c.launch.env[key] = value;
-  auto pass = run_timed_pass(ctx, t);
+  TimedOptions probed = t;
+  probed.machine_samples = false;  // the kernel figures take no machine term
+  auto pass = run_timed_pass(ctx, probed);
   if (!pass) {
     l.errors.push_back("probed launch: " + pass.error().message);
     return;
