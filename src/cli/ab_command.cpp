@@ -14,7 +14,7 @@
 namespace fp {
 namespace {
 
-const char* kUsage =
+const char* kAbUsageText =
     "usage: flashproof ab CASE.json [options]\n"
     "Runs the case with the flag on and with it off, everything else identical: one evidence pass per\n"
     "arm (on must show fused attention active, off not), then the side-by-side engine of `gate`: blocks\n"
@@ -46,11 +46,11 @@ const char* kUsage =
 int ab_command(int argc, char** argv) {
   AbRunOptions o;
   OneCaseArgs one;
-  Args args("ab", argc, argv, kUsage);
+  Args args("ab", argc, argv, kAbUsageText);
   while (args.next()) {
     const std::string& a = args.arg();
     if (a == "-h" || a == "--help") {
-      std::cout << kUsage;
+      std::cout << kAbUsageText;
       return 0;
     } else if (a == "--repetitions") {
       o.repetitions = args.whole(1, 1000);
@@ -73,7 +73,7 @@ int ab_command(int argc, char** argv) {
     }
   }
   int code = 0;
-  auto suite = one_case_suite("ab", one, kUsage, kAbUsage, kAbIncomplete, &code);
+  auto suite = one_case_suite("ab", one, kAbUsageText, kAbUsage, kAbIncomplete, &code);
   if (!suite) return code;
   const std::string& case_path = one.case_path;
   o.quiet = one.quiet;

@@ -28,7 +28,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const char* kUsage =
+const char* kAcceptUsageText =
     "usage: flashproof accept RUNDIR... [--golden DIR | --root DIR] [--only figures|answers] [--yes]\n"
     "Shows every change a run would make to this machine's goldens (figures, and answers as unified\n"
     "diffs), then writes what you accept: with --yes, or after you answer y. Refuses when CI is set.\n"
@@ -248,11 +248,11 @@ int accept_command(int argc, char** argv) {
   std::string golden_root, root, only;
   bool yes = false;
   std::vector<std::string> runs;
-  Args args("accept", argc, argv, kUsage);
+  Args args("accept", argc, argv, kAcceptUsageText);
   while (args.next()) {
     const std::string& a = args.arg();
     if (a == "-h" || a == "--help") {
-      std::cout << kUsage;
+      std::cout << kAcceptUsageText;
       return 0;
     } else if (a == "--yes") {
       yes = true;
@@ -275,7 +275,7 @@ int accept_command(int argc, char** argv) {
     return 3;
   }
   if (runs.empty()) {
-    std::cerr << "flashproof accept: name at least one run folder (it holds result.json)\n" << kUsage;
+    std::cerr << "flashproof accept: name at least one run folder (it holds result.json)\n" << kAcceptUsageText;
     return 64;
   }
   if (golden_root.empty()) {

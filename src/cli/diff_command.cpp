@@ -17,7 +17,7 @@
 namespace fp {
 namespace {
 
-const char* kUsage =
+const char* kDiffUsageText =
     "usage: flashproof diff OLD NEW\n"
     "       flashproof diff --last [--results DIR | --root DIR] [CASE...]\n"
     "Compares two results: verdict and status changes first, then the fingerprint field by field, the\n"
@@ -115,11 +115,11 @@ int diff_command(int argc, char** argv) {
   std::string results_root, root;
   bool last = false;
   std::vector<std::string> operands;
-  Args args("diff", argc, argv, kUsage);
+  Args args("diff", argc, argv, kDiffUsageText);
   while (args.next()) {
     const std::string& a = args.arg();
     if (a == "-h" || a == "--help") {
-      std::cout << kUsage;
+      std::cout << kDiffUsageText;
       return 0;
     } else if (a == "--last") {
       last = true;
@@ -143,7 +143,7 @@ int diff_command(int argc, char** argv) {
   }
   if (last) return diff_last(results_root, operands);
   if (operands.size() != 2) {
-    std::cerr << "flashproof diff: give OLD and NEW (or --last)\n" << kUsage;
+    std::cerr << "flashproof diff: give OLD and NEW (or --last)\n" << kDiffUsageText;
     return 64;
   }
   return diff_paths(operands[0], operands[1]);

@@ -26,7 +26,7 @@ constexpr int kExitActive = 0;
 constexpr int kExitNotActive = 1;
 constexpr int kExitNoEvidence = 2;
 
-const char* const kUsage =
+const char* const kExplainUsageText =
     "usage: flashproof explain --runtime NAME --log FILE [--kernels FILE] [--expect-backend NAMES]\n"
     "                          [--model FILE.gguf | --layers N] [--require LEVELS]\n"
     "  --runtime         runtime data file stem, e.g. llama-server\n"
@@ -108,7 +108,7 @@ int explain_command(int argc, char** argv) {
   // main() passes the arguments after the command; tests may pass "explain" first.
   const int first = argc > 0 && std::string(argv[0]) == "explain" ? 1 : 0;
   // Usage errors return 64 rather than exit: the tests run explain in-process.
-  Args args("explain", argc - first, argv + first, kUsage);
+  Args args("explain", argc - first, argv + first, kExplainUsageText);
   auto usage_error = [&](const std::string& message) { return args.print_usage_error(message); };
   std::map<std::string, std::string> opts;
   std::string bad;

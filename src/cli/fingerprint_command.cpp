@@ -14,7 +14,7 @@ namespace fp {
 
 namespace {
 
-const char* kUsage =
+const char* kFingerprintUsageText =
     "usage: flashproof fingerprint [--runtime NAME] [--json]\n"
     "Prints the fingerprint id of this machine with that runtime: the folder golden/<id>/.\n";
 
@@ -23,7 +23,7 @@ const char* kUsage =
 int fingerprint_command(int argc, char** argv) {
   std::string runtime = "llama-server";
   bool as_json = false;
-  Args args("fingerprint", argc, argv, kUsage);
+  Args args("fingerprint", argc, argv, kFingerprintUsageText);
   while (args.next()) {
     const std::string& a = args.arg();
     if (a == "--runtime" && args.has_value()) {
@@ -31,7 +31,7 @@ int fingerprint_command(int argc, char** argv) {
     } else if (a == "--json") {
       as_json = true;
     } else if (a == "-h" || a == "--help") {
-      std::cout << kUsage;
+      std::cout << kFingerprintUsageText;
       return 0;
     } else {
       args.brief_usage_error("unknown argument " + quote(a) + "; valid: --runtime NAME, --json");

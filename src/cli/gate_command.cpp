@@ -22,7 +22,7 @@
 namespace fp {
 namespace {
 
-const char* kUsage =
+const char* kGateUsageText =
     "usage: flashproof gate CASE.json... --baseline-runtime OLD [--candidate-runtime NEW] [options]\n"
     "       flashproof gate CASE.json... [--baseline ID] [options]\n"
     "The upgrade gate.\n\n"
@@ -86,11 +86,11 @@ int gate_command(int argc, char** argv) {
   bool side_by_side = false;
   std::vector<std::string> cases;
   std::string root;
-  Args args("gate", argc, argv, kUsage);
+  Args args("gate", argc, argv, kGateUsageText);
   while (args.next()) {
     const std::string& a = args.arg();
     if (a == "-h" || a == "--help") {
-      std::cout << kUsage;
+      std::cout << kGateUsageText;
       return 0;
     } else if (a == "--baseline") {
       g.baseline = args.value();
@@ -168,7 +168,7 @@ int gate_command(int argc, char** argv) {
     }
   }
   if (cases.empty()) {
-    std::cerr << "flashproof gate: name at least one case file, e.g. cases/*.json\n" << kUsage;
+    std::cerr << "flashproof gate: name at least one case file, e.g. cases/*.json\n" << kGateUsageText;
     return 64;
   }
   auto suite = command_suite(root, cases);

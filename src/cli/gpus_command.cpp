@@ -13,7 +13,7 @@
 namespace fp {
 namespace {
 
-const char* kUsage =
+const char* kGpusUsageText =
     "usage: flashproof gpus [--resource-spec [FILE] | --assigned]\n"
     "Lists the GPUs NVML sees (index, name, memory, UUID).\n\n"
     "  --resource-spec [FILE]  write CTest's resource spec for them (one \"gpus\" entry per GPU, id =\n"
@@ -60,11 +60,11 @@ int list_gpus(const std::string& spec_file, bool want_spec) {
 int gpus_command(int argc, char** argv) {
   bool want_spec = false, assigned = false;
   std::string spec_file;
-  Args args("gpus", argc, argv, kUsage);
+  Args args("gpus", argc, argv, kGpusUsageText);
   while (args.next()) {
     const std::string& a = args.arg();
     if (a == "-h" || a == "--help") {
-      std::cout << kUsage;
+      std::cout << kGpusUsageText;
       return 0;
     } else if (a == "--resource-spec") {
       want_spec = true;

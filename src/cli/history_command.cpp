@@ -19,7 +19,7 @@
 namespace fp {
 namespace {
 
-const char* kUsage =
+const char* kHistoryUsageText =
     "usage: flashproof history [--results DIR | --root DIR] [-n N] [CASE...]\n"
     "       flashproof history --changes [--results DIR | --root DIR] [CASE...]\n"
     "Lists the last N runs (default 10) of each case from <results>/history.tsv, newest last,\n"
@@ -137,11 +137,11 @@ int history_command(int argc, char** argv) {
   int limit = 0;
   bool changes = false;
   std::vector<std::string> cases;
-  Args args("history", argc, argv, kUsage);
+  Args args("history", argc, argv, kHistoryUsageText);
   while (args.next()) {
     const std::string& a = args.arg();
     if (a == "-h" || a == "--help") {
-      std::cout << kUsage;
+      std::cout << kHistoryUsageText;
       return 0;
     } else if (a == "--results") {
       results_root = args.value();

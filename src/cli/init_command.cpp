@@ -24,7 +24,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const char* kUsage =
+const char* kInitUsageText =
     "usage: flashproof init DIR\n"
     "Makes a suite in DIR (created if missing; an existing folder keeps its files, and nothing is\n"
     "overwritten): flashproof-suite.json (the marker every command looks for), CMakeLists.txt using the\n"
@@ -113,7 +113,7 @@ Result<std::vector<Planned>> plan_suite(const fs::path& dir) {
   return files;
 }
 
-int fail(const std::string& message) {
+int init_failed(const std::string& message) {
   std::cerr << "flashproof init: " << message << "\n";
   return 2;
 }
@@ -122,30 +122,30 @@ int fail(const std::string& message) {
 
 int init_command(int argc, char** argv) {
   std::string dir_arg;
-  Args args("init", argc, argv, kUsage);
+  Args args("init", argc, argv, kInitUsageText);
   while (args.next()) {
     const std::string& a = args.arg();
     if (a == "-h" || a == "--help") {
-      std::cout << kUsage;
+      std::cout << kInitUsageText;
       return 0;
     }
     if (args.is_option() || !dir_arg.empty()) args.usage_error("unexpected argument " + quote(a));
     dir_arg = a;
   }
   if (dir_arg.empty()) {
-    std::cerr << "flashproof init: name the folder of the new suite\n" << kUsage;
+    std::cerr << "flashproof init: name the folder of the new suite\n" << kInitUsageText;
     return 64;
   }
   std::error_code ec;
   const fs::path dir = fs::absolute(dir_arg, ec).lexically_normal();
-  if (fs::exists(dir / kSuiteMarker, ec)) return fail((dir / kSuiteMarker).string() + " exists: " + dir.string() + " is a suite already");
+  if (fs::exists(dir / kSuiteMarker, ec)) return init_failed((dir / kSuiteMarker).string() + " exists: " + dir.string() + " is a suite already");
   auto planned = plan_suite(dir);
-  if (!planned) return fail(planned.error().message);
+  if (!planned) return init_failed(planned.error().message);
   for (const auto& f : *planned)
-    if (fs::exists(f.path, ec)) return fail(f.path.string() + " exists; nothing written (init never overwrites)");
+    if (fs::exists(f.path, ec)) return init_failed(f.path.string() + " exists; nothing written (init never overwrites)");
   for (const auto& f : *planned) {
     fs::create_directories(f.path.parent_path(), ec);
-    if (auto st = write_file_atomic(f.path.string(), f.content); !st) return fail(st.error().message);
+    if (auto st = write_file_atomic(f.path.string(), f.content); !st) return init_failed(st.error().message);
     if (f.executable) fs::permissions(f.path, fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec, fs::perm_options::add, ec);
     std::cout << "wrote " << f.path.lexically_relative(dir).string() << "\n";
   }
@@ -154,11 +154,11 @@ int init_command(int argc, char** argv) {
 
   // The example's model, so that the example case is valid (and runnable) at once.
   if (make_model_file((dir / "models" / kExampleRecipe).string(), dir.string(), false) != 0)
-    return fail("cannot generate the example's model (above)");
+    return init_failed("cannot generate the example's model (above)");
   auto suite = load_suite(dir.string());
-  if (!suite) return fail(suite.error().message);
+  if (!suite) return init_failed(suite.error().message);
   auto example = load_case((dir / "cases/example-chat.json").string(), *suite);
-  if (!example) return fail("the example case does not load: " + example.error().message);
+  if (!example) return init_failed("the example case does not load: " + example.error().message);
   std::cout << "example case valid: cases/example-chat.json\n\n"
             << "suite: " << dir.string() << "\n"
             << "next:  cd " << dir.string() << " && cmake -S . -B build && ctest --test-dir build\n";

@@ -17,7 +17,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const char* kUsage =
+const char* kMakeModelUsageText =
     "usage: flashproof make-model RECIPE.json... [--record] [--root DIR]\n"
     "Writes each recipe's seeded random-weight llama GGUF at its \"output\", a path inside the suite\n"
     "(--root DIR, else the nearest folder holding flashproof-suite.json from here or the recipe up),\n"
@@ -67,7 +67,7 @@ int make_model_command(int argc, char** argv) {
   bool record = false;
   std::string root;
   std::vector<std::string> recipes;
-  Args args("make-model", argc, argv, kUsage);
+  Args args("make-model", argc, argv, kMakeModelUsageText);
   while (args.next()) {
     const std::string& a = args.arg();
     if (a == "--record") {
@@ -75,7 +75,7 @@ int make_model_command(int argc, char** argv) {
     } else if (a == "--root" && args.has_value()) {
       root = args.value();
     } else if (a == "-h" || a == "--help") {
-      std::cout << kUsage;
+      std::cout << kMakeModelUsageText;
       return 0;
     } else if (args.is_option()) {
       args.brief_usage_error("unknown option " + quote(a) + "; valid: --record, --root DIR");

@@ -17,7 +17,7 @@
 namespace fp {
 namespace {
 
-const char* kUsage =
+const char* kMatrixUsageText =
     "usage: flashproof matrix CASE.json [--kv TYPES] [--flag on,off] [--context N,...] [--head-sizes N,...] [options]\n"
     "Launches the case once per combination and says where fused attention really runs: for each, the\n"
     "evidence pass of `flashproof run` (verdict, attention nodes per backend, attention kernels where the\n"
@@ -84,11 +84,11 @@ std::vector<bool> flags(Args& args) {
 int matrix_command(int argc, char** argv) {
   MatrixOptions o;
   OneCaseArgs one;
-  Args args("matrix", argc, argv, kUsage);
+  Args args("matrix", argc, argv, kMatrixUsageText);
   while (args.next()) {
     const std::string& a = args.arg();
     if (a == "-h" || a == "--help") {
-      std::cout << kUsage;
+      std::cout << kMatrixUsageText;
       return 0;
     } else if (a == "--kv") {
       o.kv = args.value();
@@ -120,7 +120,7 @@ int matrix_command(int argc, char** argv) {
     }
   }
   int code = 0;
-  auto suite = one_case_suite("matrix", one, kUsage, kMatrixUsage, kMatrixIncomplete, &code);
+  auto suite = one_case_suite("matrix", one, kMatrixUsageText, kMatrixUsage, kMatrixIncomplete, &code);
   if (!suite) return code;
   const std::string& case_path = one.case_path;
   o.quiet = one.quiet;

@@ -30,7 +30,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const char* kUsage =
+const char* kNewCaseUsageText =
     "usage: flashproof new-case NAME --job JOB [options] -- RUNTIME ARG...\n"
     "       flashproof new-case NAME --job JOB --endpoint URL --model MODEL [--api-key-env VAR]\n"
     "                                [--log FILE | --log-command CMD...] [options]\n"
@@ -64,7 +64,7 @@ const char* kUsage =
     "  --require LEVELS        evidence levels that must yield an answer (log, placement, kernels)\n"
     "exit: 0 written, 2 bad input (nothing written), 64 usage\n";
 
-int fail(const std::string& message) {
+int new_case_failed(const std::string& message) {
   std::cerr << "flashproof new-case: " << message << "\n";
   return 2;
 }
@@ -245,11 +245,11 @@ std::vector<std::string> next_lines(const std::string& path, const std::string& 
 
 int new_case_command(int argc, char** argv) {
   Options o;
-  Args args("new-case", argc, argv, kUsage);
+  Args args("new-case", argc, argv, kNewCaseUsageText);
   while (args.next()) {
     const std::string& a = args.arg();
     if (a == "-h" || a == "--help") {
-      std::cout << kUsage;
+      std::cout << kNewCaseUsageText;
       return 0;
     } else if (a == "--") {
       o.command = args.rest();
@@ -306,24 +306,24 @@ int new_case_command(int argc, char** argv) {
 
   // The suite this command writes into (case/suite.h): --root, else found from here (or from --out) up.
   auto suite = command_suite(o.root, o.out.empty() ? std::vector<std::string>{} : std::vector<std::string>{o.out});
-  if (!suite) return fail(suite.error().message);
+  if (!suite) return new_case_failed(suite.error().message);
   const std::string& root = suite->root;
   const std::string path = o.out.empty() ? suite->cases + "/" + o.name + ".json" : fs::absolute(o.out).string();
   if (fs::path(path).filename() != o.name + ".json")
     args.usage_error("--out " + quote(o.out) + ": the file must be named " + o.name + ".json (a case's name is its file's)");
   std::error_code ec;
-  if (fs::exists(path, ec) && !o.force) return fail(path + " exists; --force replaces it");
+  if (fs::exists(path, ec) && !o.force) return new_case_failed(path + " exists; --force replaces it");
 
   std::vector<Decision> notes;
   std::vector<std::pair<std::string, std::string>> env;
   auto drafted = o.attached ? draft_attached(o, notes) : draft_launched(o, root, notes, env);
-  if (!drafted) return fail(drafted.error().message);
+  if (!drafted) return new_case_failed(drafted.error().message);
   const std::string text = drafted->json.dump(2) + "\n";
   // The loader `run` uses, on the text before it is written: a case that would not load is never written.
-  if (auto c = parse_case_text(text, path, *suite); !c) return fail("the drafted case does not load: " + c.error().message);
+  if (auto c = parse_case_text(text, path, *suite); !c) return new_case_failed("the drafted case does not load: " + c.error().message);
   fs::create_directories(fs::path(path).parent_path(), ec);
-  if (auto st = write_file_atomic(path, text); !st) return fail(st.error().message);
-  if (auto c = load_case(path, *suite); !c) return fail("written, but it does not load: " + c.error().message);
+  if (auto st = write_file_atomic(path, text); !st) return new_case_failed(st.error().message);
+  if (auto c = load_case(path, *suite); !c) return new_case_failed("written, but it does not load: " + c.error().message);
 
   std::cout << "flashproof new-case: wrote " << path << " (it loads as `flashproof run` loads it)\n";
   print_decisions(notes);

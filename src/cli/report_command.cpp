@@ -13,7 +13,7 @@
 namespace fp {
 namespace {
 
-const char* kUsage =
+const char* kReportUsageText =
     "usage: flashproof report PATH [-o FILE] [--results DIR]\n"
     "       flashproof report --junit FILE\n"
     "       flashproof report --ctest RESULT.json\n"
@@ -63,11 +63,11 @@ int print_ctest(const std::string& path) {
 
 int report_command(int argc, char** argv) {
   std::string path, output, results, junit, ctest_result;
-  Args args("report", argc, argv, kUsage);
+  Args args("report", argc, argv, kReportUsageText);
   while (args.next()) {
     const std::string& a = args.arg();
     if (a == "-h" || a == "--help") {
-      std::cout << kUsage;
+      std::cout << kReportUsageText;
       return 0;
     } else if (a == "-o" || a == "--output") {
       output = args.value();
@@ -94,7 +94,7 @@ int report_command(int argc, char** argv) {
     return fill_junit(junit);
   }
   if (path.empty()) {
-    std::cerr << "flashproof report: name a run, case, fingerprint or results folder, e.g. results/\n" << kUsage;
+    std::cerr << "flashproof report: name a run, case, fingerprint or results folder, e.g. results/\n" << kReportUsageText;
     return 64;
   }
   auto data = load_report_data(path, results);

@@ -19,7 +19,7 @@
 namespace fp {
 namespace {
 
-const char* kUsage =
+const char* kRunUsageText =
     "usage: flashproof run CASE.json... [options]\n"
     "Runs each case: an evidence pass (is fused attention really active?), the timed runs, the\n"
     "comparison with this machine's goldens and reference answers; writes result.txt and result.json.\n\n"
@@ -57,7 +57,7 @@ const char* kUsage =
     "exit: 0 pass, 1 fail (verdict, regression, changed answer), 2 incomplete or bad input, 125 skipped\n";
 
 // The figure `name`, or for a case with concurrency levels its first level's ("c1.ttft_ms").
-const FigureResult* figure(const RunResult& r, const std::string& name) {
+const FigureResult* run_figure(const RunResult& r, const std::string& name) {
   for (const auto& f : r.figures)
     if (f.name == name) return &f;
   for (const auto& f : r.figures)
@@ -77,8 +77,8 @@ void print_row(const CaseRun& run, const std::string& case_path, int verdict_wid
     std::printf("%-28s %s\n", case_path.c_str(), run.message.c_str());
     return;
   }
-  const FigureResult* ttft = figure(r, "ttft_ms");
-  const FigureResult* tps = figure(r, "decode_tokens_per_s");
+  const FigureResult* ttft = run_figure(r, "ttft_ms");
+  const FigureResult* tps = run_figure(r, "decode_tokens_per_s");
   size_t same = 0, none = 0;
   for (const auto& a : r.answers) {
     same += a.reference == "identical" || a.reference == "recorded";
@@ -119,11 +119,11 @@ int run_command(int argc, char** argv) {
   std::string root;
   const char* ctest_env = std::getenv("FLASHPROOF_CTEST");
   bool ctest = ctest_env && std::string(ctest_env) == "1";
-  Args args("run", argc, argv, kUsage);
+  Args args("run", argc, argv, kRunUsageText);
   while (args.next()) {
     const std::string& a = args.arg();
     if (a == "-h" || a == "--help") {
-      std::cout << kUsage;
+      std::cout << kRunUsageText;
       return 0;
     } else if (a == "--root") {
       root = args.value();
@@ -164,7 +164,7 @@ int run_command(int argc, char** argv) {
     }
   }
   if (cases.empty()) {
-    std::cerr << "flashproof run: name at least one case file, e.g. cases/chat-tiny-short.json\n" << kUsage;
+    std::cerr << "flashproof run: name at least one case file, e.g. cases/chat-tiny-short.json\n" << kRunUsageText;
     return kRunUsage;
   }
   if (o.record_missing && o.launches > 0 && o.launches < static_cast<int>(kMinGoldenLaunches)) {

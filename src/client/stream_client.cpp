@@ -16,7 +16,7 @@ struct CurlMultiDeleter {
 
 using Clock = SteadyClock;
 
-Clock::duration seconds(double s) {
+Clock::duration as_duration(double s) {
   return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
 }
 
@@ -55,7 +55,7 @@ class Batch {
   }
 
  private:
-  Clock::time_point wanted(size_t i) const { return start_ + seconds(reqs_[i].start_at_s); }
+  Clock::time_point wanted(size_t i) const { return start_ + as_duration(reqs_[i].start_at_s); }
 
   void start_due() {
     while (in_flight_.size() < concurrency_ && next_ < order_.size()) {

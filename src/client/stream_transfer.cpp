@@ -10,7 +10,7 @@ namespace {
 
 constexpr size_t kMaxErrorBody = 64 << 10;
 
-std::string seconds(double s) {
+std::string seconds_figure(double s) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%g", s);
   return buf;
@@ -100,7 +100,7 @@ Result<StreamResult> StreamTransfer::finish(CURLcode code) {
   if (!failure_.empty()) return error(failure_);
   curl_easy_getinfo(easy_.get(), CURLINFO_RESPONSE_CODE, &result_.http_status);
   if (code != CURLE_OK) {
-    return error(curl_message(code, errbuf_) + " (timeout " + seconds(req_.timeout_s) + " s, " +
+    return error(curl_message(code, errbuf_) + " (timeout " + seconds_figure(req_.timeout_s) + " s, " +
                  std::to_string(body_bytes_) + " bytes received)");
   }
   if (result_.http_status < 200 || result_.http_status >= 300) {
@@ -116,8 +116,8 @@ Result<StreamResult> StreamTransfer::finish(CURLcode code) {
 
 Result<StreamResult> StreamTransfer::finish_stalled(SteadyClock::time_point now) {
   if (result_.done && failure_.empty()) return std::move(result_);
-  return error("stalled: no byte for " + seconds(std::chrono::duration<double>(now - last_byte_).count()) +
-               " s (stall_timeout_s " + seconds(req_.stall_timeout_s) + ") after " +
+  return error("stalled: no byte for " + seconds_figure(std::chrono::duration<double>(now - last_byte_).count()) +
+               " s (stall_timeout_s " + seconds_figure(req_.stall_timeout_s) + ") after " +
                std::to_string(body_bytes_) + " bytes and " + std::to_string(parser_.events_dispatched()) +
                " events");
 }

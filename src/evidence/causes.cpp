@@ -13,8 +13,6 @@ namespace {
 
 using nlohmann::json;
 
-Error err(const std::string& where, const std::string& what) { return make_error(where + ": " + what); }
-
 Result<std::string> text_of(const json& v, const std::string& where) {
   if (v.is_string()) return v.get<std::string>();
   if (v.is_number_integer()) return std::to_string(v.get<long long>());
@@ -24,11 +22,11 @@ Result<std::string> text_of(const json& v, const std::string& where) {
     if (!s.empty() && s.back() == '.') s.pop_back();
     return s;
   }
-  return err(where, "value " + quote(v.dump()) + " is not a string or a number");
+  return error_at(where, "value " + quote(v.dump()) + " is not a string or a number");
 }
 
 Result<std::vector<std::string>> texts_of(const json& v, const std::string& where) {
-  if (!v.is_array()) return err(where, "value " + quote(v.dump()) + " is not a list");
+  if (!v.is_array()) return error_at(where, "value " + quote(v.dump()) + " is not a list");
   std::vector<std::string> out;
   for (size_t i = 0; i < v.size(); ++i) {
     FP_TRY(std::string t, text_of(v[i], where + "[" + std::to_string(i) + "]"));
@@ -41,13 +39,13 @@ Result<std::regex> compile(const std::string& pattern, const std::string& where)
   try {
     return std::regex(pattern, std::regex::ECMAScript);
   } catch (const std::regex_error& e) {
-    return err(where, "value " + quote(pattern) + " is not a valid ECMAScript regex (" + e.what() + ")");
+    return error_at(where, "value " + quote(pattern) + " is not a valid ECMAScript regex (" + e.what() + ")");
   }
 }
 
 // {"head_size": [40, 64]} for in / not_in.
 Status parse_sets(const json& obj, FactTest::Kind kind, const std::string& where, std::vector<FactTest>& out) {
-  if (!obj.is_object()) return err(where, "value " + quote(obj.dump()) + " is not an object of fact -> list");
+  if (!obj.is_object()) return error_at(where, "value " + quote(obj.dump()) + " is not an object of fact -> list");
   for (const auto& [fact, list] : obj.items()) {
     FactTest t;
     t.fact = fact;
@@ -67,7 +65,7 @@ Result<ConditionGroup> parse_group(const json& obj, const std::string& where) {
     FP_TRY_STATUS(parse_sets(obj.at("fact_not_in"), FactTest::Kind::NotIn, where + ".fact_not_in", g.facts));
   if (obj.contains("fact_matches")) {
     const json& m = obj.at("fact_matches");
-    if (!m.is_object()) return err(where + ".fact_matches", "value is not an object of fact -> pattern");
+    if (!m.is_object()) return error_at(where + ".fact_matches", "value is not an object of fact -> pattern");
     for (const auto& [fact, p] : m.items()) {
       FactTest t;
       t.fact = fact;
@@ -83,23 +81,23 @@ Result<ConditionGroup> parse_group(const json& obj, const std::string& where) {
     if (!obj.contains(key)) continue;
     const json& b = obj.at(key);
     const std::string w = where + "." + key;
-    if (!b.is_object()) return err(w, "value is not an object of fact -> number or fact name");
+    if (!b.is_object()) return error_at(w, "value is not an object of fact -> number or fact name");
     for (const auto& [fact, v] : b.items()) {
       FactTest t;
       t.fact = fact;
       t.kind = kind;
       if (v.is_number()) t.number = v.get<double>();
       else if (v.is_string()) t.other_fact = v.get<std::string>();
-      else return err(w + "." + fact, "value " + quote(v.dump()) + " is not a number or a fact name");
+      else return error_at(w + "." + fact, "value " + quote(v.dump()) + " is not a number or a fact name");
       g.facts.push_back(std::move(t));
     }
   }
   if (obj.contains("fact_not_multiple_of")) {  // {"head_size": 8}
     const json& m = obj.at("fact_not_multiple_of");
-    if (!m.is_object()) return err(where + ".fact_not_multiple_of", "value is not an object of fact -> whole number");
+    if (!m.is_object()) return error_at(where + ".fact_not_multiple_of", "value is not an object of fact -> whole number");
     for (const auto& [fact, v] : m.items()) {
       if (!v.is_number_integer() || v.get<long long>() < 2)
-        return err(where + ".fact_not_multiple_of." + fact, "value " + quote(v.dump()) + " is not a whole number of 2 or more");
+        return error_at(where + ".fact_not_multiple_of." + fact, "value " + quote(v.dump()) + " is not a whole number of 2 or more");
       FactTest t;
       t.fact = fact;
       t.kind = FactTest::Kind::NotMultipleOf;
@@ -109,7 +107,7 @@ Result<ConditionGroup> parse_group(const json& obj, const std::string& where) {
   }
   if (obj.contains("facts_differ")) {  // ["cache_type_k", "cache_type_v"]
     FP_TRY(std::vector<std::string> pair, texts_of(obj.at("facts_differ"), where + ".facts_differ"));
-    if (pair.size() != 2) return err(where + ".facts_differ", "expected two fact names");
+    if (pair.size() != 2) return error_at(where + ".facts_differ", "expected two fact names");
     FactTest t;
     t.fact = pair[0];
     t.kind = FactTest::Kind::DiffersFrom;
@@ -126,17 +124,17 @@ Result<ConditionGroup> parse_group(const json& obj, const std::string& where) {
   }
   if (obj.contains("log_facts")) {
     const json& lf = obj.at("log_facts");
-    if (g.log_pattern.empty()) return err(where + ".log_facts", "needs \"log\": the pattern whose groups it names");
-    if (!lf.is_object()) return err(where + ".log_facts", "value is not an object of fact -> group");
+    if (g.log_pattern.empty()) return error_at(where + ".log_facts", "needs \"log\": the pattern whose groups it names");
+    if (!lf.is_object()) return error_at(where + ".log_facts", "value is not an object of fact -> group");
     for (const auto& [fact, idx] : lf.items()) {
       if (!idx.is_number_integer() || idx.get<int>() < 1 || idx.get<size_t>() > g.log.mark_count())
-        return err(where + ".log_facts." + fact, "value " + quote(idx.dump()) + " is not a group of \"log\" (1.." +
+        return error_at(where + ".log_facts." + fact, "value " + quote(idx.dump()) + " is not a group of \"log\" (1.." +
                                                      std::to_string(g.log.mark_count()) + ")");
       g.log_facts[fact] = idx.get<int>();
     }
   }
   if (g.facts.empty() && g.log_pattern.empty() && g.no_log_pattern.empty())
-    return err(where, "no condition; valid: fact_in, fact_not_in, fact_matches, fact_below, fact_at_most, facts_differ, "
+    return error_at(where, "no condition; valid: fact_in, fact_not_in, fact_matches, fact_below, fact_at_most, facts_differ, "
                       "fact_not_multiple_of, log, no_log");
   return g;
 }
@@ -146,7 +144,7 @@ Result<CauseExample> parse_example(const json& obj, const std::string& where) {
   CauseExample ex;
   if (obj.contains("facts")) {
     const json& f = obj.at("facts");
-    if (!f.is_object()) return err(where + ".facts", "value is not an object of fact -> value");
+    if (!f.is_object()) return error_at(where + ".facts", "value is not an object of fact -> value");
     for (const auto& [k, v] : f.items()) {
       FP_TRY(ex.facts[k], text_of(v, where + ".facts." + k));
     }
@@ -161,7 +159,7 @@ Result<std::vector<CauseExample>> parse_examples(const json& obj, const std::str
   std::vector<CauseExample> out;
   if (!obj.contains(key)) return out;
   const json& list = obj.at(key);
-  if (!list.is_array()) return err(where + "." + key, "value is not a list of {facts, log}");
+  if (!list.is_array()) return error_at(where + "." + key, "value is not a list of {facts, log}");
   for (size_t i = 0; i < list.size(); ++i) {
     FP_TRY(CauseExample ex, parse_example(list[i], where + "." + key + "[" + std::to_string(i) + "]"));
     out.push_back(std::move(ex));
@@ -169,24 +167,24 @@ Result<std::vector<CauseExample>> parse_examples(const json& obj, const std::str
   return out;
 }
 
-Result<CauseRule> parse_rule(const json& obj, const std::string& where) {
+Result<CauseRule> parse_cause_rule(const json& obj, const std::string& where) {
   FP_TRY_STATUS(only_keys(obj, where, KeyWording::KeyList, {"name", "when", "any_of", "names_facts", "cause", "remedy", "comment", "examples",
                                        "counter_examples"}));
   CauseRule r;
   for (const char* key : {"name", "cause", "remedy", "comment"})
     if (!obj.contains(key) || !obj.at(key).is_string() || obj.at(key).get<std::string>().empty())
-      return err(where, std::string("missing key \"") + key + "\" (a non-empty string)");
+      return error_at(where, std::string("missing key \"") + key + "\" (a non-empty string)");
   r.name = obj.at("name").get<std::string>();
   r.cause = obj.at("cause").get<std::string>();
   r.remedy = obj.at("remedy").get<std::string>();
   r.comment = obj.at("comment").get<std::string>();
-  if (!obj.contains("when") && !obj.contains("any_of")) return err(where, "missing key \"when\" (the conditions)");
+  if (!obj.contains("when") && !obj.contains("any_of")) return error_at(where, "missing key \"when\" (the conditions)");
   if (obj.contains("when")) {
     FP_TRY(r.all, parse_group(obj.at("when"), where + ".when"));
   }
   if (obj.contains("any_of")) {
     const json& a = obj.at("any_of");
-    if (!a.is_array() || a.empty()) return err(where + ".any_of", "value is not a non-empty list of conditions");
+    if (!a.is_array() || a.empty()) return error_at(where + ".any_of", "value is not a non-empty list of conditions");
     for (size_t i = 0; i < a.size(); ++i) {
       FP_TRY(ConditionGroup g, parse_group(a[i], where + ".any_of[" + std::to_string(i) + "]"));
       r.any_of.push_back(std::move(g));
@@ -197,11 +195,11 @@ Result<CauseRule> parse_rule(const json& obj, const std::string& where) {
   }
   FP_TRY(r.examples, parse_examples(obj, "examples", where));
   FP_TRY(r.counter_examples, parse_examples(obj, "counter_examples", where));
-  if (r.examples.empty()) return err(where + ".examples", "missing: every cause rule needs at least one sample (facts and log lines) that it matches");
+  if (r.examples.empty()) return error_at(where + ".examples", "missing: every cause rule needs at least one sample (facts and log lines) that it matches");
   return r;
 }
 
-std::optional<double> number(const Facts& f, const std::string& name) {
+std::optional<double> fact_number(const Facts& f, const std::string& name) {
   auto it = f.find(name);
   if (it == f.end() || it->second.empty()) return std::nullopt;
   char* end = nullptr;
@@ -220,8 +218,8 @@ bool holds(const FactTest& t, const Facts& f) {
     case FactTest::Kind::Matches: return std::regex_search(v, t.regex);
     case FactTest::Kind::Below:
     case FactTest::Kind::AtMost: {
-      auto a = number(f, t.fact);
-      auto b = t.number ? t.number : number(f, t.other_fact);
+      auto a = fact_number(f, t.fact);
+      auto b = t.number ? t.number : fact_number(f, t.other_fact);
       return a && b && (t.kind == FactTest::Kind::Below ? *a < *b : *a <= *b);
     }
     case FactTest::Kind::DiffersFrom: {
@@ -229,7 +227,7 @@ bool holds(const FactTest& t, const Facts& f) {
       return o != f.end() && o->second != v;
     }
     case FactTest::Kind::NotMultipleOf: {  // a fact that is not a whole number proves nothing
-      auto a = number(f, t.fact);
+      auto a = fact_number(f, t.fact);
       if (!a || *a != static_cast<double>(static_cast<long long>(*a))) return false;
       return static_cast<long long>(*a) % static_cast<long long>(*t.number) != 0;
     }
@@ -295,36 +293,36 @@ Result<CauseRules> parse_cause_rules(const json& obj, const std::string& where) 
   CauseRules rules;
   if (obj.contains("argv_facts")) {
     const json& a = obj.at("argv_facts");
-    if (!a.is_object()) return err(where + ".argv_facts", "value is not an object of fact -> flags");
+    if (!a.is_object()) return error_at(where + ".argv_facts", "value is not an object of fact -> flags");
     for (const auto& [fact, flags] : a.items()) {
       FP_TRY(rules.argv_facts[fact], texts_of(flags, where + ".argv_facts." + fact));
     }
   }
   if (obj.contains("argv_defaults")) {
     const json& d = obj.at("argv_defaults");
-    if (!d.is_object()) return err(where + ".argv_defaults", "value is not an object of fact -> value");
+    if (!d.is_object()) return error_at(where + ".argv_defaults", "value is not an object of fact -> value");
     for (const auto& [fact, v] : d.items()) {
       FP_TRY(rules.argv_defaults[fact], text_of(v, where + ".argv_defaults." + fact));
     }
   }
   if (obj.contains("log_facts")) {
     const json& l = obj.at("log_facts");
-    if (!l.is_object()) return err(where + ".log_facts", "value is not an object of fact -> pattern");
+    if (!l.is_object()) return error_at(where + ".log_facts", "value is not an object of fact -> pattern");
     for (const auto& [fact, p] : l.items()) {
       FP_TRY(std::string pattern, text_of(p, where + ".log_facts." + fact));
       FP_TRY(std::regex re, compile(pattern, where + ".log_facts." + fact));
-      if (re.mark_count() < 1) return err(where + ".log_facts." + fact, "pattern " + quote(pattern) + " has no group 1 (the value)");
+      if (re.mark_count() < 1) return error_at(where + ".log_facts." + fact, "pattern " + quote(pattern) + " has no group 1 (the value)");
       rules.log_facts[fact] = re;
       rules.log_fact_patterns[fact] = pattern;
     }
   }
-  if (!obj.contains("rules") || !obj.at("rules").is_array()) return err(where, "missing key \"rules\" (a list)");
+  if (!obj.contains("rules") || !obj.at("rules").is_array()) return error_at(where, "missing key \"rules\" (a list)");
   std::set<std::string> names;
   const json& list = obj.at("rules");
   for (size_t i = 0; i < list.size(); ++i) {
     const std::string w = where + ".rules[" + std::to_string(i) + "]";
-    FP_TRY(CauseRule r, parse_rule(list[i], w));
-    if (!names.insert(r.name).second) return err(w + ".name", "duplicate name " + quote(r.name));
+    FP_TRY(CauseRule r, parse_cause_rule(list[i], w));
+    if (!names.insert(r.name).second) return error_at(w + ".name", "duplicate name " + quote(r.name));
     rules.rules.push_back(std::move(r));
   }
   return rules;

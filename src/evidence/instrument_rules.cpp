@@ -12,16 +12,14 @@ namespace {
 
 using nlohmann::json;
 
-Error err(const std::string& where, const std::string& what) { return make_error(where + ": " + what); }
-
 Result<std::string> text(const json& obj, const std::string& key, const std::string& where, bool required = true) {
   if (!obj.contains(key)) {
-    if (required) return err(where, "missing key " + quote(key) + " (a non-empty string)");
+    if (required) return error_at(where, "missing key " + quote(key) + " (a non-empty string)");
     return std::string();
   }
   const json& v = obj.at(key);
   if (!v.is_string() || (required && v.get<std::string>().empty()))
-    return err(where + "." + key, "value " + quote(v.dump()) + " is not a non-empty string");
+    return error_at(where + "." + key, "value " + quote(v.dump()) + " is not a non-empty string");
   return v.get<std::string>();
 }
 
@@ -29,9 +27,9 @@ Result<std::vector<std::string>> texts(const json& obj, const std::string& key, 
   std::vector<std::string> out;
   if (!obj.contains(key)) return out;
   const json& v = obj.at(key);
-  if (!v.is_array()) return err(where + "." + key, "value " + quote(v.dump()) + " is not a list of strings");
+  if (!v.is_array()) return error_at(where + "." + key, "value " + quote(v.dump()) + " is not a list of strings");
   for (size_t i = 0; i < v.size(); ++i) {
-    if (!v[i].is_string()) return err(where + "." + key + "[" + std::to_string(i) + "]", "value " + quote(v[i].dump()) + " is not a string");
+    if (!v[i].is_string()) return error_at(where + "." + key + "[" + std::to_string(i) + "]", "value " + quote(v[i].dump()) + " is not a string");
     out.push_back(v[i].get<std::string>());
   }
   return out;
@@ -46,11 +44,11 @@ Result<LastWordsRule> parse_last_words(const json& obj, const std::string& where
   try {
     r.regex = std::regex(r.pattern, std::regex::ECMAScript);
   } catch (const std::regex_error& e) {
-    return err(where + ".pattern", "value " + quote(r.pattern) + " is not a valid ECMAScript regex (" + e.what() + ")");
+    return error_at(where + ".pattern", "value " + quote(r.pattern) + " is not a valid ECMAScript regex (" + e.what() + ")");
   }
   FP_TRY(r.examples, texts(obj, "examples", where));
   FP_TRY(r.counter_examples, texts(obj, "counter_examples", where));
-  if (r.examples.empty()) return err(where + ".examples", "missing: every pattern needs at least one sample line that it matches");
+  if (r.examples.empty()) return error_at(where + ".examples", "missing: every pattern needs at least one sample line that it matches");
   return r;
 }
 
@@ -62,16 +60,16 @@ Result<KnownBreakage> parse_breakage(const json& obj, const std::string& where) 
   FP_TRY(b.instrument, text(obj, "instrument", where));
   const auto& names = instrument_names();
   if (std::find(names.begin(), names.end(), b.instrument) == names.end())
-    return err(where + ".instrument", "value " + quote(b.instrument) + " is not an instrument; valid: " + join(names, ", "));
+    return error_at(where + ".instrument", "value " + quote(b.instrument) + " is not an instrument; valid: " + join(names, ", "));
   FP_TRY(b.breaks, text(obj, "breaks", where));
   FP_TRY(b.runtime_words, text(obj, "runtime_words", where));
   FP_TRY(b.seen, text(obj, "seen", where));
   FP_TRY(b.comment, text(obj, "comment", where));
-  if (!obj.contains("when")) return err(where, "missing key \"when\" (the conditions, on facts known before the launch)");
+  if (!obj.contains("when")) return error_at(where, "missing key \"when\" (the conditions, on facts known before the launch)");
   FP_TRY(b.all, parse_condition_group(obj.at("when"), where + ".when"));
   if (obj.contains("any_of")) {
     const json& a = obj.at("any_of");
-    if (!a.is_array() || a.empty()) return err(where + ".any_of", "value is not a non-empty list of conditions");
+    if (!a.is_array() || a.empty()) return error_at(where + ".any_of", "value is not a non-empty list of conditions");
     for (size_t i = 0; i < a.size(); ++i) {
       FP_TRY(ConditionGroup g, parse_condition_group(a[i], where + ".any_of[" + std::to_string(i) + "]"));
       b.any_of.push_back(std::move(g));
@@ -85,11 +83,11 @@ Result<KnownBreakage> parse_breakage(const json& obj, const std::string& where) 
          return all;
        }())
     if (!g->log_pattern.empty() || !g->no_log_pattern.empty())
-      return err(where, "conditions on the log (\"log\", \"no_log\") cannot hold: the rule decides before the launch");
+      return error_at(where, "conditions on the log (\"log\", \"no_log\") cannot hold: the rule decides before the launch");
   FP_TRY(b.names_facts, texts(obj, "names_facts", where));
   FP_TRY(b.examples, parse_cause_examples(obj, "examples", where));
   FP_TRY(b.counter_examples, parse_cause_examples(obj, "counter_examples", where));
-  if (b.examples.empty()) return err(where + ".examples", "missing: every known breakage needs at least one sample (facts) that it matches");
+  if (b.examples.empty()) return error_at(where + ".examples", "missing: every known breakage needs at least one sample (facts) that it matches");
   return b;
 }
 
@@ -115,7 +113,7 @@ Result<InstrumentRules> parse_instrument_rules(const json& obj, const std::strin
   for (const char* key : {"last_words", "known_breakages"}) {
     if (!obj.contains(key)) continue;
     const json& list = obj.at(key);
-    if (!list.is_array()) return err(where + "." + key, "value is not a list");
+    if (!list.is_array()) return error_at(where + "." + key, "value is not a list");
     for (size_t i = 0; i < list.size(); ++i) {
       const std::string w = where + "." + key + "[" + std::to_string(i) + "]";
       std::string name;
@@ -128,7 +126,7 @@ Result<InstrumentRules> parse_instrument_rules(const json& obj, const std::strin
         name = b.name;
         rules.known_breakages.push_back(std::move(b));
       }
-      if (!seen.insert(name).second) return err(w + ".name", "duplicate name " + quote(name));
+      if (!seen.insert(name).second) return error_at(w + ".name", "duplicate name " + quote(name));
     }
   }
   // A known breakage quotes the runtime's words as recorded: one of the last_words patterns must
@@ -141,7 +139,7 @@ Result<InstrumentRules> parse_instrument_rules(const json& obj, const std::strin
       return std::regex_search(words, m, r.regex) && m.str(0) == words;
     });
     if (!found)
-      return err(where + ".known_breakages[" + std::to_string(i) + "].runtime_words",
+      return error_at(where + ".known_breakages[" + std::to_string(i) + "].runtime_words",
                  "value " + quote(b.runtime_words) + " is not matched by any last_words pattern (" +
                      std::to_string(rules.last_words.size()) + " patterns)");
   }

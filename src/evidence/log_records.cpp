@@ -5,7 +5,7 @@
 namespace fp {
 namespace {
 
-void add(std::vector<LogRecord>& out, size_t line, std::string_view piece, const std::string& process) {
+void add_record(std::vector<LogRecord>& out, size_t line, std::string_view piece, const std::string& process) {
   std::string text = trim(piece);
   if (!text.empty()) out.push_back({line, std::move(text), process});
 }
@@ -34,17 +34,17 @@ std::vector<LogRecord> split_records(std::string_view log, const RuntimeSignatur
     std::string& line = lines[i];
     const std::string process = take_process(line, sigs.process_prefix);
     if (!sigs.record_prefix || !may_have_prefix(line, *sigs.record_prefix)) {
-      add(out, i + 1, line, process);
+      add_record(out, i + 1, line, process);
       continue;
     }
     size_t piece_start = 0;
     auto it = std::sregex_iterator(line.begin(), line.end(), sigs.record_prefix->regex);
     for (; it != std::sregex_iterator(); ++it) {
       size_t pos = static_cast<size_t>(it->position(0));
-      add(out, i + 1, std::string_view(line).substr(piece_start, pos - piece_start), process);
+      add_record(out, i + 1, std::string_view(line).substr(piece_start, pos - piece_start), process);
       piece_start = pos + static_cast<size_t>(it->length(0));
     }
-    add(out, i + 1, std::string_view(line).substr(piece_start), process);
+    add_record(out, i + 1, std::string_view(line).substr(piece_start), process);
   }
   return out;
 }

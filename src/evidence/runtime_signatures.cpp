@@ -152,7 +152,7 @@ Status parse_answer(const json& obj, Rule& rule, const Where& where) {
   return ok_status();
 }
 
-Result<Rule> parse_rule(const json& obj, const std::string& section, const Where& where) {
+Result<Rule> parse_signature_rule(const json& obj, const std::string& section, const Where& where) {
   if (!obj.is_object()) return where.error("value " + quote(obj.dump()) + " is not an object");
   FP_TRY_STATUS(where.only_keys(obj, {"name", "kind", "pattern", "captures", "fused", "states", "scale_to_mib", "comment",
                                      "examples", "counter_examples", "backend", "family", "name_width", "source"}));
@@ -216,7 +216,7 @@ Result<std::vector<Rule>> parse_section(const json& ev, const std::string& secti
   if (!arr.is_array()) return w.error("value " + quote(arr.dump()) + " is not an array of rules");
   std::set<std::string> names;
   for (size_t i = 0; i < arr.size(); ++i) {
-    FP_TRY(Rule rule, parse_rule(arr[i], section, w.index(i)));
+    FP_TRY(Rule rule, parse_signature_rule(arr[i], section, w.index(i)));
     if (!names.insert(rule.name).second) return w.index(i).at("name").error("duplicate name " + quote(rule.name));
     rules.push_back(std::move(rule));
   }

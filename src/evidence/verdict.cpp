@@ -11,8 +11,6 @@
 
 namespace fp {
 
-using namespace verdict_detail;
-
 namespace {
 
 std::string expected_from_kv(const LogScan* log) {
@@ -29,6 +27,9 @@ std::string expected_from_kv(const LogScan* log) {
 // Levels 2 and 3 per GPU: every GPU with fused nodes placed on it ran fused kernels, and no GPU ran
 // fused kernels without fused nodes placed on it. Only when the tally records devices.
 void find_device_disagreement(const VerdictInput& in, Verdict& v) {
+  // verdict_detail's names, in the function only: at file scope they would reach the other
+  // sources of a unity batch.
+  using namespace verdict_detail;
   const LevelFinding& l2 = v.levels[1];
   const LevelFinding& l3 = v.levels[2];
   if (v.disagreement || !l2.used || !l3.used || !in.placement || !in.kernels || !in.kernels->devices_known) return;
@@ -77,6 +78,7 @@ void find_disagreement(Verdict& v) {
 }
 
 void resolve_expected(const VerdictInput& in, Verdict& v) {
+  using namespace verdict_detail;
   v.expected_backend = in.expect_backend;
   v.expected_from = in.expect_backend.empty() ? "" : "given";
   if (v.expected_backend.empty()) {
@@ -157,6 +159,7 @@ VerdictInput verdict_input(const RuntimeSignatures& sigs) {
 }
 
 Verdict decide(const VerdictInput& in_given) {
+  using namespace verdict_detail;
   VerdictInput in = in_given;
   if (in.attention_backends.empty() && in.log) in.attention_backends = in.log->attention_backends;
   Verdict v;

@@ -23,7 +23,7 @@ std::string rerecord_advice() {
 }
 
 // A JSON value as it appears in the file, shortened for an error message.
-std::string shown(const json& v) {
+std::string clipped_json(const json& v) {
   std::string s = v.dump();
   if (s.size() > 80) s = s.substr(0, 77) + "...";
   return s;
@@ -56,14 +56,14 @@ Result<double> number_field(const json& fig, const std::string& key, const std::
                             const std::string& where, bool non_negative) {
   const json& v = fig.at(key);
   std::string valid = non_negative ? "a finite number >= 0" : "a finite number";
-  if (!v.is_number()) return field_error(origin, where + "." + key, shown(v), valid);
+  if (!v.is_number()) return field_error(origin, where + "." + key, clipped_json(v), valid);
   double d = v.get<double>();
-  if (!std::isfinite(d) || (non_negative && d < 0)) return field_error(origin, where + "." + key, shown(v), valid);
+  if (!std::isfinite(d) || (non_negative && d < 0)) return field_error(origin, where + "." + key, clipped_json(v), valid);
   return d;
 }
 
 Result<GoldenFigure> parse_figure(const json& fig, const std::string& origin, const std::string& where, bool has_band) {
-  if (!fig.is_object()) return field_error(origin, where, shown(fig), "an object");
+  if (!fig.is_object()) return field_error(origin, where, clipped_json(fig), "an object");
   std::set<std::string> keys = {"median", "spread", "n", "direction", "gate"};
   if (has_band) keys.insert("band_source");
   FP_TRY_STATUS(check_keys(fig, keys, origin, where));
@@ -72,37 +72,37 @@ Result<GoldenFigure> parse_figure(const json& fig, const std::string& origin, co
   FP_TRY(f.spread, number_field(fig, "spread", origin, where, true));
   const json& n = fig.at("n");
   if (!n.is_number_unsigned() || n.get<unsigned long long>() < 1)
-    return field_error(origin, where + ".n", shown(n), "an integer >= 1 (the launches the golden was recorded from)");
+    return field_error(origin, where + ".n", clipped_json(n), "an integer >= 1 (the launches the golden was recorded from)");
   f.n = static_cast<size_t>(n.get<unsigned long long>());
   const json& dir = fig.at("direction");
   std::optional<Direction> d = dir.is_string() ? parse_direction(dir.get<std::string>()) : std::nullopt;
-  if (!d) return field_error(origin, where + ".direction", shown(dir), "\"lower_is_better\" or \"higher_is_better\"");
+  if (!d) return field_error(origin, where + ".direction", clipped_json(dir), "\"lower_is_better\" or \"higher_is_better\"");
   f.direction = *d;
   const json& gate = fig.at("gate");
-  if (!gate.is_boolean()) return field_error(origin, where + ".gate", shown(gate), "true or false");
+  if (!gate.is_boolean()) return field_error(origin, where + ".gate", clipped_json(gate), "true or false");
   f.gate = gate.get<bool>();
   if (has_band) {
     const json& band = fig.at("band_source");
     std::optional<BandSource> b = band.is_string() ? parse_band_source(band.get<std::string>()) : std::nullopt;
-    if (!b) return field_error(origin, where + ".band_source", shown(band), "\"launches\", \"launches-widened\", \"rounds\" or \"nights\"");
+    if (!b) return field_error(origin, where + ".band_source", clipped_json(band), "\"launches\", \"launches-widened\", \"rounds\" or \"nights\"");
     f.band_source = *b;
   }
   return f;
 }
 
 Result<GoldenKernelFamily> parse_family(const json& fam, const std::string& origin, const std::string& where) {
-  if (!fam.is_object()) return field_error(origin, where, shown(fam), "an object");
+  if (!fam.is_object()) return field_error(origin, where, clipped_json(fam), "an object");
   FP_TRY_STATUS(check_keys(fam, {"fused", "share_median", "share_spread", "n"}, origin, where));
   GoldenKernelFamily f;
   const json& fused = fam.at("fused");
-  if (!fused.is_boolean()) return field_error(origin, where + ".fused", shown(fused), "true or false");
+  if (!fused.is_boolean()) return field_error(origin, where + ".fused", clipped_json(fused), "true or false");
   f.fused = fused.get<bool>();
   FP_TRY(f.share_median, number_field(fam, "share_median", origin, where, true));
-  if (f.share_median > 1) return field_error(origin, where + ".share_median", shown(fam.at("share_median")), "a share from 0 to 1");
+  if (f.share_median > 1) return field_error(origin, where + ".share_median", clipped_json(fam.at("share_median")), "a share from 0 to 1");
   FP_TRY(f.share_spread, number_field(fam, "share_spread", origin, where, true));
   const json& n = fam.at("n");
   if (!n.is_number_unsigned() || n.get<unsigned long long>() < 1)
-    return field_error(origin, where + ".n", shown(n), "an integer >= 1 (the probed launches the shares came from)");
+    return field_error(origin, where + ".n", clipped_json(n), "an integer >= 1 (the probed launches the shares came from)");
   f.n = static_cast<size_t>(n.get<unsigned long long>());
   return f;
 }
@@ -142,7 +142,7 @@ Result<Golden> parse_golden(std::string_view text, const std::string& origin) {
   } catch (const json::exception& e) {
     return make_error(origin + ": not valid JSON (truncated or corrupt?): " + e.what());
   }
-  if (!doc.is_object()) return field_error(origin, "(top level)", shown(doc), "a JSON object");
+  if (!doc.is_object()) return field_error(origin, "(top level)", clipped_json(doc), "a JSON object");
   // An older schema first: its keys differ, and the version says more than a key error would.
   if (doc.contains("schema_version") && doc["schema_version"].is_number_integer() &&
       doc["schema_version"].get<long long>() == 1)
@@ -159,17 +159,17 @@ Result<Golden> parse_golden(std::string_view text, const std::string& origin) {
   Golden g;
   const json& ver = doc.at("schema_version");
   if (!ver.is_number_integer() || (ver.get<long long>() != kGoldenSchemaVersion && !v2 && !v3))
-    return field_error(origin, "schema_version", shown(ver), "2, 3 or " + std::to_string(kGoldenSchemaVersion));
+    return field_error(origin, "schema_version", clipped_json(ver), "2, 3 or " + std::to_string(kGoldenSchemaVersion));
   g.schema_version = static_cast<int>(ver.get<long long>());
   const json& fp_id = doc.at("fingerprint");
   if (!fp_id.is_string() || trim(fp_id.get<std::string>()).empty())
-    return field_error(origin, "fingerprint", shown(fp_id), "a non-empty string (the machine fingerprint id)");
+    return field_error(origin, "fingerprint", clipped_json(fp_id), "a non-empty string (the machine fingerprint id)");
   g.fingerprint = fp_id.get<std::string>();
   const json& kind = doc.at("spread_kind");
-  if (kind != kSpreadKind) return field_error(origin, "spread_kind", shown(kind), std::string("\"") + kSpreadKind + "\"");
+  if (kind != kSpreadKind) return field_error(origin, "spread_kind", clipped_json(kind), std::string("\"") + kSpreadKind + "\"");
   const json& figs = doc.at("figures");
   if (!figs.is_object() || figs.empty())
-    return field_error(origin, "figures", shown(figs), "a non-empty object of figures by name");
+    return field_error(origin, "figures", clipped_json(figs), "a non-empty object of figures by name");
   for (const auto& [name, fig] : figs.items()) {
     if (!valid_figure_name(name))
       return field_error(origin, "figures", quote(name), "figure names of letters, digits, '_', '.', '-'");
@@ -179,7 +179,7 @@ Result<Golden> parse_golden(std::string_view text, const std::string& origin) {
   if (v2) return g;
   const json& fams = doc.at("kernel_families");
   if (!fams.is_object())
-    return field_error(origin, "kernel_families", shown(fams), "an object of attention kernel families by name ({} for none)");
+    return field_error(origin, "kernel_families", clipped_json(fams), "an object of attention kernel families by name ({} for none)");
   for (const auto& [name, fam] : fams.items()) {
     if (!valid_figure_name(name))
       return field_error(origin, "kernel_families", quote(name), "family names of letters, digits, '_', '.', '-'");

@@ -1,4 +1,5 @@
 #include "golden/memory_policy.h"
+#include "util/text.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,9 +9,7 @@
 namespace fp {
 namespace {
 
-bool starts(const std::string& s, const std::string& prefix) { return s.compare(0, prefix.size(), prefix) == 0; }
-
-std::string mib(double v) {
+std::string mib_figure(double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.6g", v);
   return buf;
@@ -28,7 +27,7 @@ const std::string kKvPrefix = "memory.kv_cache_mib.";
 
 }  // namespace
 
-bool is_memory_figure(const std::string& figure) { return starts(figure, kMemoryPrefix); }
+bool is_memory_figure(const std::string& figure) { return starts_with(figure, kMemoryPrefix); }
 
 double MemoryTolerance::at(double before) const { return std::max(relative * std::fabs(before), absolute_mib); }
 
@@ -63,10 +62,10 @@ MemoryJudgement judge_memory(const std::string& figure, double before, double af
   j.tolerance = t.at(before);
   if (j.change > j.tolerance) j.status = MemoryStatus::grew;
   else if (-j.change > j.tolerance) j.status = MemoryStatus::dropped;
-  const std::string values = mib(before) + " -> " + mib(after) + " MiB (" + (j.change >= 0 ? "+" : "") + mib(j.change) +
+  const std::string values = mib_figure(before) + " -> " + mib_figure(after) + " MiB (" + (j.change >= 0 ? "+" : "") + mib_figure(j.change) +
                              " MiB, " + signed_pct(j.change, before) + ")";
-  const std::string tol = "the tolerance of " + mib(j.tolerance) + " MiB (" + mib(100 * t.relative) + "%, at least " +
-                          mib(t.absolute_mib) + " MiB)";
+  const std::string tol = "the tolerance of " + mib_figure(j.tolerance) + " MiB (" + mib_figure(100 * t.relative) + "%, at least " +
+                          mib_figure(t.absolute_mib) + " MiB)";
   switch (j.status) {
     case MemoryStatus::grew: j.message = figure + " grew: " + values + ", beyond " + tol; break;
     case MemoryStatus::dropped: j.message = figure + " dropped: " + values + ", beyond " + tol + " (reported, not a failure)"; break;
@@ -78,7 +77,7 @@ MemoryJudgement judge_memory(const std::string& figure, double before, double af
 std::vector<std::string> kv_cache_devices(const std::map<std::string, double>& figures) {
   std::vector<std::string> out;
   for (const auto& [name, value] : figures)
-    if (starts(name, kKvPrefix) && name.size() > kKvPrefix.size() && value > 0) out.push_back(name.substr(kKvPrefix.size()));
+    if (starts_with(name, kKvPrefix) && name.size() > kKvPrefix.size() && value > 0) out.push_back(name.substr(kKvPrefix.size()));
   return out;
 }
 
@@ -96,8 +95,8 @@ std::optional<std::string> kv_cache_moved(const std::map<std::string, double>& b
   for (const auto& d : all) {
     auto vb = before.find(kKvPrefix + d), va = after.find(kKvPrefix + d);
     const bool in_b = std::find(b.begin(), b.end(), d) != b.end(), in_a = std::find(a.begin(), a.end(), d) != a.end();
-    detail += (detail.empty() ? "" : "; ") + d + " " + (in_b ? mib(vb->second) + " MiB" : std::string("none")) + " -> " +
-              (in_a ? mib(va->second) + " MiB" : std::string("none"));
+    detail += (detail.empty() ? "" : "; ") + d + " " + (in_b ? mib_figure(vb->second) + " MiB" : std::string("none")) + " -> " +
+              (in_a ? mib_figure(va->second) + " MiB" : std::string("none"));
   }
   return "KV CACHE MOVED: the KV cache was on " + list(b) + " and is on " + list(a) + " now (" + detail +
          "): a KV cache off the device it was on changes both speed and spare memory";

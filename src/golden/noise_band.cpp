@@ -5,11 +5,11 @@
 #include <cmath>
 
 #include "measure/stats.h"
+#include "util/text.h"
 
 namespace fp {
 namespace {
 
-bool starts(const std::string& s, const std::string& p) { return s.compare(0, p.size(), p) == 0; }
 bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 }  // namespace
@@ -28,7 +28,7 @@ bool has(const std::string& s, const std::string& part) { return s.find(part) !=
 // 2026-12-01/02: medians 0.938-0.948 us) about 0.4% -> 0.5%, which is also what a golden whose
 // GPU is not known takes.
 double sitting_sigma_rel(const std::string& figure, SittingScope scope) {
-  if (starts(figure, "memory.")) return 0;  // memory has its own policy (golden/memory_policy.h)
+  if (starts_with(figure, "memory.")) return 0;  // memory has its own policy (golden/memory_policy.h)
   if (has(figure, "kernel_ms")) return scope == SittingScope::same_gpu ? 0.002 : 0.005;
   if (has(figure, "cpu_ms_per_token") || has(figure, "itl_ms") || has(figure, "tpot_ms") || has(figure, "decode_tokens") ||
       has(figure, "e2e_ms"))
@@ -40,7 +40,7 @@ double sitting_sigma_rel(const std::string& figure, SittingScope scope) {
 // The H200 same-GPU sitting spread came from 11 sittings, estimated robustly: 10 changes at the
 // median's efficiency.
 double sitting_prior_df(const std::string& figure, SittingScope scope) {
-  if (scope == SittingScope::same_gpu && has(figure, "kernel_ms") && !starts(figure, "memory.")) return kMadEfficiency * 10;
+  if (scope == SittingScope::same_gpu && has(figure, "kernel_ms") && !starts_with(figure, "memory.")) return kMadEfficiency * 10;
   return 0;
 }
 

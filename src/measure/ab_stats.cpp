@@ -14,8 +14,6 @@ namespace fp {
 
 namespace {
 
-constexpr double kNaN = kNoValue;
-
 // Upper tail of the standard normal.
 double normal_sf(double z) { return 0.5 * std::erfc(z / std::sqrt(2.0)); }
 
@@ -72,8 +70,8 @@ const char* to_string(AbVerdict v) {
 MannWhitney mann_whitney_u(const std::vector<double>& a, const std::vector<double>& b) {
   MannWhitney r;
   if (a.empty() || b.empty()) {
-    r.u_a = kNaN;
-    r.p = kNaN;
+    r.u_a = kNoValue;
+    r.p = kNoValue;
     return r;
   }
   size_t n1 = a.size(), n2 = b.size(), n = n1 + n2;
@@ -121,7 +119,7 @@ MannWhitney mann_whitney_u(const std::vector<double>& a, const std::vector<doubl
 Interval bootstrap_median_diff_ci(const std::vector<double>& a, const std::vector<double>& b,
                                   double confidence, int resamples, uint64_t seed) {
   if (a.empty() || b.empty() || resamples <= 0 || !(confidence > 0.0 && confidence < 1.0))
-    return {kNaN, kNaN};
+    return {kNoValue, kNoValue};
   SplitMix64 rng(seed);
   std::vector<double> diffs, buf;
   diffs.reserve(static_cast<size_t>(resamples));
@@ -164,7 +162,7 @@ AbResult compare_ab(const std::vector<double>& a, const std::vector<double>& b,
   r.median_a = median(a);
   r.median_b = median(b);
   r.diff = r.median_b - r.median_a;
-  r.diff_rel = r.median_a != 0.0 ? r.diff / std::fabs(r.median_a) : kNaN;
+  r.diff_rel = r.median_a != 0.0 ? r.diff / std::fabs(r.median_a) : kNoValue;
   r.ci = bootstrap_median_diff_ci(a, b, options.confidence, options.resamples, options.seed);
   r.mwu = mann_whitney_u(a, b);
   size_t floor_n = min_repetitions_for_alpha(options.alpha);

@@ -14,7 +14,7 @@ namespace {
 
 constexpr size_t kMaxErrors = 8;
 
-std::string mib(uint64_t bytes) {
+std::string bytes_as_mib(uint64_t bytes) {
   char buf[48];
   std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
   return buf;
@@ -43,9 +43,9 @@ std::string GpuSamplerReport::describe() const {
     out << "\n";
   }
   for (const auto& p : process_peaks) {
-    out << "gpu memory peak: pid " << p.pid << " gpu " << p.gpu << ": " << mib(p.peak_bytes) << "\n";
+    out << "gpu memory peak: pid " << p.pid << " gpu " << p.gpu << ": " << bytes_as_mib(p.peak_bytes) << "\n";
   }
-  if (!process_peaks.empty()) out << "gpu memory peak, all processes: " << mib(peak_total_bytes) << "\n";
+  if (!process_peaks.empty()) out << "gpu memory peak, all processes: " << bytes_as_mib(peak_total_bytes) << "\n";
   out << "clock event reasons seen: " << describe_clock_events(clock_event_bits) << "\n";
   out << "samples with a power or thermal slowdown: " << slowdown_samples << " of " << samples << "\n";
   if (min_sm_clock_mhz) out << "lowest SM clock under load: " << *min_sm_clock_mhz << " MHz\n";

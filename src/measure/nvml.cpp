@@ -23,6 +23,12 @@ constexpr unsigned NVML_DEVICE_UUID_V2_BUFFER_SIZE = 96;
 constexpr unsigned NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE = 80;
 constexpr unsigned long long NVML_VALUE_NOT_AVAILABLE = ~0ULL;
 
+constexpr const char* kLibrary = "libnvidia-ml.so.1";
+
+}  // namespace
+
+// Outside the anonymous namespace: Nvml::Api names them, and a member type of an anonymous
+// namespace draws -Wsubobject-linkage where a unity batch includes this source.
 struct nvmlMemory_t {
   unsigned long long total;
   unsigned long long free;
@@ -36,10 +42,6 @@ struct nvmlProcessInfo_t {
   unsigned int gpuInstanceId;
   unsigned int computeInstanceId;
 };
-
-constexpr const char* kLibrary = "libnvidia-ml.so.1";
-
-}  // namespace
 
 struct Nvml::Api {
   void* handle = nullptr;

@@ -9,11 +9,9 @@ namespace fp {
 
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
 // Percentile over samples already sorted ascending (see percentile()).
 double sorted_percentile(const std::vector<double>& sorted, double q) {
-  if (sorted.empty() || !(q >= 0.0 && q <= 100.0)) return kNaN;
+  if (sorted.empty() || !(q >= 0.0 && q <= 100.0)) return kNoValue;
   double h = static_cast<double>(sorted.size() - 1) * (q / 100.0);
   size_t lo = static_cast<size_t>(std::floor(h));
   if (lo + 1 >= sorted.size()) return sorted.back();
@@ -31,7 +29,7 @@ double percentile(std::vector<double> samples, double q) {
 double median(std::vector<double> samples) { return percentile(std::move(samples), 50.0); }
 
 double median_abs_deviation(const std::vector<double>& samples) {
-  if (samples.empty()) return kNaN;
+  if (samples.empty()) return kNoValue;
   double m = median(samples);
   std::vector<double> dev;
   dev.reserve(samples.size());
@@ -43,7 +41,7 @@ Summary summarize(std::vector<double> samples) {
   Summary s;
   s.n = samples.size();
   if (samples.empty()) {
-    s.median = s.p95 = s.p99 = s.mean = s.stddev = s.min = s.max = s.mad = kNaN;
+    s.median = s.p95 = s.p99 = s.mean = s.stddev = s.min = s.max = s.mad = kNoValue;
     return s;
   }
   std::sort(samples.begin(), samples.end());

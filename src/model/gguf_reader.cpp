@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include "util/text.h"
+#include "model/gguf_value_type.h"
 
 namespace fp {
 namespace {
@@ -11,17 +12,12 @@ namespace {
 // Metadata beyond this is not read (the largest tokenizers hold a few MiB of strings).
 constexpr size_t kMaxMetadataBytes = 64u << 20;
 
-enum : uint32_t {
-  kU8 = 0, kI8 = 1, kU16 = 2, kI16 = 3, kU32 = 4, kI32 = 5, kF32 = 6, kBool = 7,
-  kString = 8, kArray = 9, kU64 = 10, kI64 = 11, kF64 = 12,
-};
-
 size_t scalar_size(uint32_t type) {
   switch (type) {
-    case kU8: case kI8: case kBool: return 1;
-    case kU16: case kI16: return 2;
-    case kU32: case kI32: case kF32: return 4;
-    case kU64: case kI64: case kF64: return 8;
+    case gguf::kU8: case gguf::kI8: case gguf::kBool: return 1;
+    case gguf::kU16: case gguf::kI16: return 2;
+    case gguf::kU32: case gguf::kI32: case gguf::kF32: return 4;
+    case gguf::kU64: case gguf::kI64: case gguf::kF64: return 8;
     default: return 0;
   }
 }
@@ -72,18 +68,18 @@ Result<GgufMetaValue> read_scalar(Cursor& c, uint32_t type, const std::string& k
   v.type = type;
   const std::string what = "the value of " + quote(key);
   switch (type) {
-    case kU8: { FP_TRY(uint8_t x, c.get<uint8_t>(what)); v.integer = x; break; }
-    case kI8: { FP_TRY(int8_t x, c.get<int8_t>(what)); v.integer = x; break; }
-    case kU16: { FP_TRY(uint16_t x, c.get<uint16_t>(what)); v.integer = x; break; }
-    case kI16: { FP_TRY(int16_t x, c.get<int16_t>(what)); v.integer = x; break; }
-    case kU32: { FP_TRY(uint32_t x, c.get<uint32_t>(what)); v.integer = x; break; }
-    case kI32: { FP_TRY(int32_t x, c.get<int32_t>(what)); v.integer = x; break; }
-    case kU64: { FP_TRY(uint64_t x, c.get<uint64_t>(what)); v.integer = static_cast<int64_t>(x); break; }
-    case kI64: { FP_TRY(int64_t x, c.get<int64_t>(what)); v.integer = x; break; }
-    case kBool: { FP_TRY(uint8_t x, c.get<uint8_t>(what)); v.integer = x ? 1 : 0; break; }
-    case kF32: { FP_TRY(float x, c.get<float>(what)); v.number = x; return v; }
-    case kF64: { FP_TRY(double x, c.get<double>(what)); v.number = x; return v; }
-    case kString: { FP_TRY(v.text, c.string(what)); return v; }
+    case gguf::kU8: { FP_TRY(uint8_t x, c.get<uint8_t>(what)); v.integer = x; break; }
+    case gguf::kI8: { FP_TRY(int8_t x, c.get<int8_t>(what)); v.integer = x; break; }
+    case gguf::kU16: { FP_TRY(uint16_t x, c.get<uint16_t>(what)); v.integer = x; break; }
+    case gguf::kI16: { FP_TRY(int16_t x, c.get<int16_t>(what)); v.integer = x; break; }
+    case gguf::kU32: { FP_TRY(uint32_t x, c.get<uint32_t>(what)); v.integer = x; break; }
+    case gguf::kI32: { FP_TRY(int32_t x, c.get<int32_t>(what)); v.integer = x; break; }
+    case gguf::kU64: { FP_TRY(uint64_t x, c.get<uint64_t>(what)); v.integer = static_cast<int64_t>(x); break; }
+    case gguf::kI64: { FP_TRY(int64_t x, c.get<int64_t>(what)); v.integer = x; break; }
+    case gguf::kBool: { FP_TRY(uint8_t x, c.get<uint8_t>(what)); v.integer = x ? 1 : 0; break; }
+    case gguf::kF32: { FP_TRY(float x, c.get<float>(what)); v.number = x; return v; }
+    case gguf::kF64: { FP_TRY(double x, c.get<double>(what)); v.number = x; return v; }
+    case gguf::kString: { FP_TRY(v.text, c.string(what)); return v; }
     default:
       return c.error("key " + quote(key) + " has value type " + std::to_string(type) +
                      "; valid GGUF types are 0..12");
@@ -93,12 +89,12 @@ Result<GgufMetaValue> read_scalar(Cursor& c, uint32_t type, const std::string& k
 }
 
 Result<GgufMetaValue> read_value(Cursor& c, uint32_t type, const std::string& key) {
-  if (type != kArray) return read_scalar(c, type, key);
+  if (type != gguf::kArray) return read_scalar(c, type, key);
   GgufMetaValue v;
-  v.type = kArray;
+  v.type = gguf::kArray;
   FP_TRY(uint32_t elem, c.get<uint32_t>("the array type of " + quote(key)));
   FP_TRY(v.array_count, c.get<uint64_t>("the array length of " + quote(key)));
-  if (elem == kString) {
+  if (elem == gguf::kString) {
     for (uint64_t i = 0; i < v.array_count; ++i)
       FP_TRY_STATUS(c.string("element " + std::to_string(i) + " of " + quote(key)));
     return v;

@@ -2,12 +2,12 @@
 
 #include <cstring>
 
+#include "model/gguf_value_type.h"
+
 namespace fp {
 namespace {
 
 constexpr uint64_t kAlignment = 32;
-
-enum : uint32_t { kU32 = 4, kI32 = 5, kF32 = 6, kBool = 7, kString = 8, kArray = 9 };
 
 void put_u32(std::string& out, uint32_t v) { out.append(reinterpret_cast<const char*>(&v), 4); }
 void put_u64(std::string& out, uint64_t v) { out.append(reinterpret_cast<const char*>(&v), 8); }
@@ -19,21 +19,21 @@ void put_str(std::string& out, const std::string& s) {
 void put_value(std::string& out, const GgufValue& v) {
   struct Visitor {
     std::string& out;
-    void operator()(uint32_t x) { put_u32(out, kU32); put_u32(out, x); }
-    void operator()(int32_t x) { put_u32(out, kI32); out.append(reinterpret_cast<const char*>(&x), 4); }
-    void operator()(float x) { put_u32(out, kF32); out.append(reinterpret_cast<const char*>(&x), 4); }
-    void operator()(bool x) { put_u32(out, kBool); out += static_cast<char>(x ? 1 : 0); }
-    void operator()(const std::string& s) { put_u32(out, kString); put_str(out, s); }
+    void operator()(uint32_t x) { put_u32(out, gguf::kU32); put_u32(out, x); }
+    void operator()(int32_t x) { put_u32(out, gguf::kI32); out.append(reinterpret_cast<const char*>(&x), 4); }
+    void operator()(float x) { put_u32(out, gguf::kF32); out.append(reinterpret_cast<const char*>(&x), 4); }
+    void operator()(bool x) { put_u32(out, gguf::kBool); out += static_cast<char>(x ? 1 : 0); }
+    void operator()(const std::string& s) { put_u32(out, gguf::kString); put_str(out, s); }
     void operator()(const std::vector<std::string>& a) {
-      put_u32(out, kArray); put_u32(out, kString); put_u64(out, a.size());
+      put_u32(out, gguf::kArray); put_u32(out, gguf::kString); put_u64(out, a.size());
       for (const auto& s : a) put_str(out, s);
     }
     void operator()(const std::vector<float>& a) {
-      put_u32(out, kArray); put_u32(out, kF32); put_u64(out, a.size());
+      put_u32(out, gguf::kArray); put_u32(out, gguf::kF32); put_u64(out, a.size());
       out.append(reinterpret_cast<const char*>(a.data()), a.size() * 4);
     }
     void operator()(const std::vector<int32_t>& a) {
-      put_u32(out, kArray); put_u32(out, kI32); put_u64(out, a.size());
+      put_u32(out, gguf::kArray); put_u32(out, gguf::kI32); put_u64(out, a.size());
       out.append(reinterpret_cast<const char*>(a.data()), a.size() * 4);
     }
   };

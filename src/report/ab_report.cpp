@@ -17,15 +17,9 @@ std::string pval(double p) {
   return buf;
 }
 
-std::string quote_args(const std::vector<std::string>& argv) {
-  std::vector<std::string> q;
-  for (const auto& a : argv) q.push_back(a.find_first_of(" \t\"'") == std::string::npos && !a.empty() ? a : quote(a));
-  return join(q, " ");
-}
-
 std::string pad(const std::string& s, size_t w) { return s.size() >= w ? s + " " : s + std::string(w - s.size(), ' '); }
 
-const FigureResult* figure(const AbArm& a, const std::string& name) {
+const FigureResult* arm_figure(const AbArm& a, const std::string& name) {
   for (const auto& f : a.figures)
     if (f.name == name) return &f;
   return nullptr;
@@ -42,8 +36,8 @@ std::string too_few_words(const AbResult& c) {
 
 // One comparison line: "ttft_ms_p95   off 12.3 (n 25)  on 10.1 (n 25)  on-off -2.2 (-17.9%) 95% CI [..]  p 0.001  better with the flag on"
 std::string compare_line(const AbFigure& f, const AbRun& r) {
-  const FigureResult* a = figure(r.off, f.name);
-  const FigureResult* b = figure(r.on, f.name);
+  const FigureResult* a = arm_figure(r.off, f.name);
+  const FigureResult* b = arm_figure(r.on, f.name);
   std::string s = pad(f.name, 34) + "off " + pad(table_figure(a ? a->summary.median : NAN), 10) + "on " +
                   pad(table_figure(b ? b->summary.median : NAN), 10) + "on-off " + pad(table_figure(f.cmp.diff) + " (" + pct(f.cmp.diff_rel) + ")", 22) +
                   "95% CI " + pad(interval(f.cmp), 24) + "p " + pad(pval(f.cmp.mwu.p), 9) + "n " +

@@ -20,15 +20,15 @@ std::string signed_num(double v, const char* suffix = "") {
   return buf;
 }
 
-bool all_finite(const std::vector<double>& v) {
+bool all_finite_nonempty(const std::vector<double>& v) {
   return !v.empty() && std::all_of(v.begin(), v.end(), [](double x) { return std::isfinite(x); });
 }
 
 // The figure's status under the golden rule (golden/threshold_policy.h), the old run's launch
 // medians standing in for the golden's: one launch each side resolves nothing beyond the minimum
 // effect (within_noise), as a one-launch golden would not.
-std::string judge(const FigureResult& old_f, const FigureResult& new_f, const FigurePolicy* policy) {
-  if (!policy || !all_finite(old_f.launch_medians) || !all_finite(new_f.launch_medians)) return "not judged";
+std::string judge_figure(const FigureResult& old_f, const FigureResult& new_f, const FigurePolicy* policy) {
+  if (!policy || !all_finite_nonempty(old_f.launch_medians) || !all_finite_nonempty(new_f.launch_medians)) return "not judged";
   if (is_memory_figure(old_f.name) && !old_f.launch_medians.empty() && !new_f.launch_medians.empty()) {
     const MemoryStatus m = judge_memory(old_f.name, median(old_f.launch_medians), median(new_f.launch_medians)).status;
     return m == MemoryStatus::grew ? "regressed" : m == MemoryStatus::dropped ? "improved" : "pass";
@@ -102,7 +102,7 @@ ResultDiff diff_results(const RunResult& o, const RunResult& n, const std::map<s
       fd.new_n = it->second->samples.size();
       fd.change = fd.new_median - fd.old_median;
       fd.change_rel = fd.old_median != 0 ? fd.change / std::fabs(fd.old_median) : kNoValue;
-      fd.status = judge(f, *it->second, policy);
+      fd.status = judge_figure(f, *it->second, policy);
     }
     d.figures.push_back(fd);
   }

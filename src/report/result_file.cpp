@@ -22,12 +22,6 @@ void line(std::string& out, const std::string& key, const std::string& value) {
   out += key + " = " + v + "\n";
 }
 
-std::string quote_args(const std::vector<std::string>& argv) {
-  std::vector<std::string> q;
-  for (const auto& a : argv) q.push_back(a.find_first_of(" \t\"'") == std::string::npos && !a.empty() ? a : quote(a));
-  return join(q, " ");
-}
-
 }  // namespace
 
 std::string result_to_text(const RunResult& r) {

@@ -17,6 +17,7 @@
 #include "client/http_client.h"
 #include "runtime/ctest_gpus.h"
 #include "util/text.h"
+#include "util/seconds_since.h"
 
 namespace fp {
 namespace {
@@ -48,8 +49,6 @@ RuntimeCommand with_loader(const std::string& exe, const std::string& loader, co
   cmd.how_found = std::move(how);
   return cmd;
 }
-
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 }  // namespace
 

@@ -7,7 +7,7 @@
 namespace fp {
 namespace {
 
-std::string number(double v) {
+std::string number_text(double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.6g", v);
   return buf;
@@ -32,8 +32,8 @@ bool MinEffect::floor_in_force(double reference) const {
 
 std::string MinEffect::text() const {
   if (!known()) return "unknown";
-  std::string s = number(100.0 * relative) + "%";
-  if (floor > 0) s += ", floor " + number(floor);
+  std::string s = number_text(100.0 * relative) + "%";
+  if (floor > 0) s += ", floor " + number_text(floor);
   return s;
 }
 

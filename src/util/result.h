@@ -40,6 +40,9 @@ inline Status ok_status() { return Ok{}; }
 
 inline Error make_error(std::string message) { return Error{std::move(message)}; }
 
+// An error at a place in an input (a file and its field path): "where: what".
+inline Error error_at(const std::string& where, const std::string& what) { return make_error(where + ": " + what); }
+
 }  // namespace fp
 
 // Passes an Error up to the caller: FP_TRY(auto x, load()); or FP_TRY_STATUS(check()).

@@ -185,4 +185,10 @@ std::string with_placeholder(std::string text, const std::string& dir, const std
   return text;
 }
 
+std::string quote_args(const std::vector<std::string>& argv) {
+  std::vector<std::string> q;
+  for (const auto& a : argv) q.push_back(a.find_first_of(" \t\"'") == std::string::npos && !a.empty() ? a : quote(a));
+  return join(q, " ");
+}
+
 }  // namespace fp

@@ -19,6 +19,9 @@ std::string join(const std::vector<std::string>& parts, std::string_view sep);
 std::vector<std::string> split_commas(std::string_view text);
 // Quotes a value for an error message: "value" with control characters escaped, cut at 120 chars.
 std::string quote(std::string_view s);
+// A command line for a result file: the arguments joined by spaces, one that is empty or holds a
+// blank or a quote written with quote().
+std::string quote_args(const std::vector<std::string>& argv);
 
 // &, <, >, " and ' as entities: text and attribute values of HTML and XML. With flatten_newlines a
 // line break becomes a space and '\r' is dropped (a one-line XML attribute).

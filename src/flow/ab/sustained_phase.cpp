@@ -7,13 +7,12 @@
 #include "flow/passes/request_builder.h"
 #include "runtime/launcher.h"
 #include "runtime/process.h"
+#include "util/seconds_since.h"
 
 namespace fp {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 std::vector<double> window_values(const std::vector<std::pair<double, double>>& by_start, size_t from, size_t n) {
   std::vector<double> out;

@@ -56,10 +56,6 @@ Result<RecordedVerdict> load_recorded_verdict(const std::string& path) {
 
 namespace {
 
-std::string verdict_text(const std::string& state, const std::string& backend) {
-  return state + (backend.empty() ? "" : " (" + backend + ")");
-}
-
 // The timing figures against the thresholds file at `paths`; fills r.golden_status.
 void compare_thresholds(const GoldenPaths& paths, const std::string& id, const std::string& results_root, RunResult& r) {
   auto golden = load_golden(paths.golden_file);
@@ -138,7 +134,7 @@ void compare_verdict(const GoldenPaths& paths, RunResult& r) {
     r.failures.push_back("recorded verdict unreadable (left untouched): " + before.error().message);
     return;
   }
-  const std::string was = verdict_text(before->state, before->backend), now = verdict_text(r.verdict);
+  const std::string was = recorded_verdict_text(before->state, before->backend), now = verdict_text(r.verdict);
   if (before->state != to_string(r.verdict.activity) || fused_devices_differ(before->fused_backends, r.verdict.fused_backends))
     r.failures.push_back("verdict differs from the one recorded with the golden (" + paths.verdict_file + "): " + was + " -> " + now);
   else
@@ -257,6 +253,10 @@ void compare_goldens(const GoldenCheckOptions& o, RunResult& r) {
                              verdict_text(r.verdict) + ") in " + ref.dir);
     for (auto& a : r.answers) a.reference = "recorded";
   }
+}
+
+std::string recorded_verdict_text(const std::string& state, const std::string& backend) {
+  return state + (backend.empty() ? "" : " (" + backend + ")");
 }
 
 }  // namespace fp

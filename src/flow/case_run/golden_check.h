@@ -53,4 +53,8 @@ std::vector<std::string> evidence_lost_since_golden(const RecordedVerdict& befor
 // into r.golden_lines, a swap or a share moved beyond noise into r.failures.
 void compare_kernel_set(const Golden& golden, const std::string& golden_file, RunResult& r);
 
+// A verdict as a golden records it: its state, then its backend in parentheses where there is one
+// ("fused (CUDA0)").
+std::string recorded_verdict_text(const std::string& state, const std::string& backend);
+
 }  // namespace fp

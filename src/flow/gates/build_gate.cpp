@@ -32,7 +32,7 @@ namespace fs = std::filesystem;
 
 
 
-std::string verdict_text(const Verdict& v) {
+std::string activity_text(const Verdict& v) {
   const std::string b = backends_text(v.fused_backends);
   return std::string(to_string(v.activity)) + (b.empty() ? "" : " (" + b + ")");
 }
@@ -164,7 +164,7 @@ Status prepare_arms(const Case& c, const BuildGateOptions& o, GateArms& arms, Te
 // same attention kernel families, the same verdict on the same devices. Problems into `problems`.
 void compare_evidence(const Case& c, const EvidenceOutcome& ev_base, const EvidenceOutcome& ev_cand, TeeText& say,
                       std::vector<std::string>& problems) {
-  say("  baseline:  " + verdict_text(ev_base.verdict) + "\n  candidate: " + verdict_text(ev_cand.verdict) + "\n");
+  say("  baseline:  " + activity_text(ev_base.verdict) + "\n  candidate: " + activity_text(ev_cand.verdict) + "\n");
   if (!verdict_as_expected(ev_cand.verdict, c.expect.fused_attention))
     problems.push_back(std::string("LOST: fused attention is ") + to_string(ev_cand.verdict.activity) +
                        " in the candidate (the case expects it " + (c.expect.fused_attention ? "active" : "not active") +
@@ -194,9 +194,9 @@ void compare_evidence(const Case& c, const EvidenceOutcome& ev_base, const Evide
     }
   }
   if (ev_base.verdict.activity != ev_cand.verdict.activity)
-    problems.push_back("verdict changed: " + verdict_text(ev_base.verdict) + " -> " + verdict_text(ev_cand.verdict));
+    problems.push_back("verdict changed: " + activity_text(ev_base.verdict) + " -> " + activity_text(ev_cand.verdict));
   else if (fused_devices_differ(ev_base.verdict.fused_backends, ev_cand.verdict.fused_backends))
-    problems.push_back("fused attention moved: " + verdict_text(ev_base.verdict) + " -> " + verdict_text(ev_cand.verdict));
+    problems.push_back("fused attention moved: " + activity_text(ev_base.verdict) + " -> " + activity_text(ev_cand.verdict));
 }
 
 void say_plan(const PairedPlan& plan, size_t prompts, TeeText& say) {
@@ -307,9 +307,9 @@ nlohmann::json gate_json(const Case& c, const GateArms& arms, const EvidenceOutc
   nlohmann::json j = {{"case", c.name},
                       {"outcome", bc.outcome},
                       {"baseline", {{"runtime", join(arms.base.runtime.prefix, " ")}, {"version", arms.fp_base.runtime_version},
-                                    {"verdict", verdict_text(ev_base.verdict)}}},
+                                    {"verdict", activity_text(ev_base.verdict)}}},
                       {"candidate", {{"runtime", join(arms.cand.runtime.prefix, " ")}, {"version", arms.fp_cand.runtime_version},
-                                     {"verdict", verdict_text(ev_cand.verdict)}}},
+                                     {"verdict", activity_text(ev_cand.verdict)}}},
                       {"blocks", po.blocks},
                       {"wall_s", po.wall_s},
                       {"stopped", po.stopped},

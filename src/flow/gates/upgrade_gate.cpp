@@ -45,10 +45,6 @@ Result<Fingerprint> probe_fingerprint(const Case& c, const std::string& suite_ro
 }
 
 
-std::string verdict_text(const std::string& state, const std::string& backend) {
-  return state + (backend.empty() ? "" : " (" + backend + ")");
-}
-
 fs::file_time_type newest_golden(const std::string& dir, const std::vector<std::string>& case_names, size_t& count) {
   fs::file_time_type newest{};
   count = 0;
@@ -63,7 +59,7 @@ fs::file_time_type newest_golden(const std::string& dir, const std::vector<std::
 }
 
 // Evaluates one finished run against its baseline; fills outcome and problems.
-void judge(const Case& c, const CaseRun& run, const GoldenPaths& paths, GateCaseReport& cr) {
+void judge_case(const Case& c, const CaseRun& run, const GoldenPaths& paths, GateCaseReport& cr) {
   const RunResult& r = run.result;
   cr.result_dir = r.output_dir;
   cr.figure_lines = r.golden_lines;
@@ -76,7 +72,7 @@ void judge(const Case& c, const CaseRun& run, const GoldenPaths& paths, GateCase
   auto before = load_recorded_verdict(paths.verdict_file);
   std::error_code ec;
   if (before) {
-    cr.verdict_before = verdict_text(before->state, before->backend);
+    cr.verdict_before = recorded_verdict_text(before->state, before->backend);
   } else if (fs::exists(paths.verdict_file, ec)) {
     cr.problems.push_back("baseline verdict unreadable: " + before.error().message);
   } else {
@@ -238,7 +234,7 @@ GateReport run_upgrade_gate(const std::vector<std::string>& case_paths, const Ga
       o.golden_fingerprint = baseline->id;
       o.rehash = false;  // probe_fingerprint hashed it (again, with --rehash) moments ago
       CaseRun run = run_case_file(p.c.file, o);
-      judge(p.c, run, paths, cr);
+      judge_case(p.c, run, paths, cr);
       if (options.unresolved_exit && cr.outcome == "pass")
         for (const auto& line : run.result.golden_lines)
           if (starts_with(line, "within_noise [gate] ") && line.find(": within noise: worse by ") != std::string::npos) {

@@ -24,6 +24,7 @@
 #include "runtime/process.h"
 #include "runtime/thread_args.h"
 #include "util/cpu_list.h"
+#include "util/seconds_since.h"
 
 namespace fp {
 namespace {
@@ -31,18 +32,11 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-
 // Per figure, per prompt: every repetition's value in one launch.
 using Repetitions = std::map<std::string, std::map<std::string, std::vector<double>>>;
 
 void put(Repetitions& r, const std::string& figure, const std::string& prompt, double v) {
   if (std::isfinite(v)) r[figure][prompt].push_back(v);
-}
-
-double server_number(const StreamResult& r, const char* key) {
-  if (!r.server_timings.is_object() || !r.server_timings.contains(key) || !r.server_timings[key].is_number()) return kNoValue;
-  return r.server_timings[key].get<double>();
 }
 
 // The probed launch of one arm in one block: the same warm-up and rounds as the timed launch, the

@@ -11,12 +11,13 @@
 #include "measure/stats.h"
 
 namespace fp {
-namespace {
 
 double server_number(const StreamResult& r, const char* key) {
   if (!r.server_timings.is_object() || !r.server_timings.contains(key) || !r.server_timings[key].is_number()) return kNoValue;
   return r.server_timings[key].get<double>();
 }
+
+namespace {
 
 bool gates(Job job, const std::string& name) {
   switch (job) {
@@ -28,7 +29,7 @@ bool gates(Job job, const std::string& name) {
   return false;
 }
 
-void add(std::vector<FigureResult>& out, Job job, const std::string& name, std::vector<double> samples) {
+void add_figure(std::vector<FigureResult>& out, Job job, const std::string& name, std::vector<double> samples) {
   if (samples.empty()) return;
   FigureResult f;
   f.name = name;
@@ -86,8 +87,8 @@ void add_goodput(std::vector<FigureResult>& out, Job job, const Targets& targets
     if (std::isfinite(g.share)) share.push_back(g.share);
     if (std::isfinite(g.per_s)) per_s.push_back(g.per_s);
   }
-  add(out, job, "goodput_share", share);
-  add(out, job, "goodput_requests_per_s", per_s);
+  add_figure(out, job, "goodput_share", share);
+  add_figure(out, job, "goodput_requests_per_s", per_s);
   for (auto& f : out)
     if (f.name == "goodput_share") f.gate = targets.gate;  // no job gates on it; the targets may
 }
@@ -100,7 +101,7 @@ std::vector<FigureResult> level_figures(const Case& c, const TimedPass& pass) {
   std::vector<double> rate;
   for (const auto& [round, n] : completed)
     if (auto d = durations.find(round); d != durations.end() && d->second > 0) rate.push_back(n / d->second);
-  add(out, c.job, "requests_per_s", rate);
+  add_figure(out, c.job, "requests_per_s", rate);
   return out;
 }
 
@@ -199,18 +200,18 @@ std::vector<FigureResult> compute_figures(Job job, const TimedPass& pass) {
       if (pass.round_wall_s[i] > 0) throughput.push_back(tokens[static_cast<int>(i)] / pass.round_wall_s[i]);
   }
   std::vector<FigureResult> out;
-  add(out, job, "ttft_ms", ttft);
-  add(out, job, "ttft_ms_p95", ttft_p95);
-  add(out, job, "tpot_ms", tpot);
-  add(out, job, "itl_ms", itl);
-  add(out, job, "e2e_ms", e2e);
-  add(out, job, "prompt_tokens_per_s", prompt_tps);
-  add(out, job, "decode_tokens_per_s", decode_tps);
-  add(out, job, "throughput_tokens_per_s", throughput);
-  add(out, job, "client_minus_server_prompt_ms", gap);
-  add(out, job, "server_prompt_ms", server_prompt);
-  add(out, job, "server_tpot_ms", server_tpot);
-  add(out, job, "cpu_ms_per_token", cpu_per_token);
+  add_figure(out, job, "ttft_ms", ttft);
+  add_figure(out, job, "ttft_ms_p95", ttft_p95);
+  add_figure(out, job, "tpot_ms", tpot);
+  add_figure(out, job, "itl_ms", itl);
+  add_figure(out, job, "e2e_ms", e2e);
+  add_figure(out, job, "prompt_tokens_per_s", prompt_tps);
+  add_figure(out, job, "decode_tokens_per_s", decode_tps);
+  add_figure(out, job, "throughput_tokens_per_s", throughput);
+  add_figure(out, job, "client_minus_server_prompt_ms", gap);
+  add_figure(out, job, "server_prompt_ms", server_prompt);
+  add_figure(out, job, "server_tpot_ms", server_tpot);
+  add_figure(out, job, "cpu_ms_per_token", cpu_per_token);
   for (auto& f : out)
     if (f.name == "client_minus_server_prompt_ms") f.gate = false;
   return out;

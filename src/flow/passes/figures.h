@@ -46,4 +46,8 @@ std::map<int, double> round_durations_s(const TimedPass& pass);
 // "client TTFT - server prompt_ms: median 1.234 ms, p99 2.345 ms over 9 requests".
 std::string fidelity_summary(const TimedPass& pass);
 
+// The number llama-server reported under `key` in the request's "timings" (e.g. "prompt_ms"), or
+// kNoValue where it reported none.
+double server_number(const StreamResult& r, const char* key);
+
 }  // namespace fp

@@ -29,7 +29,7 @@ std::vector<pid_t> group_pids(pid_t pgid) { return pids_in_process_group(pgid); 
 constexpr int kBetweenRequestsPasses = 3;
 
 template <class Duration>
-double seconds(Duration d) {
+double in_seconds(Duration d) {
   return std::chrono::duration<double>(d).count();
 }
 
@@ -93,7 +93,7 @@ Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& opt
   };
 
   auto deadline = Clock::now() + std::chrono::duration<double>(c.plan.timeout_s);
-  auto time_left = [&] { return std::max(seconds(deadline - Clock::now()), 1.0); };
+  auto time_left = [&] { return std::max(in_seconds(deadline - Clock::now()), 1.0); };
   auto make = [&](const Prompt& p, double timeout_s) {
     return build_request(ctx, base_url, p, c.shape.max_output_tokens, timeout_s);
   };
@@ -121,11 +121,11 @@ Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& opt
     }
     const auto t0 = Clock::now();
     auto results = stream_concurrent(batch, concurrency);
-    out.round_wall_s.push_back(seconds(Clock::now() - t0));
+    out.round_wall_s.push_back(in_seconds(Clock::now() - t0));
     sample_machine();
     for (size_t i = 0; i < results.size(); ++i) {
       if (results[i]) {
-        out.requests.push_back({ps[i]->id, round, *results[i], -1.0, level, seconds(t0 - ready) + results[i]->start_offset_s});
+        out.requests.push_back({ps[i]->id, round, *results[i], -1.0, level, in_seconds(t0 - ready) + results[i]->start_offset_s});
       } else {
         fail("request " + ps[i]->id + " round " + std::to_string(round + 1) +
                  (level > 0 ? " at concurrency " + std::to_string(level) : std::string()),
@@ -175,7 +175,7 @@ Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& opt
     }
     for (const auto& p : prompts) {
       const auto cpu0 = launched ? thread_cpu_seconds(pgid) : std::nullopt;
-      const double sent = seconds(Clock::now() - ready);
+      const double sent = in_seconds(Clock::now() - ready);
       auto r = request(p);
       const auto cpu1 = launched ? thread_cpu_seconds(pgid) : std::nullopt;
       if (!r) {
@@ -193,7 +193,7 @@ Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& opt
     const auto runtime1 = thread_cpu_seconds(pgid);
     if (runtime0 && runtime1)
       out.other_load = other_load_share(*busy1 - *busy0, *runtime1 - *runtime0, own_cpu_seconds() - own0,
-                                        seconds(Clock::now() - load_t0), static_cast<int>(std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN))));
+                                        in_seconds(Clock::now() - load_t0), static_cast<int>(std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN))));
   }
   GpuSamplerReport gpu = sampler.stop();
   out.gpu_memory = gpu.measured ? gpu.describe() : gpu.not_measured_reason;
