@@ -89,6 +89,11 @@ TEST(InstrumentRules, LastWordsAreTheLastMatchingLineElseTheLastLine) {
                        "./src/ggml-vulkan/ggml-vulkan.cpp:14327: GGML_ASSERT(ctx->compute_ctx.expired()) failed\n",
                        rules),
             "./src/ggml-vulkan/ggml-vulkan.cpp:14327: GGML_ASSERT(ctx->compute_ctx.expired()) failed");
+  // ... and at the end of a split's debug line, glued to its last word (seen in CI): not "inputs./src".
+  EXPECT_EQ(last_words("0.00.715.101 D ## SPLIT #0: CPU # 0 inputs"
+                       "./src/ggml-vulkan/ggml-vulkan.cpp:14327: GGML_ASSERT(ctx->compute_ctx.expired()) failed\n",
+                       rules),
+            "./src/ggml-vulkan/ggml-vulkan.cpp:14327: GGML_ASSERT(ctx->compute_ctx.expired()) failed");
   // Nothing the patterns know: the last line, as it is.
   EXPECT_EQ(last_words("a\n  model loading failed: reason  \n\n", rules), "model loading failed: reason");
   EXPECT_EQ(last_words("", rules), "");
