@@ -103,7 +103,7 @@ struct RunPlan {
   // as above), or nullopt for `false`: the figure is not guarded. Figures a user feels that the case
   // does not name keep the default guard. Keys: user_felt_figures().
   std::map<std::string, std::optional<MinEffect>> guards;
-  // The side-by-side gate's blocks (flow/paired/paired_runner.h): one fresh launch per arm each, ABBA order;
+  // The side-by-side gate's blocks (flow/paired/paired_runner.h): one fresh launch per arm each, in balanced pairs;
   // the first look after `blocks`, then one more block pair at a time until every gated figure is
   // decided, the blocks reach `max_blocks` or the timed blocks would pass `budget_s` (0, the default: the
   // gate's budget in blocks at the block time it measures, flow/paired/paired_runner.h PairedPlan::budget_blocks).
@@ -145,7 +145,7 @@ struct MechanismStatement {
 
 // The optional "ab" block: how `flashproof ab` runs the case with the flag on and off.
 struct AbPlan {
-  int repetitions = 5;               // blocks before the first look: one fresh launch per arm each, ABBA order
+  int repetitions = 5;               // blocks before the first look: one fresh launch per arm each, in balanced pairs
   int rounds = 3;                    // measured rounds over the prompts per launch; default plan.repetitions
   int warmup = 1;                    // warm-up rounds per launch; default plan.warmup
   double sustained_s = 10;           // sustained phase per arm; 0 skips it

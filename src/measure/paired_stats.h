@@ -2,7 +2,8 @@
 // flag off and on): the side-by-side gate's arithmetic, free of any runtime.
 //
 // The design it assumes (flow/paired/paired_runner.h): blocks, each one fresh launch of arm A and one of
-// arm B, in ABBA order (A first in even blocks, B first in odd ones); in every launch the same
+// arm B, in pairs AB BA or BA AB at random (balanced: as many blocks with A first as with B first, per
+// pair; paired_runner.h block_orders); in every launch the same
 // prompts in the same order. The unit is one launch x one prompt (the median of that prompt's
 // repetitions in that launch), or one launch for a per-launch figure; requests or tokens are never
 // pooled across launches.
@@ -14,7 +15,7 @@
 //     so they are not independent: the block is the independent unit);
 //  3. d_k = theta + gamma * s_k + e_k, where s_k = +1 when A ran first in block k and -1 otherwise:
 //     gamma absorbs a position effect (the second launch of a block systematically faster or
-//     slower), which the ABBA order balances. It is fitted only where the degrees of freedom left
+//     slower), which the balanced order evens out. It is fitted only where the degrees of freedom left
 //     stay at least 4 (from eight blocks on with the default trimming): with 2 a variance estimate
 //     can come out tiny by chance (an A/A CTest run read +4.0%, p 0.004 that way);
 //  4. theta is the 20%-trimmed mean of the position-adjusted block values, with Yuen's interval
@@ -132,7 +133,7 @@ struct PairedEstimate {
 PairedEstimate estimate_paired(const std::vector<PairedUnit>& units, bool lower_is_better, double confidence = 0.95,
                                double trim = kBlockTrim);
 
-// The degrees of freedom of the estimate at n blocks (balanced ABBA): n - 2 floor(trim n) - 1, one
+// The degrees of freedom of the estimate at n blocks (a balanced order): n - 2 floor(trim n) - 1, one
 // fewer where the position term is fitted and one fewer again for the machine term (each only where
 // at least 4 remain after it); 0 below two blocks.
 int paired_df(int blocks, double trim = kBlockTrim, bool machine = false);

@@ -65,7 +65,7 @@ std::string ab_to_text(const AbRun& r) {
   out += "runtime: " + r.runtime + " " + r.runtime_version + (build_said ? "" : " (build " + r.runtime_build + ")") +
          ", fingerprint " + r.fingerprint_id + "\n";
   out += "model: " + r.model_path + " sha256 " + r.model_sha256 + "\n";
-  out += "plan: blocks of one fresh launch per arm in ABBA order (" + join(r.order, ", ") + "); " +
+  out += "plan: blocks of one fresh launch per arm, in pairs AB BA or BA AB at random (" + join(r.order, ", ") + "); " +
          std::to_string(r.warmup) + " warm-up and " + std::to_string(r.rounds) + " measured rounds per launch; sustained " +
          table_figure(r.sustained_s) + " s at concurrency " + std::to_string(r.concurrency) + " per arm\n";
   out += "A = flag off (" + r.off.flag_value + "), B = flag on (" + r.on.flag_value + "); the gates are paired per block and "

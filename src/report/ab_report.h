@@ -83,7 +83,7 @@ struct AbRun {
   std::string fingerprint_id, model_path, model_sha256, flashproof_version, started_utc, output_dir;
   int repetitions = 0, rounds = 0, warmup = 0, concurrency = 0;
   double sustained_s = 0;
-  std::vector<std::string> order;        // the arms in the order they ran: off, on, on, off ... (ABBA blocks)
+  std::vector<std::string> order;        // the arms in the order they ran: off, on, on, off ... (pairs AB BA or BA AB)
   AbArm off, on;                         // A and B
   std::vector<AbFigure> figures;
   std::vector<MechanismCheck> mechanism;

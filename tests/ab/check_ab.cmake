@@ -20,7 +20,8 @@ foreach(pattern
     "## Decision"
     "arm on  \\(on\\):   active[^\n]*, as required"
     "arm off \\(off\\):  not active[^\n]*, as required"
-    "plan: blocks of one fresh launch per arm in ABBA order \\(off, on, on, off, off, on, on, off"
+    # every pair of blocks balanced, its order at random: at least the first look's two pairs
+    "plan: blocks of one fresh launch per arm, in pairs AB BA or BA AB at random \\((off, on, on, off|on, off, off, on), (off, on, on, off|on, off, off, on)[,)]"
     "blocks: [0-9]+ \\("
     "gate ttft_ms +(pass|fail|undecided) +ttft_ms: [a-z ]+: flag on (worse|better) by [-+][0-9.]+% \\(95% CI"
     "## Same system\\?"

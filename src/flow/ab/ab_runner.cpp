@@ -305,7 +305,7 @@ AbOutcome run_ab(const std::string& case_path, const AbRunOptions& opts_in) {
   // Evidence once per arm, then the alternating timed launches, then the sustained phases.
   run_evidence(on, o);
   run_evidence(off, o);
-  // The timed launches: the side-by-side engine, A = off, B = on, blocks in ABBA order.
+  // The timed launches: the side-by-side engine, A = off, B = on, blocks in pairs AB BA or BA AB at random.
   PairedPlan plan;
   plan.warmup = r.warmup;
   plan.rounds = r.rounds;

@@ -1,8 +1,8 @@
 // A/B mode: one case run with the flag on and with it off, everything else identical (same
 // binary, model, prompts, seed, threads, context, port policy). One evidence pass per arm proves
 // what each arm really ran (on: fused attention active; off: not active). Then the timed launches
-// run on the side-by-side engine (flow/paired/paired_runner.h): blocks of one fresh launch per arm in ABBA
-// order, so that drift of the machine falls on both; the job's gated figures are compared paired
+// run on the side-by-side engine (flow/paired/paired_runner.h): blocks of one fresh launch per arm,
+// in balanced pairs (AB BA or BA AB at random), so that drift of the machine falls on both; the job's gated figures are compared paired
 // per block and prompt, with blocks added while a gate is unresolved (flow/ab/ab_decision.h decides).
 // A sustained phase per arm follows. Every figure is also pooled per arm for the report
 // (measure/ab_stats.h), the stated mechanism is checked, and the answers are compared prompt by prompt.

@@ -200,7 +200,7 @@ void compare_evidence(const Case& c, const EvidenceOutcome& ev_base, const Evide
 }
 
 void say_plan(const PairedPlan& plan, size_t prompts, TeeText& say) {
-  say("timed blocks: ABBA, " + std::to_string(plan.rounds) + " round(s) of " + std::to_string(prompts) +
+  say("timed blocks: in pairs, AB then BA or BA then AB at random, " + std::to_string(plan.rounds) + " round(s) of " + std::to_string(prompts) +
       " prompts per launch after " + std::to_string(plan.warmup) + " warm-up; first look after " +
       std::to_string(plan.first_blocks) + " blocks, at most " + std::to_string(plan.max_blocks) + ", budget " +
       (plan.budget_s > 0 ? std::to_string(static_cast<int>(plan.budget_s)) + " s"
@@ -210,7 +210,8 @@ void say_plan(const PairedPlan& plan, size_t prompts, TeeText& say) {
 
 // The blocks run, the budget's forecast, and each gated figure's and guard's decision.
 void say_blocks(const PairedOutcome& po, const PairedPlan& plan, const Case& c, const std::string& gated_note, TeeText& say) {
-  say("blocks: " + std::to_string(po.blocks) + " in " + fmt("%.0f", po.wall_s) + " s (" + po.stopped + ")\n");
+  say("blocks: " + std::to_string(po.blocks) + " in " + fmt("%.0f", po.wall_s) + " s (" + po.stopped + "); order seed " +
+      std::to_string(po.order_seed) + "\n");
   if (po.block_s > 0) {
     std::string f = "  budget " + fmt("%.0f", po.budget_s) + " s at " + fmt("%.1f", po.block_s) + " s per block; at the first look (" +
                     std::to_string(plan.first_blocks) + " blocks) ";
@@ -314,6 +315,7 @@ nlohmann::json gate_json(const Case& c, const GateArms& arms, const EvidenceOutc
                       {"wall_s", po.wall_s},
                       {"stopped", po.stopped},
                       {"budget_s", po.budget_s},
+                      {"order_seed", std::to_string(po.order_seed)},
                       {"block_s", po.block_s},
                       {"stopped_early", po.gave_up},
                       {"pinning", po.pinning},
@@ -335,6 +337,7 @@ nlohmann::json gate_json(const Case& c, const GateArms& arms, const EvidenceOutc
   for (const auto& l : po.launches) {
     j["launches"].push_back({{"block", l.block + 1}, {"arm", l.arm}, {"wall_s", l.wall_s}, {"units", l.units},
                              {"itl_per_prompt_ms", l.itl_per_prompt_ms}, {"errors", l.errors}});
+    if (l.first) j["launches"].back()["first"] = *l.first;
     if (l.reference_ms) j["launches"].back()["machine_reference_ms"] = *l.reference_ms;
     if (l.throughput_ms) j["launches"].back()["machine_throughput_ms"] = *l.throughput_ms;
     if (!l.throughput_samples_ms.empty()) j["launches"].back()["machine_throughput_samples_ms"] = l.throughput_samples_ms;

@@ -5,7 +5,7 @@
 //  1. both runtimes asked for their version: what changed, field by field;
 //  2. one evidence pass per arm: fused attention must be what the case expects in the candidate,
 //     and the same (state and devices) as in the baseline, or the kernel was lost;
-//  3. the timed blocks in ABBA order until every gated figure is decided or the budget is spent;
+//  3. the timed blocks (pairs AB BA or BA AB at random) until every gated figure is decided or the budget is spent;
 //  4. the answers of the two arms, prompt by prompt: exact;
 //  5. the outcome: regression (a gated figure, a lost kernel or a changed answer), no regression,
 //     unresolved (more blocks were needed than the budget allowed), or incomplete.

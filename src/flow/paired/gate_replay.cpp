@@ -20,6 +20,7 @@ Result<GateReplay> replay_gate(const nlohmann::json& j, bool machine) {
       a.arm = l.at("arm").get<std::string>();
       a.units = l.at("units").get<LaunchUnits>();
       a.errors = l.value("errors", std::vector<std::string>{});
+      if (l.contains("first")) a.first = l.at("first").get<bool>();
       if (machine) a.throughput_samples_ms = l.value("machine_throughput_samples_ms", std::vector<double>{});
       all.launches.push_back(std::move(a));
     }

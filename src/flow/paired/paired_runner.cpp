@@ -9,8 +9,9 @@
 #include <cmath>
 #include <filesystem>
 #include <iostream>
-#include <numeric>
 #include <map>
+#include <numeric>
+#include <random>
 #include <set>
 #include <thread>
 
@@ -25,6 +26,7 @@
 #include "runtime/thread_args.h"
 #include "util/cpu_list.h"
 #include "util/seconds_since.h"
+#include "util/splitmix64.h"
 
 namespace fp {
 namespace {
@@ -175,7 +177,7 @@ std::vector<PairedUnit> paired_units(const PairedOutcome& o, const std::string& 
     for (const auto& [prompt, va] : fa->second) {
       auto pb = fb->second.find(prompt);
       if (pb != fb->second.end())
-        out.push_back({block, a_first_in_block(block), prompt, va, pb->second, launch_machine_ms(*la, figure),
+        out.push_back({block, la->first.value_or(a_first_in_block(block)), prompt, va, pb->second, launch_machine_ms(*la, figure),
                        launch_machine_ms(*it->second, figure)});
     }
   }
@@ -216,6 +218,13 @@ void decide_paired(PairedOutcome& o, const PairedPlan& plan) {
     auto d = decide_figures({f}, opts);
     o.reported.push_back(d.front());
   }
+}
+
+std::vector<bool> block_orders(int blocks, std::uint64_t seed) {
+  SplitMix64 coin(seed);
+  std::vector<bool> out;
+  for (int k = 0; k < blocks; ++k) out.push_back(k % 2 == 0 ? (coin.next() >> 63) != 0 : !out.back());
+  return out;
 }
 
 PairedOutcome run_paired(const PairedArm& a, const PairedArm& b, const PairedPlan& plan, const LaunchHook& hook) {
@@ -279,6 +288,8 @@ PairedOutcome run_paired(const PairedArm& a, const PairedArm& b, const PairedPla
   std::vector<double> block_s;
   auto mean_block_s = [&] { return std::accumulate(block_s.begin(), block_s.end(), 0.0) / static_cast<double>(block_s.size()); };
   o.budget_s = plan.budget_s;
+  o.order_seed = plan.order_seed ? *plan.order_seed : (static_cast<std::uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
+  const std::vector<bool> a_first = block_orders(plan.max_blocks, o.order_seed);
   for (int k = 0; k < plan.max_blocks && !interrupted(); ++k) {
     if (k >= plan.first_blocks && !block_s.empty()) {
       const double mean_block = mean_block_s();
@@ -290,7 +301,7 @@ PairedOutcome run_paired(const PairedArm& a, const PairedArm& b, const PairedPla
     }
     const auto b0 = Clock::now();
     const PairedArm* order[2] = {&a, &b};
-    if (!a_first_in_block(k)) std::swap(order[0], order[1]);
+    if (!a_first[static_cast<size_t>(k)]) std::swap(order[0], order[1]);
     for (const PairedArm* arm : order) {
       CaseContext ctx = arm->ctx;
       ctx.runtime_cpus = runtime_cpus;
@@ -302,6 +313,7 @@ PairedOutcome run_paired(const PairedArm& a, const PairedArm& b, const PairedPla
       ArmLaunch l;
       l.block = k;
       l.arm = arm->name;
+      l.first = arm == order[0];
       const auto l0 = Clock::now();
       auto pass = run_timed_pass(ctx, t);
       if (!pass) {

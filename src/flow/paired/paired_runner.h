@@ -1,12 +1,13 @@
 // The side-by-side engine: two arms of one case (the old and the new build for the gate, the flag
 // off and on for A/B) launched alternately on the same machine, so that both see the same machine
-// state. Blocks in ABBA order: block k launches A then B when k is even, B then A when odd; every
+// state. Blocks in pairs, AB then BA or BA then AB at random (block_orders); every
 // launch is a fresh start of the runtime (cold start, warm-up, then rounds over the same prompts in
 // the same order). After the first look (plan.first_blocks) and then after every further pair of
 // blocks, every gated figure is decided (measure/paired_stats.h); blocks are added while any is
 // unresolved, up to max_blocks or the time budget.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <optional>
@@ -56,6 +57,8 @@ struct PairedPlan {
   // rest, with fewer neither is pinned.
   std::vector<int> runtime_cpus;
   bool quiet = false;
+  // The seed of the blocks' order (block_orders); empty: drawn at random when the blocks start.
+  std::optional<std::uint64_t> order_seed;
 };
 
 // Per figure, per prompt ("" for a per-launch figure), one launch's value: the median of that
@@ -93,6 +96,9 @@ struct ArmLaunch {
   // How fast the machine was around the timed launch (TimedPass::reference_ms, throughput_ms).
   std::optional<double> reference_ms, throughput_ms;
   std::vector<double> throughput_samples_ms;  // TimedPass::throughput_samples_ms
+  // Launched first in its block; empty (gate.json from before the random order): the fixed ABBA
+  // order, a_first_in_block.
+  std::optional<bool> first;
 };
 
 // The per-prompt decode unit of one launch (ArmLaunch::itl_per_prompt_ms).
@@ -112,6 +118,7 @@ struct PairedOutcome {
   std::vector<std::string> unstable;         // "arm: prompt" answers that changed between launches
   std::vector<std::string> pinning;          // where the client and the runtime ran
   double budget_s = 0;                       // the budget in force (the default fixed at the first look)
+  std::uint64_t order_seed = 0;              // the seed of the blocks' order (block_orders)
   double block_s = 0;                        // mean wall time of one block
   std::optional<int> first_forecast;         // at the first look: blocks in all a decision likely needs (the
                                              // first look's when it decided); empty: none likely would
@@ -140,7 +147,19 @@ std::string effect_note(const MinEffect& effect, double reference, const std::st
 // Decides every figure from the launches so far (fills decisions, guards and reported).
 void decide_paired(PairedOutcome& o, const PairedPlan& plan);
 
-// The A/B order of block k: true when arm A goes first.
+// The A/B order of the blocks, true where arm A goes first: each pair of blocks is AB then BA, or
+// BA then AB, at random from `seed`. Balanced as ABBA is (per pair, each arm once first and once
+// second: a drift over a pair falls on both alike, and the position term sees both orders equally
+// often), but with no fixed period: in the fixed ABBA order (A B | B A | A B | B A ...) arm B is
+// always the 2nd and 3rd launch of every four, so a machine whose speed swings with a period near
+// four launches lines up with one arm for a whole trial. Seen on batch-tiny, identical builds,
+// blocks of 1.3 s: the candidate 3.6-13.9% slower in all 6 blocks whichever went first, "regression"
+// at p 0.004; over 10 such trials the per-trial estimates spread 2.2 times wider than their own
+// intervals allowed (bench/README.md section 3).
+std::vector<bool> block_orders(int blocks, std::uint64_t seed);
+
+// The fixed ABBA order gate runs had before the random one (A first in even blocks): how a recorded
+// gate.json without each launch's "first" was run.
 inline bool a_first_in_block(int k) { return k % 2 == 0; }
 
 }  // namespace fp

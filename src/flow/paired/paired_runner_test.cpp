@@ -117,9 +117,45 @@ TEST(PairedRunner, UnitsPairWithinABlockAndSkipFailedLaunches) {
   ASSERT_EQ(u.size(), 4u);
   EXPECT_EQ(u[0].block, 0);
   EXPECT_TRUE(u[0].a_first);
-  EXPECT_FALSE(u[2].a_first);  // block 1: B first (ABBA)
+  EXPECT_FALSE(u[2].a_first);  // block 1, no order recorded: B first (the fixed ABBA of older gate.json)
   EXPECT_DOUBLE_EQ(u[1].b, 220);
   EXPECT_TRUE(paired_units(o, "missing").empty());
+  // The order each launch records wins over the fixed one.
+  o.launches[0].first = false;
+  o.launches[1].first = true;
+  EXPECT_FALSE(paired_units(o, "ttft_ms")[0].a_first);
+}
+
+// The blocks' order: every pair once AB and once BA (balanced), the same for a seed, and no fixed
+// period: the launches in the 2nd and 3rd place of each four belong to both arms, so a machine that
+// swings with that period cannot line up with one arm for a whole run.
+TEST(PairedRunner, BlockOrderIsBalancedPerPairAndHasNoFixedPeriod) {
+  const auto order = block_orders(40, 7);
+  ASSERT_EQ(order.size(), 40u);
+  for (size_t k = 0; k + 1 < order.size(); k += 2) EXPECT_NE(order[k], order[k + 1]) << "pair at block " << k;
+  EXPECT_EQ(order, block_orders(40, 7));
+  EXPECT_NE(order, block_orders(40, 8));
+  int pairs_ab_first = 0;
+  for (size_t k = 0; k < order.size(); k += 2) pairs_ab_first += order[k] ? 1 : 0;
+  EXPECT_GT(pairs_ab_first, 3);
+  EXPECT_LT(pairs_ab_first, 17);
+  // Launch positions 1 and 2 of each four (0-based): arm B's in ABBA; here arm A's about half the time.
+  int a_in_middle = 0, middle = 0;
+  for (uint64_t seed = 1; seed <= 50; ++seed) {
+    const auto o = block_orders(6, seed);
+    std::vector<char> launches;
+    for (bool a_first : o) {
+      launches.push_back(a_first ? 'A' : 'B');
+      launches.push_back(a_first ? 'B' : 'A');
+    }
+    for (size_t i = 0; i < launches.size(); ++i)
+      if (i % 4 == 1 || i % 4 == 2) {
+        ++middle;
+        a_in_middle += launches[i] == 'A' ? 1 : 0;
+      }
+  }
+  EXPECT_GT(a_in_middle, middle / 3);
+  EXPECT_LT(a_in_middle, 2 * middle / 3);
 }
 
 namespace {
