@@ -3,7 +3,8 @@
 # one CTest test per scenario):
 #   reduced-prefix  (fixture) a copy of the sid prefix without the CPU backend variant ggml loads
 #                   here and any better one (ci/reduced-prefix.sh): a real, slower build
-#   same-build      the same prefix as baseline and candidate: must be "no regression" (exit 0), the
+#   same-build      the same prefix as baseline and candidate: must be "no regression" (exit 0; an
+#                   "unresolved" gets one more gate, a "regression" fails at once), the
 #                   floor of the minimum effect named, the budget forecast and the memory compared
 #   reduced-build   the reduced prefix as candidate: must be "regression" (exit 1), the gated figure
 #                   named, and the evidence still active in both builds
@@ -63,12 +64,24 @@ case $test_name in
   *) echo "unknown test $test_name"; exit 2 ;;
 esac
 rm -rf "$T" && mkdir -p "$T"
-start=$(date +%s)
-"$FP" gate "$CASE" --baseline-runtime "$PREFIX" --candidate-runtime "$candidate" --results "$T/results" --quiet \
-  >"$T/out.txt" 2>&1
-rc=$?
-cat "$T/out.txt"
-echo "side-by-side gate: exit $rc after $(( $(date +%s) - start )) s"
+run_gate() {
+  start=$(date +%s)
+  "$FP" gate "$CASE" --baseline-runtime "$PREFIX" --candidate-runtime "$candidate" --results "$T/results" --quiet \
+    >"$T/out.txt" 2>&1
+  rc=$?
+  cat "$T/out.txt"
+  echo "side-by-side gate: exit $rc after $(( $(date +%s) - start )) s"
+}
+run_gate
+# Identical builds end "unresolved" now and then (bench/README.md section 3: chat-tiny-short 10 of 10
+# "no regression" on 2026-12-02, and once in CI that day unresolved after 16 blocks, TTFT +7.9%, CI
+# +1.0 .. +15.2%): one more gate then, the first one's output kept. A false "regression" fails at
+# once; two unresolved in a row fail (at the few percent each run leaves unresolved, about 1 in 400).
+if [ "$want" -eq 0 ] && [ "$rc" -eq 3 ]; then
+  mv "$T/out.txt" "$T/out-unresolved.txt"
+  echo "side-by-side gate: unresolved on identical builds (kept in $T/out-unresolved.txt): once more"
+  run_gate
+fi
 [ "$rc" -eq 125 ] && exit 125
 [ "$rc" -eq "$want" ] || fail "expected exit $want, got $rc"
 expect_out "baseline:  .*active"
