@@ -113,7 +113,9 @@ struct RunPlan {
   // the probe); the timed launches never carry the probe.
   std::vector<std::string> gated;
   int blocks = 4;
-  int max_blocks = 40;
+  // The default cap: the budget in seconds is what stops a gate (measure/paired_stats.h
+  // kDefaultBudgetBlocks, kDefaultBudgetFloorS); this only bounds blocks well under a second.
+  int max_blocks = 200;
   double budget_s = 0;
   // Load levels (docs/workloads.md). Each level of `concurrency` is measured on its own, its
   // figures named "c<level>.<figure>"; empty: the job's own way (one request at a time, batch: a

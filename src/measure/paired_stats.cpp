@@ -305,29 +305,51 @@ std::vector<FigureDecision> decide_figures(const std::vector<FigureInput>& figur
     }
     if (d.verdict != TimingVerdict::unresolved) {
       d.likely_blocks = static_cast<int>(e.blocks);
-    } else if (auto need = blocks_to_decide(e, d.min_effect, o.alpha_look, o.trim, o.regression_share)) {
-      d.likely_blocks = *need;
-      d.more_blocks = *need - static_cast<int>(e.blocks);
+    } else {
+      if (auto need = blocks_to_decide(e, d.min_effect, o.alpha_look, o.trim, o.regression_share)) {
+        d.likely_blocks = *need;
+        d.more_blocks = *need - static_cast<int>(e.blocks);
+      }
+      // One standard error toward "no regression" and toward "regression": the nearer decision.
+      for (double step : {-e.se_log, e.se_log}) {
+        PairedEstimate luckier = e;
+        luckier.worse_log += step;
+        if (auto need = blocks_to_decide(luckier, d.min_effect, o.alpha_look, o.trim, o.regression_share))
+          d.hopeful_blocks = d.hopeful_blocks ? std::min(*d.hopeful_blocks, *need) : *need;
+      }
     }
   }
   return out;
 }
 
-std::optional<int> likely_blocks(const std::vector<FigureDecision>& decisions) {
+int next_look(int blocks, int first) {
+  if (blocks < first) return first;
+  if (blocks < kDenseLooksUpTo) return blocks + 2 - blocks % 2;
+  const int grown = static_cast<int>(std::ceil(blocks * 1.2));
+  return grown + grown % 2;
+}
+
+namespace {
+std::optional<int> most_blocks(const std::vector<FigureDecision>& decisions, std::optional<int> FigureDecision::*forecast) {
   int most = 0;
   for (const auto& d : decisions) {
     if (d.verdict != TimingVerdict::unresolved) continue;
-    if (!d.likely_blocks) return std::nullopt;
-    most = std::max(most, *d.likely_blocks);
+    if (!(d.*forecast)) return std::nullopt;
+    most = std::max(most, *(d.*forecast));
   }
   return most;
 }
+}  // namespace
+
+std::optional<int> likely_blocks(const std::vector<FigureDecision>& decisions) { return most_blocks(decisions, &FigureDecision::likely_blocks); }
+
+std::optional<int> hopeful_blocks(const std::vector<FigureDecision>& decisions) { return most_blocks(decisions, &FigureDecision::hopeful_blocks); }
 
 bool beyond_budget(const std::vector<FigureDecision>& decisions, int blocks, int affordable, int from_blocks, double factor) {
   const bool unresolved = std::any_of(decisions.begin(), decisions.end(),
                                       [](const FigureDecision& d) { return d.verdict == TimingVerdict::unresolved; });
   if (!unresolved || blocks < from_blocks) return false;
-  const std::optional<int> need = likely_blocks(decisions);
+  const std::optional<int> need = hopeful_blocks(decisions);
   return !need || *need > factor * affordable;
 }
 

@@ -163,6 +163,12 @@ struct FigureDecision {
   // Blocks in all that a decision likely needs at the spread seen so far (the blocks so far when
   // decided); empty when no number of blocks would settle it at this estimate.
   std::optional<int> likely_blocks;
+  // The same forecast with the change one standard error nearer to a decision (whichever side is
+  // nearer): what the give-up rule uses (beyond_budget). A point estimate from a dozen noisy blocks
+  // sitting near the minimum effect forecasts hundreds of blocks though identical builds are within
+  // a standard error of it; deciding to stop on that gave up 3 of 10 identical-build trials of
+  // cases/batch-tiny.json after 12 blocks (bench/README.md section 3).
+  std::optional<int> hopeful_blocks;
 };
 
 // Blocks in all (even, more than the estimate's) after which the decision bound would likely settle
@@ -209,12 +215,25 @@ std::vector<FigureDecision> decide_figures(const std::vector<FigureInput>& figur
 // at its estimate).
 std::optional<int> likely_blocks(const std::vector<FigureDecision>& decisions);
 
+// When the gate looks (decides): after `first` blocks, after every further pair up to
+// kDenseLooksUpTo blocks, then each time the blocks have grown by a fifth (even): 40, 48, 58, 70, 84,
+// 102, ... Every look spends some of the error rate (DecisionOptions::alpha_look), so the looks past
+// the blocks the per-look level was sized for (about 20) thin out; the budget floor
+// (kDefaultBudgetFloorS) gives a 1.2 s-block case 150 blocks and 7 more looks, not 55.
+inline constexpr int kDenseLooksUpTo = 40;
+int next_look(int blocks, int first);
+
+// Blocks in all that every unresolved figure would need at one standard error's luck (the largest
+// of their hopeful_blocks); 0 when none is unresolved; empty when some figure has none.
+std::optional<int> hopeful_blocks(const std::vector<FigureDecision>& decisions);
+
 // Whether the gate should stop before its budget is spent: from kGiveUpFromBlocks blocks on, some
-// unresolved figure would likely need more than kGiveUpFactor times the
-// blocks the budget allows (`affordable`, in all). The forecast's spread is burst-proof
-// (forecast_sd_log) and the factor leaves room for a spread estimated from few blocks. Simulated
-// with this machine's bursts: from 8 blocks on it cost identical builds 3.5% of their "no
-// regression" outcomes, from 12 on 0.3% (paired_stats_test.cpp).
+// unresolved figure would need more than kGiveUpFactor times the blocks the budget allows
+// (`affordable`, in all) even with the change one standard error nearer to a decision
+// (hopeful_blocks). The forecast's spread is burst-proof (forecast_sd_log) and the factor leaves
+// room for a spread estimated from few blocks. Simulated with this machine's bursts and noisy
+// spells (paired_stats_test.cpp): it stops where no budget would do, and costs identical builds
+// almost none of their "no regression" outcomes.
 inline constexpr int kGiveUpFromBlocks = 12;
 // The side-by-side gate's default budget in blocks (flow/paired/paired_runner.h PairedPlan::budget_blocks),
 // chosen from the simulations of the measured noise and bursts so that identical builds decide
@@ -222,6 +241,13 @@ inline constexpr int kGiveUpFromBlocks = 12;
 // (TTFT about 8 ms, block spread about 12%, judged at its 1 ms floor: 12.3%) decides in 89% within
 // 24 blocks, 94% within 32 and 96% within 40; the completion case needs 20 for 95% of its +5% trials.
 inline constexpr int kDefaultBudgetBlocks = 40;
+// ... but never less than this many seconds (PairedPlan::budget_floor_s): a case whose blocks take
+// a second (cases/batch-tiny.json: 1.2 s, a block spread of 5-10% in calm spells and 12-22% in noisy
+// ones on this 2-core VM) needs 100 blocks or more in a noisy spell. Simulated with that noise
+// (paired_stats_test.cpp): identical builds "no regression" in 71% within 40 blocks, 91% within 100
+// (120 s), 96.5% within 150 (180 s). Three minutes cost such a case little and a 34 s-block case
+// nothing (its 40 blocks are 23 minutes).
+inline constexpr double kDefaultBudgetFloorS = 180;
 inline constexpr double kGiveUpFactor = 2.0;
 bool beyond_budget(const std::vector<FigureDecision>& decisions, int blocks, int affordable,
                    int from_blocks = kGiveUpFromBlocks, double factor = kGiveUpFactor);

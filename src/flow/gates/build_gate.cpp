@@ -204,7 +204,8 @@ void say_plan(const PairedPlan& plan, size_t prompts, TeeText& say) {
       " prompts per launch after " + std::to_string(plan.warmup) + " warm-up; first look after " +
       std::to_string(plan.first_blocks) + " blocks, at most " + std::to_string(plan.max_blocks) + ", budget " +
       (plan.budget_s > 0 ? std::to_string(static_cast<int>(plan.budget_s)) + " s"
-                         : std::to_string(plan.budget_blocks) + " blocks (the default: in seconds from the first look's block time)") +
+                         : std::to_string(plan.budget_blocks) + " blocks or " + fmt("%.0f", plan.budget_floor_s) +
+                               " s, whichever is longer (the default: in seconds from the first look's block time)") +
       "\n");
 }
 

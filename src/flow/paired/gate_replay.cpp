@@ -35,7 +35,7 @@ Result<GateReplay> replay_gate(const nlohmann::json& j, bool machine) {
   for (const auto& l : all.launches) r.recorded_blocks = std::max(r.recorded_blocks, l.block + 1);
   const int affordable = std::min(plan.max_blocks, plan.budget_blocks);
   r.outcome = "unresolved: the recorded blocks ran out";
-  for (int n = plan.first_blocks; n <= r.recorded_blocks; n += 2) {
+  for (int n = plan.first_blocks; n <= r.recorded_blocks; n = next_look(n, plan.first_blocks)) {
     PairedOutcome o = all;
     o.launches.clear();
     for (const auto& l : all.launches)

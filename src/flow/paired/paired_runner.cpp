@@ -290,6 +290,7 @@ PairedOutcome run_paired(const PairedArm& a, const PairedArm& b, const PairedPla
   o.budget_s = plan.budget_s;
   o.order_seed = plan.order_seed ? *plan.order_seed : (static_cast<std::uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
   const std::vector<bool> a_first = block_orders(plan.max_blocks, o.order_seed);
+  int look_at = plan.first_blocks;
   for (int k = 0; k < plan.max_blocks && !interrupted(); ++k) {
     if (k >= plan.first_blocks && !block_s.empty()) {
       const double mean_block = mean_block_s();
@@ -350,13 +351,15 @@ PairedOutcome run_paired(const PairedArm& a, const PairedArm& b, const PairedPla
       o.stopped = "a launch failed";
       break;
     }
-    if (o.blocks >= plan.first_blocks && o.blocks % 2 == 0) {
+    if (o.blocks == look_at) {
+      look_at = next_look(o.blocks, plan.first_blocks);
       decide_paired(o, plan);
       const double mean_block = mean_block_s();
       o.block_s = mean_block;
       // The default budget is a number of blocks: fixed in seconds at the first look, from the
-      // blocks measured so far.
-      if (o.blocks == plan.first_blocks && plan.budget_s <= 0) o.budget_s = plan.budget_blocks * mean_block;
+      // blocks measured so far, never under the floor.
+      if (o.blocks == plan.first_blocks && plan.budget_s <= 0)
+        o.budget_s = std::max(plan.budget_blocks * mean_block, plan.budget_floor_s);
       const std::optional<int> need = likely_blocks(o.decisions);
       if (o.blocks == plan.first_blocks) o.first_forecast = need ? std::max(*need, o.blocks) : need;
       if (!o.any_unresolved()) {
@@ -372,11 +375,14 @@ PairedOutcome run_paired(const PairedArm& a, const PairedArm& b, const PairedPla
       const int affordable = std::min(plan.max_blocks, o.blocks + static_cast<int>(std::floor((o.budget_s - seconds_since(t0)) / mean_block)));
       if (beyond_budget(o.decisions, o.blocks, affordable)) {
         o.gave_up = true;
+        const std::optional<int> hopeful = hopeful_blocks(o.decisions);
         o.stopped = "stopped early: a decision would likely need " +
                     (need ? "about " + std::to_string(*need) + " blocks (about " +
                                 std::to_string(static_cast<int>(std::lround(*need * mean_block))) + " s)"
                           : std::string("more blocks than any budget (the estimate sits at the regression bound)")) +
-                    ", the budget allows about " + std::to_string(affordable);
+                    (hopeful ? ", " + std::to_string(*hopeful) + " even with the change a standard error nearer to a decision"
+                             : std::string()) +
+                    "; the budget allows about " + std::to_string(affordable);
         break;
       }
     }

@@ -34,11 +34,13 @@ struct PairedPlan {
   int warmup = 1;
   int rounds = 3;
   int first_blocks = 4;
-  int max_blocks = 40;
+  int max_blocks = RunPlan{}.max_blocks;
   // Time budget of the timed blocks; <= 0: budget_blocks blocks at the block time measured by the
-  // first look (the default: cases whose blocks take 1 s and 34 s get the same chance to decide).
+  // first look (the default: cases whose blocks take 1 s and 34 s get the same chance to decide),
+  // at least budget_floor_s.
   double budget_s = 0;
   int budget_blocks = kDefaultBudgetBlocks;
+  double budget_floor_s = kDefaultBudgetFloorS;
   bool concurrent_rounds = false;              // batch: every prompt of a round in flight at once
   std::vector<std::string> gated;              // figure names the job gates on
   // Per figure (gated or reported); default_min_effect otherwise. A floor becomes a relative effect
