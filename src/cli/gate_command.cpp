@@ -54,6 +54,9 @@ const char* kGateUsageText =
     "                             client to the others; default: with 4 or more CPUs the client gets the\n"
     "                             last one and the runtime the rest. A pinned runtime gets one thread\n"
     "                             per CPU (llama-server: -t N) unless the case sets its threads\n"
+    "  --one-at-a-time            never have both builds up at once (default: from the second block, where\n"
+    "                             the first showed room for both, both launches are up and their requests\n"
+    "                             alternate, so that the machine's own drift weighs on both alike)\n"
     "exit: 0 no regression, 1 regression (a gated figure, a lost kernel or a changed answer), 2 incomplete\n"
     "      or bad input, 3 unresolved within the budget, 64 usage, 125 every case skipped\n\n"
     "Against stored goldens (when the old build is gone): says what changed between this fingerprint and\n"
@@ -139,6 +142,8 @@ int gate_command(int argc, char** argv) {
       b.runtime_cpus = *list;
       if (b.runtime_cpus.size() >= std::max(1u, std::thread::hardware_concurrency()))
         args.usage_error("--runtime-cpus " + quote(v) + ": every CPU; leave at least one for the client");
+    } else if (a == "--one-at-a-time") {
+      b.one_at_a_time = true;
     } else if (a == "--golden") {
       g.run.golden_root = args.value();
     } else if (a == "--results") {
@@ -183,6 +188,7 @@ int gate_command(int argc, char** argv) {
   if (!b.candidate_runtime.empty())
     args.usage_error("--candidate-runtime needs --baseline-runtime (the side-by-side gate)");
   if (!b.runtime_cpus.empty()) args.usage_error("--runtime-cpus needs --baseline-runtime (the side-by-side gate)");
+  if (b.one_at_a_time) args.usage_error("--one-at-a-time needs --baseline-runtime (the side-by-side gate)");
   GateReport report = run_upgrade_gate(cases, g, std::cout);
   return report.exit_code;
 }

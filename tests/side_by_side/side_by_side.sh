@@ -5,7 +5,9 @@
 #                   here and any better one (ci/reduced-prefix.sh): a real, slower build
 #   same-build      the same prefix as baseline and candidate: must be "no regression" (exit 0; an
 #                   "unresolved" gets one more gate, a "regression" fails at once), the
-#                   floor of the minimum effect named, the budget forecast and the memory compared
+#                   floor of the minimum effect named, the budget forecast and the memory compared;
+#                   from the second block both launches up at once, their requests in turn (gate.json
+#                   marks those launches "interleaved"; flow/paired/alternation_test.cpp the order)
 #   reduced-build   the reduced prefix as candidate: must be "regression" (exit 1), the gated figure
 #                   named, and the evidence still active in both builds
 # Both run a case this repository ships (CASE: cases/chat-tiny-short.json) at the gate's defaults.
@@ -90,6 +92,16 @@ if [ "$want" -eq 0 ]; then
   expect_out "^side-by-side gate: NO REGRESSION"
   expect_out "ttft_ms: no regression: candidate (worse|better) by .*minimum effect [0-9.]+% \\(floor 1 ms"
   expect_out "memory.kv_cache_mib same: "
+  expect_out "launches interleaved from block 2: both up at once, their requests in turn \(host: [0-9]+ MiB left"
+  gj=$(find "$T/results" -name gate.json | head -1)
+  python3 - "$gj" <<'PY' || fail "gate.json ($gj): the launches from block 2 are not interleaved"
+import json, sys
+launches = json.load(open(sys.argv[1]))["launches"]
+first = [l["interleaved"] for l in launches if l["block"] == 1]
+later = [l["interleaved"] for l in launches if l["block"] > 1]
+assert first == [False, False], first
+assert later and all(later), later
+PY
 else
   expect_out "^side-by-side gate: REGRESSION"
   expect_out "REGRESSION ttft_ms: regression: candidate worse by \\+[0-9.]+%"

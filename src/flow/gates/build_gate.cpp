@@ -67,6 +67,7 @@ PairedPlan plan_for(const CaseContext& ctx, const BuildGateOptions& o, std::stri
   }
   p.quiet = o.quiet;
   p.runtime_cpus = o.runtime_cpus;
+  p.interleave = !o.one_at_a_time;
   return p;
 }
 
@@ -201,7 +202,9 @@ void compare_evidence(const Case& c, const EvidenceOutcome& ev_base, const Evide
 
 void say_plan(const PairedPlan& plan, size_t prompts, TeeText& say) {
   say("timed blocks: in pairs, AB then BA or BA then AB at random, " + std::to_string(plan.rounds) + " round(s) of " + std::to_string(prompts) +
-      " prompts per launch after " + std::to_string(plan.warmup) + " warm-up; first look after " +
+      " prompts per launch after " + std::to_string(plan.warmup) + " warm-up" +
+      (plan.interleave ? "; from block 2 both launches up at once, their requests in turn, where both fit" : "; one launch at a time") +
+      "; first look after " +
       std::to_string(plan.first_blocks) + " blocks, at most " + std::to_string(plan.max_blocks) + ", budget " +
       (plan.budget_s > 0 ? std::to_string(static_cast<int>(plan.budget_s)) + " s"
                          : std::to_string(plan.budget_blocks) + " blocks or " + fmt("%.0f", plan.budget_floor_s) +
@@ -336,7 +339,7 @@ nlohmann::json gate_json(const Case& c, const GateArms& arms, const EvidenceOutc
   for (const auto& d : po.guards) j["guards"].push_back(decision_json(d));
   j["launches"] = nlohmann::json::array();
   for (const auto& l : po.launches) {
-    j["launches"].push_back({{"block", l.block + 1}, {"arm", l.arm}, {"wall_s", l.wall_s}, {"units", l.units},
+    j["launches"].push_back({{"block", l.block + 1}, {"arm", l.arm}, {"wall_s", l.wall_s}, {"interleaved", l.interleaved}, {"units", l.units},
                              {"itl_per_prompt_ms", l.itl_per_prompt_ms}, {"errors", l.errors}});
     if (l.first) j["launches"].back()["first"] = *l.first;
     if (l.reference_ms) j["launches"].back()["machine_reference_ms"] = *l.reference_ms;

@@ -46,6 +46,7 @@ struct BuildGateOptions {
   bool quiet = false;
   bool rehash = false;             // read the model files again instead of trusting the hash cache
   std::vector<int> runtime_cpus;   // --runtime-cpus (PairedPlan::runtime_cpus); empty: automatic
+  bool one_at_a_time = false;      // --one-at-a-time: never interleave the launches (PairedPlan::interleave)
 };
 
 // Exit codes of `flashproof gate --baseline-runtime`.

@@ -17,6 +17,8 @@
 
 #include "case/effect_defaults.h"
 #include "client/stream_metrics.h"
+#include "flow/paired/alternation.h"
+#include "flow/paired/room_for_both.h"
 #include "flow/passes/evidence_pass.h"
 #include "flow/passes/figures.h"
 #include "flow/passes/gpu_probe.h"
@@ -64,6 +66,12 @@ void probed_kernel_units(CaseContext ctx, const TimedOptions& t, ArmLaunch& l) {
   auto tally = read_probe_tallies(probe);
   if (!tally) l.errors.push_back("kernel tally " + probe.tally_path + ": " + tally.error().message);
   else add_kernel_units(l.units, classify_kernels(*tally, ctx.signatures));
+}
+
+// The case runs on a GPU: a backend it expects is not the CPU (an unstated backend: the GPU memory
+// the launches measured decides, room_for_both).
+bool runs_on_gpu(const Case& c) {
+  return std::any_of(c.expect.backends.begin(), c.expect.backends.end(), [](const std::string& b) { return b != "CPU"; });
 }
 
 }  // namespace
@@ -291,6 +299,7 @@ PairedOutcome run_paired(const PairedArm& a, const PairedArm& b, const PairedPla
   o.order_seed = plan.order_seed ? *plan.order_seed : (static_cast<std::uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
   const std::vector<bool> a_first = block_orders(plan.max_blocks, o.order_seed);
   int look_at = plan.first_blocks;
+  bool interleave = false;  // the first block runs one launch at a time (room_for_both)
   for (int k = 0; k < plan.max_blocks && !interrupted(); ++k) {
     if (k >= plan.first_blocks && !block_s.empty()) {
       const double mean_block = mean_block_s();
@@ -303,20 +312,77 @@ PairedOutcome run_paired(const PairedArm& a, const PairedArm& b, const PairedPla
     const auto b0 = Clock::now();
     const PairedArm* order[2] = {&a, &b};
     if (!a_first[static_cast<size_t>(k)]) std::swap(order[0], order[1]);
-    for (const PairedArm* arm : order) {
-      CaseContext ctx = arm->ctx;
+    CaseContext ctxs[2];
+    for (int i = 0; i < 2; ++i) {
+      const PairedArm* arm = order[i];
+      CaseContext& ctx = ctxs[i];
+      ctx = arm->ctx;
       ctx.runtime_cpus = runtime_cpus;
       for (const auto& arg : thread_args[arm]) ctx.adapter.timed_args.push_back(arg);
       ctx.out_dir = arm->ctx.out_dir + "/block-" + std::to_string(k + 1);
       std::error_code ec;
       fs::create_directories(ctx.out_dir, ec);
-      progress_line(plan.quiet, ctx.c.name + " side by side", "block " + std::to_string(k + 1) + ": " + arm->name);
+    }
+    std::optional<Result<TimedPass>> passes[2];
+    double pass_s[2] = {0, 0};
+    const bool together = interleave;
+    if (together) {
+      // Both up at once, a step each in turn; the second opens once the first is warm.
+      progress_line(plan.quiet, a.ctx.c.name + " side by side",
+                    "block " + std::to_string(k + 1) + ": " + order[0]->name + " and " + order[1]->name + ", requests in turn");
+      Alternation turns;
+      std::thread second([&] {
+        TimedOptions t2 = t;
+        t2.turns = &turns.party(1);
+        const auto l0 = Clock::now();
+        passes[1] = run_timed_pass(ctxs[1], t2);
+        pass_s[1] = seconds_since(l0);
+      });
+      TimedOptions t1 = t;
+      t1.turns = &turns.party(0);
+      const auto l0 = Clock::now();
+      passes[0] = run_timed_pass(ctxs[0], t1);
+      pass_s[0] = seconds_since(l0);
+      second.join();
+      // A second launch that could not start beside the first: this block's second launch and
+      // every later block one at a time.
+      if (*passes[0] && !*passes[1]) {
+        interleave = false;
+        o.pinning.push_back("launches one at a time from block " + std::to_string(k + 1) + ": the " + order[1]->name +
+                            " launch did not start beside the " + order[0]->name + " launch (" + passes[1]->error().message + ")");
+        const auto l1 = Clock::now();
+        passes[1] = run_timed_pass(ctxs[1], t);
+        pass_s[1] = seconds_since(l1);
+      }
+    } else {
+      for (int i = 0; i < 2; ++i) {
+        progress_line(plan.quiet, ctxs[i].c.name + " side by side", "block " + std::to_string(k + 1) + ": " + order[i]->name);
+        const auto l0 = Clock::now();
+        passes[i] = run_timed_pass(ctxs[i], t);
+        pass_s[i] = seconds_since(l0);
+      }
+    }
+    // After the first block, run one at a time: interleave from the second where both fit.
+    if (k == 0 && plan.interleave) {
+      if (*passes[0] && *passes[1]) {
+        const TimedPass& pa = order[0] == &a ? **passes[0] : **passes[1];
+        const TimedPass& pb = order[0] == &a ? **passes[1] : **passes[0];
+        const RoomForBoth room = room_for_both(pa, pb, runs_on_gpu(a.ctx.c), a.name, b.name);
+        interleave = room.fits;
+        o.pinning.push_back(room.fits ? "launches interleaved from block 2: both up at once, their requests in turn (" + room.why + ")"
+                                      : "launches one at a time: " + room.why);
+      }
+    }
+    for (int i = 0; i < 2; ++i) {
+      const PairedArm* arm = order[i];
+      const CaseContext& ctx = ctxs[i];
       ArmLaunch l;
       l.block = k;
       l.arm = arm->name;
-      l.first = arm == order[0];
+      l.first = i == 0;
+      l.interleaved = together && !(i == 1 && !interleave && *passes[0]);
       const auto l0 = Clock::now();
-      auto pass = run_timed_pass(ctx, t);
+      const Result<TimedPass>& pass = *passes[i];
       if (!pass) {
         l.errors.push_back(pass.error().message);
       } else {
@@ -337,10 +403,10 @@ PairedOutcome run_paired(const PairedArm& a, const PairedArm& b, const PairedPla
         }
         if (hook) hook(*arm, k, *pass);
       }
-      // The kernel figures come from a second launch of the same arm with the probe attached, right
-      // after the timed one: the probe's overhead never reaches the timed figures.
+      // The kernel figures come from a second launch of the same arm with the probe attached, after
+      // the timed ones: the probe's overhead never reaches the timed figures.
       if (plan.kernel_time && l.errors.empty()) probed_kernel_units(ctx, t, l);
-      l.wall_s = seconds_since(l0);
+      l.wall_s = pass_s[i] + seconds_since(l0);
       for (const auto& e : l.errors)
         o.errors.push_back(arm->name + " launch in block " + std::to_string(k + 1) + ": " + e);
       o.launches.push_back(std::move(l));

@@ -1,8 +1,11 @@
 // The side-by-side engine: two arms of one case (the old and the new build for the gate, the flag
-// off and on for A/B) launched alternately on the same machine, so that both see the same machine
-// state. Blocks in pairs, AB then BA or BA then AB at random (block_orders); every
-// launch is a fresh start of the runtime (cold start, warm-up, then rounds over the same prompts in
-// the same order). After the first look (plan.first_blocks) and then after every further pair of
+// off and on for A/B) on the same machine, so that both see the same machine state. Blocks in
+// pairs, AB then BA or BA then AB at random (block_orders); every launch is a fresh start of the
+// runtime (cold start, warm-up, then rounds over the same prompts in the same order). Interleaved
+// (the default where both fit, PairedPlan::interleave): both launches of a block are up at once and
+// serve their measured requests in turn, one at a time (flow/paired/alternation.h), so that a
+// machine that speeds up or slows down within the block weighs on both arms alike; the first block
+// runs them one after the other and measures whether both fit (flow/paired/room_for_both.h). After the first look (plan.first_blocks) and then after every further pair of
 // blocks, every gated figure is decided (measure/paired_stats.h); blocks are added while any is
 // unresolved, up to max_blocks or the time budget.
 #pragma once
@@ -42,6 +45,9 @@ struct PairedPlan {
   int budget_blocks = kDefaultBudgetBlocks;
   double budget_floor_s = kDefaultBudgetFloorS;
   bool concurrent_rounds = false;              // batch: every prompt of a round in flight at once
+  // Both launches of a block up at once, their requests in turn (from the second block, where the
+  // first showed room for both); false: one launch after the other (gate --one-at-a-time).
+  bool interleave = true;
   std::vector<std::string> gated;              // figure names the job gates on
   // Per figure (gated or reported); default_min_effect otherwise. A floor becomes a relative effect
   // through the baseline arm's median of the figure's units at each look (MinEffect::relative_at).
@@ -101,6 +107,7 @@ struct ArmLaunch {
   // Launched first in its block; empty (gate.json from before the random order): the fixed ABBA
   // order, a_first_in_block.
   std::optional<bool> first;
+  bool interleaved = false;  // up beside the other arm's launch, requests in turn
 };
 
 // The per-prompt decode unit of one launch (ArmLaunch::itl_per_prompt_ms).
@@ -118,7 +125,7 @@ struct PairedOutcome {
   std::vector<std::string> errors;           // failed launches: the run is incomplete
   std::map<std::string, std::string> answers_a, answers_b;  // prompt id -> answer (first launch)
   std::vector<std::string> unstable;         // "arm: prompt" answers that changed between launches
-  std::vector<std::string> pinning;          // where the client and the runtime ran
+  std::vector<std::string> pinning;          // where the client and the runtime ran, and how the launches met
   double budget_s = 0;                       // the budget in force (the default fixed at the first look)
   std::uint64_t order_seed = 0;              // the seed of the blocks' order (block_orders)
   double block_s = 0;                        // mean wall time of one block

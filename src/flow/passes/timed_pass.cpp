@@ -51,6 +51,16 @@ Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& opt
   const int warmup = options.warmup >= 0 ? options.warmup : c.plan.warmup;
   const int reps = options.repetitions >= 0 ? options.repetitions : c.plan.repetitions;
   TimedPass out;
+  // Interleaved: the launch through the warm-up is this pass's first step, each measured request
+  // (concurrent round) one more, the closing sample and stop the last.
+  StepTurns* turns = options.turns;
+  struct Leave {
+    StepTurns* t;
+    ~Leave() {
+      if (t) t->leave();
+    }
+  } leave_on_return{turns};
+  if (turns) turns->begin();
   // An attached server (case "attach") is used as it is: no launch, no cold start, no process of ours.
   std::optional<RunningServer> launched;
   std::optional<MachineSpeed> speed_before;
@@ -102,6 +112,12 @@ Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& opt
   auto sample_machine = [&] {
     if (launched && options.machine_samples) out.throughput_samples_ms.push_back(time_throughput_reference(kBetweenRequestsPasses));
   };
+  auto begin_step = [&] {
+    if (turns) deadline += std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(turns->begin()));
+  };
+  auto end_step = [&] {
+    if (turns) turns->end();
+  };
   auto fail = [&](const std::string& what, const Error& e) {
     out.errors.push_back(what + ": " + e.message);
   };
@@ -119,10 +135,12 @@ Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& opt
       batch.push_back(make(*ps[i], level > 0 ? time_left() : c.plan.timeout_s));
       batch.back().start_at_s = at.empty() ? 0 : at[i];
     }
+    begin_step();
     const auto t0 = Clock::now();
     auto results = stream_concurrent(batch, concurrency);
     out.round_wall_s.push_back(in_seconds(Clock::now() - t0));
     sample_machine();
+    end_step();
     for (size_t i = 0; i < results.size(); ++i) {
       if (results[i]) {
         out.requests.push_back({ps[i]->id, round, *results[i], -1.0, level, in_seconds(t0 - ready) + results[i]->start_offset_s});
@@ -148,6 +166,7 @@ Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& opt
   }
 
   note_free_memory();
+  end_step();
   const std::vector<int> levels = options.levels ? c.plan.concurrency : std::vector<int>{};
   for (size_t k = 0; k < levels.size(); ++k) {
     const int level = levels[k];
@@ -174,31 +193,38 @@ Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& opt
       continue;
     }
     for (const auto& p : prompts) {
+      begin_step();
       const auto cpu0 = launched ? thread_cpu_seconds(pgid) : std::nullopt;
       const double sent = in_seconds(Clock::now() - ready);
       auto r = request(p);
       const auto cpu1 = launched ? thread_cpu_seconds(pgid) : std::nullopt;
       if (!r) {
         fail("request " + p.id + " round " + std::to_string(round + 1), r.error());
+        end_step();
         break;
       }
       out.requests.push_back({p.id, round, *r, cpu0 && cpu1 ? *cpu1 - *cpu0 : -1.0, 0, sent});
       sample_machine();
+      end_step();
     }
     note_free_memory();
   }
   if (interrupted()) out.errors.push_back("interrupted");
+  begin_step();
   if (launched) out.peak_rss_bytes = peak_rss_bytes(pgid);
   if (const auto busy1 = busy_cpu_seconds(); busy0 && busy1 && launched) {
     const auto runtime1 = thread_cpu_seconds(pgid);
-    if (runtime0 && runtime1)
+    if (runtime0 && runtime1 && !turns)
       out.other_load = other_load_share(*busy1 - *busy0, *runtime1 - *runtime0, own_cpu_seconds() - own0,
                                         in_seconds(Clock::now() - load_t0), static_cast<int>(std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN))));
   }
   GpuSamplerReport gpu = sampler.stop();
   out.gpu_memory = gpu.measured ? gpu.describe() : gpu.not_measured_reason;
   if (gpu.measured && !gpu.process_peaks.empty()) out.gpu_peak_mib = static_cast<double>(gpu.peak_total_bytes) / (1024.0 * 1024.0);
-  if (!launched) return out;
+  if (!launched) {
+    end_step();
+    return out;
+  }
   // Timed again after the requests, the runtime idle and not yet stopped, and the launch's value is
   // the mean of both: the two samples bracket the run, so cores that slowed during it show (one
   // sample before the start would miss a step in the middle of a long case).
@@ -207,6 +233,7 @@ Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& opt
   out.reference_ms = (speed_before->reference_ms + speed_after.reference_ms) / 2;
   out.throughput_ms = (speed_before->throughput_ms + speed_after.throughput_ms) / 2;
   ExitInfo e = launched->process.stop(5.0);
+  end_step();
   if (!out.errors.empty() && e.exited && (e.signal == SIGKILL || e.signal == SIGSEGV || e.signal == SIGABRT))
     out.errors.push_back("the runtime " + e.describe());
   return out;

@@ -11,6 +11,7 @@
 #include "client/stream_client.h"
 #include "flow/passes/case_context.h"
 #include "measure/free_memory.h"
+#include "flow/passes/step_turns.h"
 
 namespace fp {
 
@@ -63,6 +64,10 @@ struct TimedOptions {
   // Time the throughput reference between the measured requests as well (TimedPass::
   // throughput_samples_ms): about 15 ms each on a 2-core VM, never while a request is in flight.
   bool machine_samples = false;
+  // Interleaved with another pass on the same machine (the side-by-side gate, flow/paired/
+  // alternation.h): every step waits for its turn; the waits do not count against the timeout.
+  // other_load is not measured then (the other pass's runtime would count as the machine's others).
+  StepTurns* turns = nullptr;
 };
 
 Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& options);
