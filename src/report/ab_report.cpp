@@ -71,7 +71,9 @@ std::string ab_to_text(const AbRun& r) {
   out += "A = flag off (" + r.off.flag_value + "), B = flag on (" + r.on.flag_value + "); the gates are paired per block and "
          "prompt (log-ratio, t interval over blocks, Holm); the figure table pools each arm's launches (medians, 95% "
          "bootstrap CI, two-sided Mann-Whitney U)\n";
-  out += "blocks: " + std::to_string(r.blocks) + (r.stopped.empty() ? "" : " (" + r.stopped + ")") + "\n\n";
+  out += "blocks: " + std::to_string(r.blocks) + (r.stopped.empty() ? "" : " (" + r.stopped + ")") + "\n";
+  for (const auto& l : r.launches) out += l + "\n";
+  out += "\n";
 
   out += "## Decision\n" + r.decision + "\n";
   for (const auto& g : r.gates) out += "  gate " + pad(g.figure, 20) + pad(g.outcome, 10) + g.detail + "\n";
@@ -173,7 +175,7 @@ nlohmann::ordered_json ab_to_json(const AbRun& r) {
   j["started_utc"] = r.started_utc;
   j["output_dir"] = r.output_dir;
   j["plan"] = {{"repetitions", r.repetitions}, {"rounds", r.rounds}, {"warmup", r.warmup},
-               {"sustained_s", r.sustained_s}, {"concurrency", r.concurrency}, {"order", r.order},
+               {"sustained_s", r.sustained_s}, {"concurrency", r.concurrency}, {"order", r.order}, {"launches", r.launches},
                {"blocks", r.blocks}, {"stopped", r.stopped}};
   j["decision"] = {{"exit_code", r.exit_code}, {"complete", r.complete}, {"text", r.decision}, {"failures", r.failures}};
   json gates = json::array();

@@ -84,6 +84,9 @@ struct AbRun {
   int repetitions = 0, rounds = 0, warmup = 0, concurrency = 0;
   double sustained_s = 0;
   std::vector<std::string> order;        // the arms in the order they ran: off, on, on, off ... (pairs AB BA or BA AB)
+  // How the blocks' launches met: "launches interleaved from block 2: ..." or "launches one at a
+  // time: why" (flow/paired/paired_runner.h; the memory figures left out, so that the file diffs cleanly).
+  std::vector<std::string> launches;
   AbArm off, on;                         // A and B
   std::vector<AbFigure> figures;
   std::vector<MechanismCheck> mechanism;

@@ -78,6 +78,14 @@ TEST(AbReport, TextIsStableAndCarriesNoTimestamp) {
   EXPECT_THAT(ab_to_text(a), Not(HasSubstr("2026-11-29")));
 }
 
+TEST(AbReport, SaysHowTheLaunchesMet) {
+  AbRun r = sample_run();
+  r.launches = {"launches interleaved from block 2: both up at once, their requests in turn"};
+  const std::string t = ab_to_text(r);
+  EXPECT_NE(t.find("blocks: 2\nlaunches interleaved from block 2: both up at once, their requests in turn\n\n"), std::string::npos) << t;
+  EXPECT_EQ(ab_to_json(r)["plan"]["launches"].size(), 1u);
+}
+
 TEST(AbReport, JsonHasBothArmsTheDifferencesAndTheDecision) {
   auto j = ab_to_json(sample_run());
   EXPECT_EQ(j["decision"]["exit_code"], 0);

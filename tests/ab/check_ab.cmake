@@ -23,6 +23,8 @@ foreach(pattern
     # every pair of blocks balanced, its order at random: at least the first look's two pairs
     "plan: blocks of one fresh launch per arm, in pairs AB BA or BA AB at random \\((off, on, on, off|on, off, off, on), (off, on, on, off|on, off, off, on)[,)]"
     "blocks: [0-9]+ \\("
+    # from the second block both arms up at once, their requests in turn (the tiny model fits twice)
+    "\nlaunches interleaved from block 2: both up at once, their requests in turn\n"
     "gate ttft_ms +(pass|fail|undecided) +ttft_ms: [a-z ]+: flag on (worse|better) by [-+][0-9.]+% \\(95% CI"
     "## Same system\\?"
     "ttft_ms_p95 +off [0-9.]+ +on [0-9.]+ +on-off"

@@ -334,6 +334,10 @@ AbOutcome run_ab(const std::string& case_path, const AbRunOptions& opts_in) {
   }
   r.blocks = paired.blocks;
   r.stopped = paired.stopped;
+  for (const auto& p : paired.pinning) {
+    if (p.rfind("launches interleaved", 0) == 0) r.launches.push_back(p.substr(0, p.find(" (")));
+    else if (p.rfind("launches ", 0) == 0) r.launches.push_back(p);
+  }
   if (!interrupted()) {
     run_check(on, o);
     run_check(off, o);
