@@ -11,12 +11,7 @@ Alternation::Alternation() {
   }
 }
 
-int Alternation::nth(long n) {
-  // Steps in pairs: pair k is (0, 1) for even k, (1, 0) for odd k.
-  const long pair = n / 2;
-  const int within = static_cast<int>(n % 2);
-  return pair % 2 == 0 ? within : 1 - within;
-}
+int Alternation::nth(long n) { return static_cast<int>(n % 2); }
 
 void Alternation::advance() {
   ++step_;

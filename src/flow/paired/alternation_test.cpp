@@ -35,12 +35,12 @@ std::vector<int> run_steps(std::array<int, 2> steps) {
   return order;
 }
 
-TEST(Alternation, StepsAlternateInPairsWhoseLeaderAlternates) {
-  EXPECT_EQ(run_steps({6, 6}), (std::vector<int>{0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0}));
+TEST(Alternation, EveryStepFollowsOneOfTheOther) {
+  EXPECT_EQ(run_steps({6, 6}), (std::vector<int>{0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1}));
 }
 
 TEST(Alternation, APartyThatLeavesEarlyNeverHoldsTheOther) {
-  EXPECT_EQ(run_steps({5, 2}), (std::vector<int>{0, 1, 1, 0, 0, 0, 0}));
+  EXPECT_EQ(run_steps({5, 2}), (std::vector<int>{0, 1, 0, 1, 0, 0, 0}));
   EXPECT_EQ(run_steps({0, 3}), (std::vector<int>{1, 1, 1}));
 }
 
