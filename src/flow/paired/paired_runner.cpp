@@ -362,7 +362,7 @@ PairedOutcome run_paired(const PairedArm& a, const PairedArm& b, const PairedPla
         pass_s[i] = seconds_since(l0);
       }
     }
-    // After the first block, run one at a time: interleave from the second where both fit.
+    // The first block ran one launch at a time; from the second, interleave where both fit.
     if (k == 0 && plan.interleave) {
       if (*passes[0] && *passes[1]) {
         const TimedPass& pa = order[0] == &a ? **passes[0] : **passes[1];
