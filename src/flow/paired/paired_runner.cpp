@@ -380,7 +380,8 @@ PairedOutcome run_paired(const PairedArm& a, const PairedArm& b, const PairedPla
       l.block = k;
       l.arm = arm->name;
       l.first = i == 0;
-      l.interleaved = together && !(i == 1 && !interleave && *passes[0]);
+      // A block that fell back (the second launch could not start beside the first) ran one at a time.
+      l.interleaved = together && interleave;
       const auto l0 = Clock::now();
       const Result<TimedPass>& pass = *passes[i];
       if (!pass) {

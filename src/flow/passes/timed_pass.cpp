@@ -118,6 +118,13 @@ Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& opt
   auto end_step = [&] {
     if (turns) turns->end();
   };
+  // After a round, between steps: a step of its own, so that reading free memory (an NVML query on a
+  // GPU) never runs beside the other pass's request.
+  auto note_free_memory_in_turn = [&] {
+    begin_step();
+    note_free_memory();
+    end_step();
+  };
   auto fail = [&](const std::string& what, const Error& e) {
     out.errors.push_back(what + ": " + e.message);
   };
@@ -178,7 +185,7 @@ Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& opt
       if (out_of_time(static_cast<int>(k) * reps + r, static_cast<int>(levels.size()) * reps)) break;
       const auto at = poisson_arrivals(n, c.plan.request_rate, arrival_seed(c.seed, level, r));
       concurrent_round(ps, at, level, static_cast<int>(k) * reps + r, level);
-      note_free_memory();
+      note_free_memory_in_turn();
     }
   }
 
@@ -189,7 +196,7 @@ Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& opt
       std::vector<const Prompt*> ps;
       for (const auto& p : prompts) ps.push_back(&p);
       concurrent_round(ps, {}, static_cast<int>(ps.size()), round, 0);
-      note_free_memory();
+      note_free_memory_in_turn();
       continue;
     }
     for (const auto& p : prompts) {
@@ -207,7 +214,7 @@ Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& opt
       sample_machine();
       end_step();
     }
-    note_free_memory();
+    note_free_memory_in_turn();
   }
   if (interrupted()) out.errors.push_back("interrupted");
   begin_step();
