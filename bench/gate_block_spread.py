@@ -3,7 +3,8 @@
 log-ratio candidate/baseline over its prompts, then the standard deviation of those block values
 and the MAD-based one (1.4826 MAD, which a burst block does not inflate), in percent, with every
 block value. `itl_ms (per prompt, before)` is the unit itl_ms had before issue 22 (kept in gate.json
-as itl_per_prompt_ms), so both units' spread shows on the same launches.
+as itl_per_prompt_ms) and `itl_ms (gap median, before)` the one it had next (the median of every token
+gap of a launch, kept as itl_gap_median_ms), so the units' spread shows on the same launches.
 
 usage: bench/gate_block_spread.py GATE.json... [--figure NAME]
 """
@@ -48,6 +49,8 @@ def main(argv):
         for l in launches:
             if l.get("itl_per_prompt_ms"):
                 l["units"]["itl_ms (per prompt, before)"] = l["itl_per_prompt_ms"]
+            if l.get("itl_gap_median_ms"):
+                l["units"]["itl_ms (gap median, before)"] = {"": l["itl_gap_median_ms"]}
         figures = sorted({f for l in launches for f in l["units"]})
         print(f"{path}: {j['case']}, {j['blocks']} blocks in {j['wall_s']:.0f} s, {j['outcome']}")
         for f in figures:

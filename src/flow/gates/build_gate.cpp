@@ -342,6 +342,7 @@ nlohmann::json gate_json(const Case& c, const GateArms& arms, const EvidenceOutc
     j["launches"].push_back({{"block", l.block + 1}, {"arm", l.arm}, {"wall_s", l.wall_s}, {"interleaved", l.interleaved}, {"units", l.units},
                              {"itl_per_prompt_ms", l.itl_per_prompt_ms}, {"errors", l.errors}});
     if (l.first) j["launches"].back()["first"] = *l.first;
+    if (l.itl_gap_median_ms) j["launches"].back()["itl_gap_median_ms"] = *l.itl_gap_median_ms;
     if (l.reference_ms) j["launches"].back()["machine_reference_ms"] = *l.reference_ms;
     if (l.throughput_ms) j["launches"].back()["machine_throughput_ms"] = *l.throughput_ms;
     if (!l.throughput_samples_ms.empty()) j["launches"].back()["machine_throughput_samples_ms"] = l.throughput_samples_ms;

@@ -73,8 +73,8 @@ struct PairedPlan {
 // prompt's repetitions in the launch.
 using LaunchUnits = std::map<std::string, std::map<std::string, double>>;
 
-// The unit values of one timed launch: ttft_ms, itl_ms (per launch: the median of every gap
-// between streamed tokens of every measured request),
+// The unit values of one timed launch: ttft_ms, itl_ms (per launch: the median over its measured
+// requests of each request's mean gap between streamed tokens),
 // tpot_ms, e2e_ms, the runtime's own server_prompt_ms and server_tpot_ms (llama-server `timings`),
 // cpu_ms_per_token (the runtime's CPU time per processed token), and per launch cold_ready_ms,
 // cold_first_ttft_ms and, for concurrent rounds, throughput_tokens_per_s.
@@ -101,6 +101,9 @@ struct ArmLaunch {
   // each request's median gap): kept in gate.json only, so that both units' block spread can be
   // compared on the same launches (bench/README.md section 3).
   std::map<std::string, double> itl_per_prompt_ms;
+  // The unit itl_ms had next (the median of every token gap of the launch), blind to a slowdown that
+  // comes as stalls; kept in gate.json only, for the same comparison.
+  std::optional<double> itl_gap_median_ms;
   // How fast the machine was around the timed launch (TimedPass::reference_ms, throughput_ms).
   std::optional<double> reference_ms, throughput_ms;
   std::vector<double> throughput_samples_ms;  // TimedPass::throughput_samples_ms
@@ -112,6 +115,8 @@ struct ArmLaunch {
 
 // The per-prompt decode unit of one launch (ArmLaunch::itl_per_prompt_ms).
 std::map<std::string, double> itl_per_prompt_ms(const TimedPass& pass);
+// The pooled gap median of one launch (ArmLaunch::itl_gap_median_ms); none without a gap.
+std::optional<double> itl_gap_median_ms(const TimedPass& pass);
 
 struct PairedOutcome {
   std::string arm_a, arm_b;

@@ -37,7 +37,7 @@ TEST(LaunchUnits, MedianOfEachPromptsRepetitions) {
   LaunchUnits u = launch_units(p);
   EXPECT_DOUBLE_EQ(u["ttft_ms"]["a"], 120);
   EXPECT_DOUBLE_EQ(u["ttft_ms"]["b"], 310);
-  // itl_ms: one unit per launch, the median of all 12 gaps (six 10 ms, six 20 ms).
+  // itl_ms: one unit per launch, the median over the 6 requests of each one's mean gap (10 and 20 ms: 15).
   EXPECT_EQ(u["itl_ms"].size(), 1u);
   EXPECT_NEAR(u["itl_ms"][""], 15, 1e-9);
   EXPECT_DOUBLE_EQ(u["server_tpot_ms"]["a"], 2);
@@ -48,8 +48,8 @@ TEST(LaunchUnits, MedianOfEachPromptsRepetitions) {
 }
 
 // One slow prompt among three (every gap of both its rounds 70% longer: the 1.65 -> 2.78 ms)
-// moved the old unit (per-prompt medians, their mean per block) by about 19%; the median of every gap
-// of the launch does not move.
+// moved the old unit (per-prompt medians, their mean per block) by about 19%; the median over the
+// launch's requests does not move.
 TEST(LaunchUnits, OneSlowPromptMovesTheDecodeUnitLittle) {
   TimedPass p;
   for (int round = 0; round < 2; ++round)
@@ -71,6 +71,30 @@ TEST(LaunchUnits, OneSlowPromptMovesTheDecodeUnitLittle) {
   double block = 0;
   for (const auto& [prompt, v] : old) block += std::log(v / 1.65) / 3;
   EXPECT_NEAR(std::expm1(block), 0.19, 0.01);
+}
+
+// A decode slowdown that comes as stalls (measured under a 5% CPU quota: llama-server's own decode
+// time per token +10%, the median token gap +1.2%): every tenth gap 1.7 ms longer. The median of the
+// launch's gaps (the unit before) does not see it; each request's mean gap does, and so does itl_ms.
+TEST(LaunchUnits, StallsMoveTheDecodeUnitAsTheyMoveDecodeTime) {
+  auto launch = [](double stall_s) {
+    TimedPass p;
+    for (int round = 0; round < 2; ++round)
+      for (const char* prompt : {"a", "b", "c"}) {
+        TimedRequest r = request(prompt, round, 0.1, 0.2);
+        r.result.content_event_times_s = {0.1};
+        for (int gap = 1; gap <= 31; ++gap)
+          r.result.content_event_times_s.push_back(r.result.content_event_times_s.back() + 1.65e-3 + (gap % 10 == 0 ? stall_s : 0));
+        p.requests.push_back(r);
+      }
+    return p;
+  };
+  const TimedPass steady = launch(0), stalled = launch(1.7e-3);
+  const double ratio = launch_units(stalled)["itl_ms"][""] / launch_units(steady)["itl_ms"][""];
+  EXPECT_NEAR(ratio, 1 + 3 * 1.7 / (31 * 1.65), 1e-9);  // +9.97%, the decode time's own change
+  ASSERT_TRUE(itl_gap_median_ms(stalled).has_value());
+  EXPECT_NEAR(*itl_gap_median_ms(stalled), *itl_gap_median_ms(steady), 1e-9);  // blind
+  EXPECT_FALSE(itl_gap_median_ms(TimedPass{}).has_value());
 }
 
 TEST(PairedRunner, GatedFiguresAreTheJobsAndDirectionsFollowTheUnit) {

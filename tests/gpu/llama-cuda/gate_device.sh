@@ -10,6 +10,7 @@
 #   ub-N      a real runtime change: the candidate started with -ub N (llama.cpp's default micro-batch
 #             is 512; ub-256 halves it)
 # usage: gate_device.sh BUNDLE OUTDIR [CONDITION:TRIALS ...]   (default: same:3 prompt-2:3)
+# On a fresh machine it runs `run_device.sh BUNDLE OUTDIR setup` first (FP_SETUP_DEADLINE_S, 120).
 # The issue-22 round (A/A and two real runtime changes, with the gate's defaults):
 #   FP_GATE_DEADLINE_S=540 bash tests/gpu/llama-cuda/gate_device.sh .gpu-bundle $OUT same:3 env-GGML_CUDA_DISABLE_GRAPHS=1:2 ub-256:1
 # env: FP_GATE_DEADLINE_S (default 420: no trial starts after that many seconds of this script)
@@ -27,6 +28,12 @@ t0=$(date +%s)
 mkdir -p "$O/gate"
 . "$here/device_flashproof.sh"
 fp_unpack "$B" || { echo "gate: no flashproof in the bundle" >&2; exit 1; }
+# A fresh machine (the device goes back when idle): unpack the runtime and build the probe first.
+if [ ! -f "$W/library-path" ] || [ ! -f "$W/probe-path" ]; then
+  echo "gate: $W has no runtime yet: run_device.sh setup (log: $O/setup.log)"
+  FP_DEADLINE_S=${FP_SETUP_DEADLINE_S:-120} bash "$here/run_device.sh" "$B" "$O" setup >"$O/setup.log" 2>&1 ||
+    { echo "gate: setup failed: $O/setup.log" >&2; tail -5 "$O/setup.log" >&2; exit 1; }
+fi
 LIBS=$(cat "$W/library-path")
 mkdir -p "$root/fixtures/models/generated" && cp -f "$W/realistic.gguf" "$root/fixtures/models/generated/realistic.gguf"
 # The runtime as one executable, for --baseline-runtime and --candidate-runtime: sid's loader with
