@@ -3,7 +3,7 @@
 
 Writes a copy of a recorded gate.json in which the gated figure FIGURE keeps its name but takes its
 units from another figure every launch recorded (gate.json keeps them all: tpot_ms, server_tpot_ms,
-e2e_ms, ...), and in which FIGURE is the only figure gated, so that `gate_replay` (bench/gate_replay.cpp)
+e2e_ms, ...; or a per-launch number such as itl_gap_median_ms), and in which FIGURE is the only figure gated, so that `gate_replay` (bench/gate_replay.cpp)
 re-judges that one figure look by look on the same launches. Nothing is launched.
   usage: bench/gate_swap_unit.py GATE.json OUT.json FIGURE UNIT
   e.g.   bench/gate_swap_unit.py gate.json /tmp/swap.json itl_ms tpot_ms && build/bench/gate_replay /tmp/swap.json
@@ -31,6 +31,8 @@ def main(argv):
         if unit != figure:
             if unit in units:
                 units[figure] = units[unit]
+            elif isinstance(launch.get(unit), (int, float)):  # a per-launch field (itl_gap_median_ms)
+                units[figure] = {"": launch[unit]}
             else:
                 units.pop(figure, None)
                 missing += 1
