@@ -51,6 +51,8 @@ def main(argv):
                 l["units"]["itl_ms (per prompt, before)"] = l["itl_per_prompt_ms"]
             if l.get("itl_gap_median_ms"):
                 l["units"]["itl_ms (gap median, before)"] = {"": l["itl_gap_median_ms"]}
+            if l.get("itl_requests_ms"):
+                l["units"]["itl_ms (full requests, no probes)"] = {"": l["itl_requests_ms"]}
         figures = sorted({f for l in launches for f in l["units"]})
         print(f"{path}: {j['case']}, {j['blocks']} blocks in {j['wall_s']:.0f} s, {j['outcome']}")
         for f in figures:

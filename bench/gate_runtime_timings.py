@@ -7,7 +7,8 @@ per-request lines are read:
     slot print_timing: ... prompt eval time =  16.75 ms /  396 tokens ( 0.04 ms per token, ...)
     slot print_timing: ... eval time =   5.50 ms /   16 tokens ( 0.37 ms per token, ...)
 Per launch: the median ms per token of every request after the first (the cold one), for prompt
-processing and for decode. Per block: log(candidate / baseline). Printed: each block's two ratios,
+processing and for decode; with the gate's decode probes (a prompt of a token or so, served from the
+cache), prompt processing from the full requests and decode from the probes, as the gate's itl_ms. Per block: log(candidate / baseline). Printed: each block's two ratios,
 their mean over the blocks (a change the runtime itself saw; > 0 means the candidate slower) with a
 t interval from the block spread, and the sd of the block values. Nothing of flashproof's clients or
 statistics is used, so it is an outside check of the gate's TTFT and itl_ms estimates.
@@ -22,6 +23,7 @@ import re
 import statistics as st
 import sys
 
+PROBE_PROMPT_TOKENS = 8
 LINE = re.compile(r"(prompt eval time|\beval time) =\s*([0-9.]+) ms /\s*([0-9]+) tokens")
 # Student t 97.5% quantiles (df 1-30), the standard table; above 30, 30's (slightly wide).
 T975 = [12.71, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.16, 2.145, 2.131,
@@ -31,14 +33,25 @@ T975 = [12.71, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.
 def launch_timings(log_path, pooled=False):
     """Median ms per token (prompt, decode) over a launch's requests after the first; pooled: the
     requests' total ms over their total tokens."""
-    prompt, decode = [], []
+    requests = []  # (prompt (ms, tokens), decode (ms, tokens)): llama-server prints the two in turn
     with open(log_path, errors="replace") as f:
         for line in f:
             m = LINE.search(line)
-            if not m or int(m.group(3)) == 0:
+            if not m:
                 continue
-            (prompt if m.group(1).startswith("prompt") else decode).append((float(m.group(2)), int(m.group(3))))
-    prompt, decode = prompt[1:], decode[1:]
+            x = (float(m.group(2)), int(m.group(3)))
+            if m.group(1).startswith("prompt"):
+                requests.append([x, None])
+            elif requests and requests[-1][1] is None:
+                requests[-1][1] = x
+    requests = [r for r in requests if r[1] and r[1][1] > 0][1:]
+    # Decode probes (the gate's --decode-probes: the prompt again from the cache) have a prompt of a
+    # token or so: prompt processing from the full requests only, decode from the probes where there
+    # are any (the gate's itl_ms comes from them).
+    full = [r for r in requests if r[0][1] > PROBE_PROMPT_TOKENS]
+    probes = [r for r in requests if r[0][1] <= PROBE_PROMPT_TOKENS]
+    prompt = [r[0] for r in full if r[0][1] > 0]
+    decode = [r[1] for r in (probes or full)]
 
     def per_token(xs):
         if not xs:

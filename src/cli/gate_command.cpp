@@ -43,6 +43,9 @@ const char* kGateUsageText =
     "                             the gate stops earlier when a decision would need more than twice that\n"
     "                             even with the change a standard error nearer to a decision\n"
     "  --rounds N                 measured rounds per launch (default plan.repetitions)\n"
+    "  --decode-probes N          after each measured request, N decode probes: the prompt again from the\n"
+    "                             runtime's prompt cache, itl_ms from them (default 4 where itl_ms is gated\n"
+    "                             and the runtime data has decode_probe, else 0)\n"
     "  --min-effect FIGURE=X[:F]  smallest relative worsening worth failing, e.g. ttft_ms=0.05, and its floor F in the\n"
     "                             figure's unit (ttft_ms=0.05:2: at least 2 ms); without :F the case's or default floor\n"
     "  --candidate-cpu-share X    calibration: run the candidate's timed launches under a CPU quota of X\n"
@@ -142,6 +145,8 @@ int gate_command(int argc, char** argv) {
       b.runtime_cpus = *list;
       if (b.runtime_cpus.size() >= std::max(1u, std::thread::hardware_concurrency()))
         args.usage_error("--runtime-cpus " + quote(v) + ": every CPU; leave at least one for the client");
+    } else if (a == "--decode-probes") {
+      b.decode_probes = args.whole(0, 100);
     } else if (a == "--one-at-a-time") {
       b.one_at_a_time = true;
     } else if (a == "--golden") {
@@ -189,6 +194,7 @@ int gate_command(int argc, char** argv) {
     args.usage_error("--candidate-runtime needs --baseline-runtime (the side-by-side gate)");
   if (!b.runtime_cpus.empty()) args.usage_error("--runtime-cpus needs --baseline-runtime (the side-by-side gate)");
   if (b.one_at_a_time) args.usage_error("--one-at-a-time needs --baseline-runtime (the side-by-side gate)");
+  if (b.decode_probes >= 0) args.usage_error("--decode-probes needs --baseline-runtime (the side-by-side gate)");
   GateReport report = run_upgrade_gate(cases, g, std::cout);
   return report.exit_code;
 }

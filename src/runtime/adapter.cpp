@@ -59,7 +59,7 @@ Result<Adapter> load_adapter_file(const std::string& path, const std::string& ru
   FP_TRY(JsonFields a, top.object("adapter"));
   FP_TRY_STATUS(a.only_keys({"executable_var", "executable_name", "health_path", "ready_paths", "chat_path", "completion_path",
                              "version_args", "version_regex", "build_regex", "timed_args", "evidence_args",
-                             "evidence_env", "port_in_use_regex", "request_extras", "tokenizer", "exact_output", "list_devices_args",
+                             "evidence_env", "port_in_use_regex", "request_extras", "tokenizer", "exact_output", "decode_probe", "list_devices_args",
                              "threads_args", "threads_options", "threads_default", "evidence_instruments", "comment"}));
   Adapter ad;
   ad.name = runtime;
@@ -133,6 +133,12 @@ Result<Adapter> load_adapter_file(const std::string& path, const std::string& ru
   ad.exact_output = a.raw().value("exact_output", nlohmann::json::object());
   if (!ad.exact_output.is_object())
     return a.error("exact_output", "expected an object merged into a request that must produce exactly max_tokens tokens, e.g. {\"ignore_eos\": true}");
+  if (a.has("decode_probe")) {
+    ad.decode_probe = a.raw()["decode_probe"];
+    if (!ad.decode_probe->is_object())
+      return a.error("decode_probe", "expected an object merged into a decode probe so that the runtime serves its prompt from its prompt cache, e.g. {\"cache_prompt\": true}");
+    ad.decode_probe->erase("comment");  // the data file's note, not a request field
+  }
   if (a.has("tokenizer")) {
     FP_TRY(ad.tokenizer, load_tokenizer(a));
   }

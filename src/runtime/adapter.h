@@ -59,6 +59,11 @@ struct Adapter {
   // Merged into a request when the case asks for exact output lengths (shape.output_tokens), e.g.
   // {"ignore_eos": true}; empty: the runtime has no way, outputs may stop early, the result says so.
   nlohmann::json exact_output = nlohmann::json::object();
+  // Merged into a decode probe (the side-by-side gate, flow/passes/timed_pass.h TimedOptions::
+  // decode_probes): the same prompt again, served from the runtime's prompt cache, so that a probe
+  // costs its decode and little else (llama-server: {"cache_prompt": true}; an empty object: the
+  // runtime caches prompts by itself). None: not known to cache; the gate sends no probes.
+  std::optional<nlohmann::json> decode_probe;
   // How the harness sizes the runtime's threads to the CPUs it pins it to (runtime/thread_args.h):
   // threads_args with "{threads}" (llama-server: -t {threads}); threads_options, the options by which
   // a case sets them itself (then left alone). Empty: the runtime sizes its own.

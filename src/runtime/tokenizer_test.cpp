@@ -24,6 +24,8 @@ TEST(Tokenizer, LlamaServerDataRendersChatTurnsThenTokenizesTheText) {
   ASSERT_TRUE(n.ok());
   EXPECT_EQ(*n, 4);
   EXPECT_EQ(a->exact_output, json::parse(R"({"ignore_eos": true})"));
+  ASSERT_TRUE(a->decode_probe.has_value());  // its note is not sent
+  EXPECT_EQ(*a->decode_probe, json::parse(R"({"cache_prompt": true})"));
   EXPECT_EQ(token_count_method(*a, true), "llama-server POST /tokenize (chat turns rendered by POST /apply-template)");
 }
 
@@ -54,6 +56,7 @@ TEST(Tokenizer, WithoutAnEndpointTheCountIsAStatedEstimate) {
   ASSERT_TRUE(a.ok()) << a.error().message;
   EXPECT_FALSE(a->tokenizer.has_value());
   EXPECT_TRUE(a->exact_output.empty());
+  EXPECT_FALSE(a->decode_probe.has_value());  // a cache no request can ask for: no decode probes
   EXPECT_EQ(estimate_prompt_tokens(kChat), 5);  // 19 characters / 4, rounded up
   EXPECT_THAT(token_count_method(*a, true), HasSubstr("estimated at 4 characters per token: the runtime data of openai-compatible names no tokenizer endpoint"));
 }

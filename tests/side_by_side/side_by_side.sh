@@ -11,6 +11,8 @@
 #   reduced-build   the reduced prefix as candidate: must be "regression" (exit 1), the gated figure
 #                   named, and the evidence still active in both builds
 # Both run a case this repository ships (CASE: cases/chat-tiny-short.json) at the gate's defaults.
+#   decode-probes   the shipped completion case, two blocks: the decode probes llama-server serves from
+#                   its prompt cache, itl_ms from them, the full requests' unit kept in gate.json
 #   pinned-threads  --runtime-cpus 0 on two tiny cases, two blocks: the runtime runs on CPU 0 and the
 #                   client on the other; a case without -t runs one thread (-t 1 added where
 #                   llama.cpp's default is more) and llama-server's log says n_threads = 1; a case with -t 2 keeps it and is told it oversubscribes
@@ -61,6 +63,33 @@ case $test_name in
     bad=$(find "$T/results" -path '*chat-tiny-no-threads*' -path '*block-*' -name timed.log -exec grep -L 'n_threads = 1 (n_threads_batch = 1)' {} +)
     [ -z "$bad" ] || fail "llama-server did not run 1 thread in: $bad"
     exit 0 ;;
+  decode-probes)
+    # The shipped completion case, two blocks of one round and no warm-up: each measured request is
+    # followed by the default 4 decode probes, which llama-server must serve from its prompt cache
+    # (its log: "prompt eval time = ... / 1 tokens"), and itl_ms comes from them.
+    rm -rf "$T" && mkdir -p "$T"
+    "$FP" gate cases/completion-realistic-long.json --root . --baseline-runtime "$PREFIX" --candidate-runtime "$PREFIX" \
+      --blocks 2 --max-blocks 2 --rounds 1 --warmup 0 --results "$T/results" --quiet >"$T/out.txt" 2>&1
+    rc=$?
+    cat "$T/out.txt"
+    [ "$rc" -eq 0 ] || [ "$rc" -eq 3 ] || fail "expected exit 0 or 3 (two blocks rarely decide), got $rc"
+    expect_out "each measured request followed by 4 decode probe\(s\)"
+    expect_out "itl_ms: (no regression|unresolved): "
+    gj=$(find "$T/results" -name gate.json | head -1)
+    python3 - "$gj" <<'PY' || fail "gate.json ($gj): every launch must keep the full requests' decode unit beside the probes' itl_ms"
+import json, sys
+launches = json.load(open(sys.argv[1]))["launches"]
+assert len(launches) == 4, len(launches)
+for l in launches:
+    assert l["itl_requests_ms"] > 0 and l["units"]["itl_ms"][""] > 0, l
+PY
+    for log in $(find "$T/results" -path '*block-*' -name timed.log); do
+      # 3 prompts x 1 round: 3 full prefills (about 3100 tokens each) and 12 probes from the cache,
+      # after the cold first request.
+      cached=$(grep -cE 'prompt eval time = +[0-9.]+ ms / +1 tokens' "$log")
+      [ "$cached" -eq 12 ] || fail "$log: expected 12 decode probes served from the prompt cache (1 prompt token), found $cached"
+    done
+    exit 0 ;;
   same-build) candidate=$PREFIX; want=0 ;;
   reduced-build) candidate=$REDUCED; want=1 ;;
   *) echo "unknown test $test_name"; exit 2 ;;
@@ -92,6 +121,8 @@ if [ "$want" -eq 0 ]; then
   expect_out "^side-by-side gate: NO REGRESSION"
   expect_out "ttft_ms: no regression: candidate (worse|better) by .*minimum effect [0-9.]+% \\(floor 1 ms"
   expect_out "memory.kv_cache_mib same: "
+  # A chat case gates no itl_ms: no decode probes (they would only lengthen its blocks).
+  grep -q "decode probe" "$T/out.txt" && fail "the chat case got decode probes (it gates no itl_ms)"
   expect_out "launches interleaved from block 2: both up at once, their requests in turn \(host: [0-9]+ MiB left"
   gj=$(find "$T/results" -name gate.json | head -1)
   python3 - "$gj" <<'PY' || fail "gate.json ($gj): the launches from block 2 are not interleaved"

@@ -68,6 +68,11 @@ PairedPlan plan_for(const CaseContext& ctx, const BuildGateOptions& o, std::stri
   p.quiet = o.quiet;
   p.runtime_cpus = o.runtime_cpus;
   p.interleave = !o.one_at_a_time;
+  // Decode probes where itl_ms gates and the runtime can serve a prompt from its cache.
+  const bool gates_itl = std::find(p.gated.begin(), p.gated.end(), "itl_ms") != p.gated.end();
+  p.decode_probes = o.decode_probes >= 0 ? o.decode_probes
+                    : gates_itl && !p.concurrent_rounds && ctx.adapter.decode_probe ? kDefaultDecodeProbes
+                                                                                     : 0;
   return p;
 }
 
@@ -203,6 +208,9 @@ void compare_evidence(const Case& c, const EvidenceOutcome& ev_base, const Evide
 void say_plan(const PairedPlan& plan, size_t prompts, TeeText& say) {
   say("timed blocks: in pairs, AB then BA or BA then AB at random, " + std::to_string(plan.rounds) + " round(s) of " + std::to_string(prompts) +
       " prompts per launch after " + std::to_string(plan.warmup) + " warm-up" +
+      (plan.decode_probes > 0 ? ", each measured request followed by " + std::to_string(plan.decode_probes) +
+                                    " decode probe(s) (the prompt again from the runtime's prompt cache; itl_ms from them)"
+                              : std::string()) +
       (plan.interleave ? "; from block 2 both launches up at once, their requests in turn, where both fit" : "; one launch at a time") +
       "; first look after " +
       std::to_string(plan.first_blocks) + " blocks, at most " + std::to_string(plan.max_blocks) + ", budget " +
@@ -343,6 +351,7 @@ nlohmann::json gate_json(const Case& c, const GateArms& arms, const EvidenceOutc
                              {"itl_per_prompt_ms", l.itl_per_prompt_ms}, {"errors", l.errors}});
     if (l.first) j["launches"].back()["first"] = *l.first;
     if (l.itl_gap_median_ms) j["launches"].back()["itl_gap_median_ms"] = *l.itl_gap_median_ms;
+    if (l.itl_requests_ms) j["launches"].back()["itl_requests_ms"] = *l.itl_requests_ms;
     if (l.reference_ms) j["launches"].back()["machine_reference_ms"] = *l.reference_ms;
     if (l.throughput_ms) j["launches"].back()["machine_throughput_ms"] = *l.throughput_ms;
     if (!l.throughput_samples_ms.empty()) j["launches"].back()["machine_throughput_samples_ms"] = l.throughput_samples_ms;

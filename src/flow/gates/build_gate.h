@@ -47,6 +47,7 @@ struct BuildGateOptions {
   bool rehash = false;             // read the model files again instead of trusting the hash cache
   std::vector<int> runtime_cpus;   // --runtime-cpus (PairedPlan::runtime_cpus); empty: automatic
   bool one_at_a_time = false;      // --one-at-a-time: never interleave the launches (PairedPlan::interleave)
+  int decode_probes = -1;          // --decode-probes (PairedPlan::decode_probes); < 0: the default (plan_for)
 };
 
 // Exit codes of `flashproof gate --baseline-runtime`.

@@ -64,6 +64,7 @@ void probed_kernel_units(CaseContext ctx, const TimedOptions& t, ArmLaunch& l) {
   for (const auto& [key, value] : probe.env) ctx.c.launch.env[key] = value;
   TimedOptions probed = t;
   probed.machine_samples = false;  // the kernel figures take no machine term
+  probed.decode_probes = 0;         // nor the decode probes: the timed launch has them
   auto pass = run_timed_pass(ctx, probed);
   if (!pass) {
     l.errors.push_back("probed launch: " + pass.error().message);
@@ -114,7 +115,15 @@ LaunchUnits launch_units(const TimedPass& pass) {
     for (size_t i = 0; i < pass.round_wall_s.size(); ++i)
       if (pass.round_wall_s[i] > 0) put(reps, "throughput_tokens_per_s", "", tokens[static_cast<int>(i)] / pass.round_wall_s[i]);
   }
+  // With decode probes (TimedOptions::decode_probes) itl_ms comes from them alone: the same unit, over
+  // four or so times the requests. Mixed with the full requests it would not be: a probe's decode,
+  // right after the other build's step, runs a few percent slower than one after a prefill.
+  std::vector<double> probe_means;
+  for (const auto& tr : pass.probes)
+    if (auto g = mean_gap_ms(tr.result)) probe_means.push_back(*g);
+  if (!probe_means.empty()) reps.erase("itl_request_mean_ms");
   LaunchUnits out;
+  if (!probe_means.empty()) out["itl_ms"][""] = median(probe_means);
   for (const auto& [figure, by_prompt] : reps)
     for (const auto& [prompt, values] : by_prompt) {
       // itl_ms: one unit per launch, the median over its measured requests of each request's mean
@@ -139,6 +148,14 @@ std::string effect_note(const MinEffect& effect, double reference, const std::st
     std::snprintf(buf, sizeof buf, "floor %g%s, not in force at the baseline's %.4g%s", effect.floor, unit.c_str(), reference,
                   unit.c_str());
   return buf;
+}
+
+std::optional<double> itl_requests_ms(const TimedPass& pass) {
+  std::vector<double> means;
+  for (const auto& tr : pass.requests)
+    if (auto g = mean_gap_ms(tr.result)) means.push_back(*g);
+  if (means.empty()) return std::nullopt;
+  return median(means);
 }
 
 std::optional<double> itl_gap_median_ms(const TimedPass& pass) {
@@ -309,6 +326,7 @@ PairedOutcome run_paired(const PairedArm& a, const PairedArm& b, const PairedPla
   t.repetitions = plan.rounds;
   t.concurrent_rounds = plan.concurrent_rounds;
   t.machine_samples = true;
+  t.decode_probes = plan.decode_probes;
   const auto t0 = Clock::now();
   std::vector<double> block_s;
   auto mean_block_s = [&] { return std::accumulate(block_s.begin(), block_s.end(), 0.0) / static_cast<double>(block_s.size()); };
@@ -408,6 +426,7 @@ PairedOutcome run_paired(const PairedArm& a, const PairedArm& b, const PairedPla
         l.units = launch_units(*pass);
         l.itl_per_prompt_ms = itl_per_prompt_ms(*pass);
         l.itl_gap_median_ms = itl_gap_median_ms(*pass);
+        if (!pass->probes.empty()) l.itl_requests_ms = itl_requests_ms(*pass);
         l.reference_ms = pass->reference_ms;
         l.throughput_ms = pass->throughput_ms;
         l.throughput_samples_ms = pass->throughput_samples_ms;

@@ -33,6 +33,12 @@ struct PairedArm {
   std::optional<CheapSignals> evidence;   // each launch's log must tie to this arm's evidence pass
 };
 
+// The gate's decode probes per measured request where itl_ms gates (PairedPlan::decode_probes).
+// Measured on the completion case, this 2-core VM, 10 blocks of fresh launches with 3 prompts x 2
+// rounds (bench/README.md section 3): the block spread of the decode unit 5.5% from the 6 full
+// requests, 2.8% from 4 probes after each (24), at about 3 s more per launch on a 40 s block.
+inline constexpr int kDefaultDecodeProbes = 4;
+
 struct PairedPlan {
   int warmup = 1;
   int rounds = 3;
@@ -48,6 +54,9 @@ struct PairedPlan {
   // Both launches of a block up at once, their requests in turn (from the second block, where the
   // first showed room for both); false: one launch after the other (gate --one-at-a-time).
   bool interleave = true;
+  // Decode probes after each measured request (flow/passes/timed_pass.h TimedOptions::decode_probes):
+  // itl_ms then comes from them (launch_units). 0: none.
+  int decode_probes = 0;
   std::vector<std::string> gated;              // figure names the job gates on
   // Per figure (gated or reported); default_min_effect otherwise. A floor becomes a relative effect
   // through the baseline arm's median of the figure's units at each look (MinEffect::relative_at).
@@ -74,7 +83,7 @@ struct PairedPlan {
 using LaunchUnits = std::map<std::string, std::map<std::string, double>>;
 
 // The unit values of one timed launch: ttft_ms, itl_ms (per launch: the median over its measured
-// requests of each request's mean gap between streamed tokens),
+// requests, or over its decode probes where it has them, of each one's mean gap between streamed tokens),
 // tpot_ms, e2e_ms, the runtime's own server_prompt_ms and server_tpot_ms (llama-server `timings`),
 // cpu_ms_per_token (the runtime's CPU time per processed token), and per launch cold_ready_ms,
 // cold_first_ttft_ms and, for concurrent rounds, throughput_tokens_per_s.
@@ -104,6 +113,9 @@ struct ArmLaunch {
   // The unit itl_ms had next (the median of every token gap of the launch), blind to a slowdown that
   // comes as stalls; kept in gate.json only, for the same comparison.
   std::optional<double> itl_gap_median_ms;
+  // With decode probes (PairedPlan::decode_probes), itl_ms comes from them; the same unit from the
+  // launch's full requests is kept here, in gate.json only, for the same comparison.
+  std::optional<double> itl_requests_ms;
   // How fast the machine was around the timed launch (TimedPass::reference_ms, throughput_ms).
   std::optional<double> reference_ms, throughput_ms;
   std::vector<double> throughput_samples_ms;  // TimedPass::throughput_samples_ms
@@ -117,6 +129,8 @@ struct ArmLaunch {
 std::map<std::string, double> itl_per_prompt_ms(const TimedPass& pass);
 // The pooled gap median of one launch (ArmLaunch::itl_gap_median_ms); none without a gap.
 std::optional<double> itl_gap_median_ms(const TimedPass& pass);
+// The median over the launch's full requests of each one's mean token gap (ArmLaunch::itl_requests_ms).
+std::optional<double> itl_requests_ms(const TimedPass& pass);
 
 struct PairedOutcome {
   std::string arm_a, arm_b;

@@ -97,6 +97,31 @@ TEST(LaunchUnits, StallsMoveTheDecodeUnitAsTheyMoveDecodeTime) {
   EXPECT_FALSE(itl_gap_median_ms(TimedPass{}).has_value());
 }
 
+// With decode probes, itl_ms is the median of the probes' mean gaps alone; the full requests' unit
+// stays beside it (itl_requests_ms) and nothing else moves: TTFT still comes from the full requests.
+TEST(LaunchUnits, DecodeProbesCarryTheDecodeUnitAndTheFullRequestsEverythingElse) {
+  auto timed = [](const std::string& prompt, double gap_s) {
+    TimedRequest r = request(prompt, 0, 1.5, 1.6);
+    r.result.content_event_times_s = {1.5};
+    for (int gap = 1; gap <= 31; ++gap) r.result.content_event_times_s.push_back(1.5 + gap * gap_s);
+    return r;
+  };
+  TimedPass p;
+  for (const char* prompt : {"a", "b", "c"}) p.requests.push_back(timed(prompt, 2.0e-3));
+  const double requests_only = launch_units(p)["itl_ms"][""];
+  EXPECT_NEAR(requests_only, 2.0, 1e-9);
+  EXPECT_FALSE(itl_requests_ms(TimedPass{}).has_value());
+  // Four probes per request, one of them 40% slow: the median of the twelve keeps it out.
+  for (const char* prompt : {"a", "b", "c"})
+    for (int k = 0; k < 4; ++k) p.probes.push_back(timed(prompt, (k == 3 && prompt[0] == 'a' ? 3.1e-3 : 2.2e-3)));
+  LaunchUnits u = launch_units(p);
+  EXPECT_NEAR(u["itl_ms"][""], 2.2, 1e-9);
+  ASSERT_TRUE(itl_requests_ms(p).has_value());
+  EXPECT_NEAR(*itl_requests_ms(p), 2.0, 1e-9);
+  EXPECT_NEAR(u["ttft_ms"]["a"], 1500, 1e-6);
+  EXPECT_EQ(u["ttft_ms"].size(), 3u) << "the probes' TTFT (no prefill) is no unit";
+}
+
 TEST(PairedRunner, GatedFiguresAreTheJobsAndDirectionsFollowTheUnit) {
   EXPECT_THAT(paired_gated_figures(Job::Chat), ElementsAre("ttft_ms"));
   EXPECT_THAT(paired_gated_figures(Job::Completion), ElementsAre("ttft_ms", "itl_ms"));

@@ -32,4 +32,15 @@ StreamRequest build_request(const CaseContext& ctx, const std::string& base_url,
   return r;
 }
 
+StreamRequest build_decode_probe(const CaseContext& ctx, const std::string& base_url, const Prompt& prompt, int max_tokens,
+                                 double timeout_s) {
+  StreamRequest r = build_request(ctx, base_url, prompt, max_tokens, timeout_s);
+  if (ctx.adapter.decode_probe) {
+    nlohmann::json body = nlohmann::json::parse(r.body);
+    body.update(*ctx.adapter.decode_probe);
+    r.body = body.dump();
+  }
+  return r;
+}
+
 }  // namespace fp

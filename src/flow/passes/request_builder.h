@@ -17,4 +17,9 @@ namespace fp {
 StreamRequest build_request(const CaseContext& ctx, const std::string& base_url, const Prompt& prompt, int max_tokens,
                             double timeout_s);
 
+// A decode probe: the same request with the runtime data's decode_probe fields merged over it (the
+// prompt from the runtime's prompt cache). Only for a runtime whose data has them.
+StreamRequest build_decode_probe(const CaseContext& ctx, const std::string& base_url, const Prompt& prompt, int max_tokens,
+                                 double timeout_s);
+
 }  // namespace fp

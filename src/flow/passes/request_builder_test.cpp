@@ -52,5 +52,16 @@ TEST(RequestBuilder, NoModelFieldWhenNoneIsKnown) {
   EXPECT_FALSE(nlohmann::json::parse(build_request(ctx, "http://h", hello(), 4, 30).body).contains("model"));
 }
 
+TEST(RequestBuilder, ADecodeProbeIsTheSameRequestAskingForThePromptCache) {
+  CaseContext ctx = context(Job::Completion);
+  ctx.adapter.decode_probe = nlohmann::json{{"cache_prompt", true}};
+  auto plain = nlohmann::json::parse(build_request(ctx, "http://h", hello(), 32, 30).body);
+  auto probe = nlohmann::json::parse(build_decode_probe(ctx, "http://h", hello(), 32, 30).body);
+  EXPECT_EQ(plain["cache_prompt"], false);
+  EXPECT_EQ(probe["cache_prompt"], true);
+  probe["cache_prompt"] = false;
+  EXPECT_EQ(probe, plain) << "nothing else differs: same prompt, length, seed";
+}
+
 }  // namespace
 }  // namespace fp

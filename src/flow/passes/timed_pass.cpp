@@ -50,6 +50,7 @@ Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& opt
   const Case& c = ctx.c;
   const int warmup = options.warmup >= 0 ? options.warmup : c.plan.warmup;
   const int reps = options.repetitions >= 0 ? options.repetitions : c.plan.repetitions;
+  const int probes = ctx.adapter.decode_probe ? std::max(0, options.decode_probes) : 0;
   TimedPass out;
   // Interleaved: the launch through the warm-up is this pass's first step, each measured request
   // (concurrent round) one more, the closing sample and stop the last.
@@ -213,6 +214,16 @@ Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& opt
       out.requests.push_back({p.id, round, *r, cpu0 && cpu1 ? *cpu1 - *cpu0 : -1.0, 0, sent});
       sample_machine();
       end_step();
+      for (int k = 0; k < probes && out.errors.empty(); ++k) {
+        begin_step();
+        const double probe_sent = in_seconds(Clock::now() - ready);
+        if (auto q = stream_request(build_decode_probe(ctx, base_url, p, c.shape.max_output_tokens, time_left())))
+          out.probes.push_back({p.id, round, *q, -1.0, 0, probe_sent});
+        else
+          fail("decode probe " + std::to_string(k + 1) + " of request " + p.id + " round " + std::to_string(round + 1), q.error());
+        end_step();
+      }
+      if (!out.errors.empty()) break;
     }
     note_free_memory_in_turn();
   }

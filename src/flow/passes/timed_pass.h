@@ -31,6 +31,7 @@ struct TimedPass {
   StreamResult cold_first;                 // the first request after ready, on its own
   std::string cold_first_prompt;
   std::vector<TimedRequest> requests;      // measured requests, every round
+  std::vector<TimedRequest> probes;        // decode probes (TimedOptions::decode_probes), in the order sent
   std::vector<double> round_wall_s;        // batch job and concurrency levels: wall time of each concurrent round
   std::optional<uint64_t> peak_rss_bytes;  // the runtime's VmHWM just before it was stopped
   std::string gpu_memory = "not measured";
@@ -68,6 +69,15 @@ struct TimedOptions {
   // alternation.h): every step waits for its turn; the waits do not count against the timeout.
   // other_load is not measured then (the other pass's runtime would count as the machine's others).
   StepTurns* turns = nullptr;
+  // After each measured request of the sequential rounds, this many decode probes: the same prompt
+  // again with the runtime data's decode_probe fields (its prompt cache), each a step of its own,
+  // into TimedPass::probes. A probe's prefill is a token or so, so it costs little more than its
+  // decode, and its token gaps are the decode at the case's context depth. Why the gate wants them:
+  // on a 2-core VM a request's decode speed varies 5-15% from one request to the next whatever its
+  // length (32 or 256 tokens alike), so the decode figure resolves with more requests, not longer
+  // ones, and a probe is a request without the prefill's seconds (bench/README.md section 3).
+  // Ignored without the adapter's decode_probe.
+  int decode_probes = 0;
 };
 
 Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& options);
