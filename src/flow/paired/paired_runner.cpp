@@ -46,6 +46,15 @@ std::optional<double> mean_gap_ms(const StreamResult& r) {
   return (t.back() - t.front()) / static_cast<double>(t.size() - 1) * 1e3;
 }
 
+// The median over requests of each one's mean token gap; none without a gap.
+std::optional<double> median_mean_gap_ms(const std::vector<TimedRequest>& requests) {
+  std::vector<double> means;
+  for (const auto& tr : requests)
+    if (auto g = mean_gap_ms(tr.result)) means.push_back(*g);
+  if (means.empty()) return std::nullopt;
+  return median(means);
+}
+
 void put(Repetitions& r, const std::string& figure, const std::string& prompt, double v) {
   if (std::isfinite(v)) r[figure][prompt].push_back(v);
 }
@@ -100,7 +109,6 @@ LaunchUnits launch_units(const TimedPass& pass) {
     if (r.ttft_s >= 0) put(reps, "ttft_ms", p, r.ttft_s * 1e3);
     if (r.e2e_s >= 0) put(reps, "e2e_ms", p, r.e2e_s * 1e3);
     if (auto t = tpot_s(r); t && *t > 0) put(reps, "tpot_ms", p, *t * 1e3);
-    if (auto g = mean_gap_ms(r)) put(reps, "itl_request_mean_ms", "", *g);
     put(reps, "server_prompt_ms", p, server_number(r, "prompt_ms"));
     const double predicted_n = server_number(r, "predicted_n");
     if (predicted_n >= 1) put(reps, "server_tpot_ms", p, server_number(r, "predicted_ms") / predicted_n);
@@ -115,24 +123,16 @@ LaunchUnits launch_units(const TimedPass& pass) {
     for (size_t i = 0; i < pass.round_wall_s.size(); ++i)
       if (pass.round_wall_s[i] > 0) put(reps, "throughput_tokens_per_s", "", tokens[static_cast<int>(i)] / pass.round_wall_s[i]);
   }
-  // With decode probes (TimedOptions::decode_probes) itl_ms comes from them alone: the same unit, over
-  // four or so times the requests. Mixed with the full requests it would not be: a probe's decode,
-  // right after the other build's step, runs a few percent slower than one after a prefill.
-  std::vector<double> probe_means;
-  for (const auto& tr : pass.probes)
-    if (auto g = mean_gap_ms(tr.result)) probe_means.push_back(*g);
-  if (!probe_means.empty()) reps.erase("itl_request_mean_ms");
   LaunchUnits out;
-  if (!probe_means.empty()) out["itl_ms"][""] = median(probe_means);
   for (const auto& [figure, by_prompt] : reps)
-    for (const auto& [prompt, values] : by_prompt) {
-      // itl_ms: one unit per launch, the median over its measured requests of each request's mean
-      // token gap. The mean inside a request counts every gap, a stall too (a median of gaps is
-      // blind to a slowdown that comes as stalls: docs/upgrade-gate.md step 4); the median across
-      // requests keeps one slow prompt from moving it much.
-      if (figure == "itl_request_mean_ms") out["itl_ms"][""] = median(values);
-      else out[figure][prompt] = median(values);
-    }
+    for (const auto& [prompt, values] : by_prompt) out[figure][prompt] = median(values);
+  // itl_ms: one unit per launch, the median over its measured requests of each request's mean token
+  // gap. The mean inside a request counts every gap, a stall too (a median of gaps is blind to a
+  // slowdown that comes as stalls: docs/upgrade-gate.md step 4); the median across requests keeps one
+  // slow prompt from moving it much. With decode probes (TimedOptions::decode_probes) from them
+  // alone: mixed with the full requests it would not be the same unit, a probe's decode, right after
+  // the other build's step, runs a few percent slower than one after a prefill.
+  if (auto u = median_mean_gap_ms(pass.probes.empty() ? pass.requests : pass.probes)) out["itl_ms"][""] = *u;
   return out;
 }
 
@@ -150,13 +150,7 @@ std::string effect_note(const MinEffect& effect, double reference, const std::st
   return buf;
 }
 
-std::optional<double> itl_requests_ms(const TimedPass& pass) {
-  std::vector<double> means;
-  for (const auto& tr : pass.requests)
-    if (auto g = mean_gap_ms(tr.result)) means.push_back(*g);
-  if (means.empty()) return std::nullopt;
-  return median(means);
-}
+std::optional<double> itl_requests_ms(const TimedPass& pass) { return median_mean_gap_ms(pass.requests); }
 
 std::optional<double> itl_gap_median_ms(const TimedPass& pass) {
   std::vector<double> gaps;
