@@ -70,9 +70,10 @@ PairedPlan plan_for(const CaseContext& ctx, const BuildGateOptions& o, std::stri
   p.interleave = !o.one_at_a_time;
   // Decode probes where itl_ms gates and the runtime can serve a prompt from its cache.
   const bool gates_itl = std::find(p.gated.begin(), p.gated.end(), "itl_ms") != p.gated.end();
-  p.decode_probes = o.decode_probes >= 0 ? o.decode_probes
-                    : gates_itl && !p.concurrent_rounds && ctx.adapter.decode_probe ? kDefaultDecodeProbes
-                                                                                     : 0;
+  p.decode_probes = !ctx.adapter.decode_probe || p.concurrent_rounds ? 0
+                    : o.decode_probes >= 0                            ? o.decode_probes
+                    : gates_itl                                       ? kDefaultDecodeProbes
+                                                                      : 0;
   return p;
 }
 
@@ -368,6 +369,11 @@ void time_and_judge(const CaseContext& resolved, const GateArms& arms, const Evi
   std::string gated_note;
   const PairedPlan plan = plan_for(resolved, o, &gated_note);
   say_plan(plan, resolved.prompts.size(), say);
+  if (o.decode_probes > 0 && plan.decode_probes == 0)
+    say("  no decode probes (--decode-probes " + std::to_string(o.decode_probes) + "): " +
+        (resolved.adapter.decode_probe ? std::string("a batch case's requests are all in flight at once, and a probe follows one request alone")
+                                       : "the runtime data of " + c.runtime + " has no decode_probe (how to ask it for a prompt from its cache)") +
+        "; itl_ms from the full requests\n");
   PairedArm A{"baseline", arms.base, ev_base.signals};
   PairedArm B{"candidate", arms.cand, ev_cand.signals};
   PairedOutcome po = run_paired(A, B, plan);
