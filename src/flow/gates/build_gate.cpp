@@ -68,12 +68,7 @@ PairedPlan plan_for(const CaseContext& ctx, const BuildGateOptions& o, std::stri
   p.quiet = o.quiet;
   p.runtime_cpus = o.runtime_cpus;
   p.interleave = !o.one_at_a_time;
-  // Decode probes where itl_ms gates and the runtime can serve a prompt from its cache.
-  const bool gates_itl = std::find(p.gated.begin(), p.gated.end(), "itl_ms") != p.gated.end();
-  p.decode_probes = !ctx.adapter.decode_probe || p.concurrent_rounds ? 0
-                    : o.decode_probes >= 0                            ? o.decode_probes
-                    : gates_itl                                       ? kDefaultDecodeProbes
-                                                                      : 0;
+  apply_decode_probes(p, ctx.adapter.decode_probe.has_value(), o.decode_probes);
   return p;
 }
 
@@ -247,7 +242,10 @@ void say_blocks(const PairedOutcome& po, const PairedPlan& plan, const Case& c, 
           (b.trimmed ? "trimmed" : "kept: more blocks than the trimming drops look like bursts") + ")\n");
   }
   if (!po.guards.empty()) {
-    say("guards (figures a user feels that the job does not gate, each at its guard effect):\n");
+    const bool requests_guard = std::any_of(po.guards.begin(), po.guards.end(), [](const FigureDecision& d) { return d.figure == "itl_requests_ms"; });
+    say(std::string("guards (figures a user feels that the job does not gate, each at its guard effect") +
+        (requests_guard ? "; itl_requests_ms: the full requests' decode, itl_ms coming from the probes, at itl_ms's minimum effect" : "") +
+        "):\n");
     for (const auto& d : po.guards) say("  guard " + decision_line(d, "candidate") + "\n");
   }
 }
@@ -391,7 +389,7 @@ void time_and_judge(const CaseContext& resolved, const GateArms& arms, const Evi
     if (d.verdict == TimingVerdict::regression) bc.problems.push_back("REGRESSION " + decision_line(d, "candidate"));
   for (const auto& d : po.guards)
     if (d.verdict == TimingVerdict::regression)
-      bc.problems.push_back("REGRESSION (guard: the job does not gate " + d.figure + ", and it regressed beyond its guard effect) " +
+      bc.problems.push_back("REGRESSION (guard: " + d.figure + " is not gated, and it regressed beyond its guard effect) " +
                             decision_line(d, "candidate"));
   decide_outcome(po, bc);
   for (const auto& p : bc.problems) say("  PROBLEM " + p + "\n");

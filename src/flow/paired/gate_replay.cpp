@@ -6,7 +6,7 @@
 
 namespace fp {
 
-Result<GateReplay> replay_gate(const nlohmann::json& j, bool machine) {
+Result<GateReplay> replay_gate(const nlohmann::json& j, bool machine, const std::map<std::string, double>& extra_guards) {
   if (!j.is_object() || !j.contains("launches") || !j["launches"].is_array() || !j.contains("gated") || !j["gated"].is_array())
     return make_error("not a gate.json: it needs the arrays \"launches\" and \"gated\"");
   PairedOutcome all;
@@ -19,6 +19,8 @@ Result<GateReplay> replay_gate(const nlohmann::json& j, bool machine) {
       a.block = l.at("block").get<int>() - 1;
       a.arm = l.at("arm").get<std::string>();
       a.units = l.at("units").get<LaunchUnits>();
+      if (!a.units.count("itl_requests_ms") && l.contains("itl_requests_ms"))
+        a.units["itl_requests_ms"][""] = l.at("itl_requests_ms").get<double>();
       a.errors = l.value("errors", std::vector<std::string>{});
       if (l.contains("first")) a.first = l.at("first").get<bool>();
       if (machine) a.throughput_samples_ms = l.value("machine_throughput_samples_ms", std::vector<double>{});
@@ -28,6 +30,9 @@ Result<GateReplay> replay_gate(const nlohmann::json& j, bool machine) {
       plan.gated.push_back(g.at("figure").get<std::string>());
       plan.min_effect[plan.gated.back()] = MinEffect{g.at("min_effect").get<double>(), 0};
     }
+    for (const auto& g : j.value("guards", nlohmann::json::array()))
+      plan.guards[g.at("figure").get<std::string>()] = MinEffect{g.at("min_effect").get<double>(), 0};
+    for (const auto& [figure, effect] : extra_guards) plan.guards[figure] = MinEffect{effect, 0};
   } catch (const nlohmann::json::exception& e) {
     return make_error(std::string("gate.json: ") + e.what());
   }
@@ -44,13 +49,17 @@ Result<GateReplay> replay_gate(const nlohmann::json& j, bool machine) {
     decide_paired(o, plan);
     r.blocks = n;
     r.decisions = o.decisions;
+    r.guards = o.guards;
     for (const auto& d : o.decisions) r.looks.push_back(std::to_string(n) + " blocks: " + decision_line(d, "candidate"));
-    if (!o.any_unresolved()) {
-      r.outcome = "decided";
-      break;
-    }
+    for (const auto& d : o.guards) r.looks.push_back(std::to_string(n) + " blocks: guard " + decision_line(d, "candidate"));
+    // A regression first: where the gated figures decide at the look a guard regresses, the gate's
+    // outcome is the guard's regression (build_gate.cpp decide_outcome).
     if (o.any_regression()) {
       r.outcome = "regression";
+      break;
+    }
+    if (!o.any_unresolved()) {
+      r.outcome = "decided";
       break;
     }
     if (n >= affordable) {

@@ -5,6 +5,7 @@
 // bench/README.md section 3).
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -20,11 +21,15 @@ struct GateReplay {
   int blocks = 0;                     // the blocks of the last look
   std::string outcome;                // "decided", "regression", "unresolved: ..."
   std::vector<FigureDecision> decisions;  // the gated figures at the last look
-  std::vector<std::string> looks;     // one line per look and gated figure
+  std::vector<FigureDecision> guards;     // the guards at the last look
+  std::vector<std::string> looks;     // one line per look and gated figure or guard
 };
 
 // `machine`: false drops every launch's machine-speed samples (the statistics without the machine
-// term). The gated figures and their minimum effects (floors already relative) are the run's.
-Result<GateReplay> replay_gate(const nlohmann::json& gate_json, bool machine);
+// term). The gated figures, the guards and their minimum effects (floors already relative) are the
+// run's; `extra_guards` (figure -> relative effect) adds guards, e.g. itl_requests_ms for a run
+// recorded before the gate guarded it (a launch's itl_requests_ms field is its unit then). A guard's
+// regression is the replay's "regression", as in the gate.
+Result<GateReplay> replay_gate(const nlohmann::json& gate_json, bool machine, const std::map<std::string, double>& extra_guards = {});
 
 }  // namespace fp

@@ -65,5 +65,38 @@ TEST(GateReplay, NotAGateJsonIsAnError) {
   EXPECT_FALSE(replay_gate(nlohmann::json::parse(R"({"launches": [{"arm": "baseline"}], "gated": []})"), true));
 }
 
+// A run recorded before the gate guarded the full requests' decode: the probes' itl_ms and TTFT
+// unchanged, the full requests' decode (the launch's itl_requests_ms field) 10% slower in the
+// candidate. Replayed as recorded: "decided"; with the guard: "regression", from the same launches.
+TEST(GateReplay, AnAddedGuardJudgesTheFullRequestsDecodeOfARecordedRun) {
+  nlohmann::json j = {{"gated", {{{"figure", "ttft_ms"}, {"min_effect", 0.05}}, {{"figure", "itl_ms"}, {"min_effect", 0.05}}}},
+                      {"launches", nlohmann::json::array()}};
+  for (int b = 1; b <= 8; ++b)
+    for (const char* arm : {"baseline", "candidate"}) {
+      const double wobble = 1 + 0.004 * ((b * 7) % 5 - 2) + (arm[0] == 'c' ? 0.001 : 0);
+      const double requests = 2.0 * wobble * (arm[0] == 'c' ? 1.10 : 1.0);
+      j["launches"].push_back({{"block", b},
+                               {"arm", arm},
+                               {"first", (b % 2 == 1) == (arm[0] == 'b')},
+                               {"units", {{"ttft_ms", {{"a", 2000 * wobble}}}, {"itl_ms", {{"", 2.2 * wobble}}}}},
+                               {"itl_requests_ms", requests}});
+    }
+  auto as_recorded = replay_gate(j, false);
+  ASSERT_TRUE(as_recorded) << as_recorded.error().message;
+  EXPECT_EQ(as_recorded->outcome, "decided");
+  EXPECT_TRUE(as_recorded->guards.empty());
+  auto guarded = replay_gate(j, false, {{"itl_requests_ms", 0.05}});
+  ASSERT_TRUE(guarded) << guarded.error().message;
+  EXPECT_EQ(guarded->outcome, "regression");
+  ASSERT_EQ(guarded->guards.size(), 1u);
+  EXPECT_EQ(guarded->guards[0].figure, "itl_requests_ms");
+  EXPECT_EQ(guarded->guards[0].verdict, TimingVerdict::regression) << decision_line(guarded->guards[0]);
+  // A gate.json that recorded the guard is replayed with it, no option needed.
+  j["guards"] = {{{"figure", "itl_requests_ms"}, {"min_effect", 0.05}}};
+  auto recorded_guard = replay_gate(j, false);
+  ASSERT_TRUE(recorded_guard);
+  EXPECT_EQ(recorded_guard->outcome, "regression");
+}
+
 }  // namespace
 }  // namespace fp

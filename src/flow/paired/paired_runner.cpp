@@ -130,9 +130,12 @@ LaunchUnits launch_units(const TimedPass& pass) {
   // gap. The mean inside a request counts every gap, a stall too (a median of gaps is blind to a
   // slowdown that comes as stalls: docs/upgrade-gate.md step 4); the median across requests keeps one
   // slow prompt from moving it much. With decode probes (TimedOptions::decode_probes) from them
-  // alone: mixed with the full requests it would not be the same unit, a probe's decode, right after
-  // the other build's step, runs a few percent slower than one after a prefill.
+  // alone: mixed with the full requests it would not be the same unit (a probe decodes a few percent
+  // slower than a request right after its prefill). The full requests' unit is then a figure of its
+  // own, itl_requests_ms, which the gate guards (apply_decode_probes).
   if (auto u = median_mean_gap_ms(pass.probes.empty() ? pass.requests : pass.probes)) out["itl_ms"][""] = *u;
+  if (!pass.probes.empty())
+    if (auto u = median_mean_gap_ms(pass.requests)) out["itl_requests_ms"][""] = *u;
   return out;
 }
 
@@ -151,6 +154,17 @@ std::string effect_note(const MinEffect& effect, double reference, const std::st
 }
 
 std::optional<double> itl_requests_ms(const TimedPass& pass) { return median_mean_gap_ms(pass.requests); }
+
+void apply_decode_probes(PairedPlan& plan, bool runtime_serves_probes, int requested) {
+  const bool gates_itl = std::find(plan.gated.begin(), plan.gated.end(), "itl_ms") != plan.gated.end();
+  plan.decode_probes = !runtime_serves_probes || plan.concurrent_rounds ? 0
+                       : requested >= 0                                 ? requested
+                       : gates_itl                                      ? kDefaultDecodeProbes
+                                                                        : 0;
+  if (plan.decode_probes == 0 || !gates_itl) return;
+  auto it = plan.min_effect.find("itl_ms");
+  plan.guards["itl_requests_ms"] = it != plan.min_effect.end() ? it->second : MinEffect{kDefaultMinEffect, default_floor("itl_ms")};
+}
 
 std::optional<double> itl_gap_median_ms(const TimedPass& pass) {
   std::vector<double> gaps;

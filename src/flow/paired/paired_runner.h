@@ -61,7 +61,8 @@ struct PairedPlan {
   // Per figure (gated or reported); default_min_effect otherwise. A floor becomes a relative effect
   // through the baseline arm's median of the figure's units at each look (MinEffect::relative_at).
   std::map<std::string, MinEffect> min_effect;
-  // Guards: figures a user feels that the job does not gate, each at its guard effect, decided with
+  // Guards: figures a user feels that the job does not gate, each at its guard effect, and the full
+  // requests' decode where itl_ms comes from decode probes (apply_decode_probes), decided with
   // the same sequential statistics as a family of their own (Holm across the guards); a guard's
   // regression is the case's regression, an unresolved guard never holds the blocks or the outcome.
   std::map<std::string, MinEffect> guards;
@@ -131,6 +132,16 @@ std::map<std::string, double> itl_per_prompt_ms(const TimedPass& pass);
 std::optional<double> itl_gap_median_ms(const TimedPass& pass);
 // The median over the launch's full requests of each one's mean token gap (ArmLaunch::itl_requests_ms).
 std::optional<double> itl_requests_ms(const TimedPass& pass);
+
+// The decode probes of a plan whose gated figures and minimum effects are set: `requested` probes
+// (the gate's --decode-probes; < 0: kDefaultDecodeProbes where itl_ms gates, else none), none where
+// the runtime cannot serve a prompt from its cache or the case's requests run all at once (batch).
+// Where itl_ms gates and comes from the probes, the full requests' decode (itl_requests_ms) is guarded
+// at itl_ms's own minimum effect: a probe decodes right after its request, yet a slowdown that grows
+// with sustained load (a CPU quota spent by the prefill) reaches the requests' own decode more
+// (bench/README.md section 3: +6-10% there against +3.4% on the probes). Its regression fails the
+// case; unresolved, it never holds the blocks.
+void apply_decode_probes(PairedPlan& plan, bool runtime_serves_probes, int requested);
 
 struct PairedOutcome {
   std::string arm_a, arm_b;

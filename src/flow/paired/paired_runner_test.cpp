@@ -110,6 +110,7 @@ TEST(LaunchUnits, DecodeProbesCarryTheDecodeUnitAndTheFullRequestsEverythingElse
   for (const char* prompt : {"a", "b", "c"}) p.requests.push_back(timed(prompt, 2.0e-3));
   const double requests_only = launch_units(p)["itl_ms"][""];
   EXPECT_NEAR(requests_only, 2.0, 1e-9);
+  EXPECT_FALSE(launch_units(p).count("itl_requests_ms")) << "without probes itl_ms is the full requests' unit";
   EXPECT_FALSE(itl_requests_ms(TimedPass{}).has_value());
   // Four probes per request, one of them 40% slow: the median of the twelve keeps it out.
   for (const char* prompt : {"a", "b", "c"})
@@ -118,6 +119,7 @@ TEST(LaunchUnits, DecodeProbesCarryTheDecodeUnitAndTheFullRequestsEverythingElse
   EXPECT_NEAR(u["itl_ms"][""], 2.2, 1e-9);
   ASSERT_TRUE(itl_requests_ms(p).has_value());
   EXPECT_NEAR(*itl_requests_ms(p), 2.0, 1e-9);
+  EXPECT_NEAR(u["itl_requests_ms"][""], 2.0, 1e-9) << "the full requests' decode, a figure of its own (the gate guards it)";
   EXPECT_NEAR(u["ttft_ms"]["a"], 1500, 1e-6);
   EXPECT_EQ(u["ttft_ms"].size(), 3u) << "the probes' TTFT (no prefill) is no unit";
 }
@@ -281,6 +283,40 @@ TEST(EffectNote, SaysWhenTheFloorDecides) {
   EXPECT_EQ(effect_note(MinEffect{0.05, 1}, 8.13, "ttft_ms"), "floor 1 ms in force: 5% of the baseline's 8.13 ms is 0.407 ms");
   EXPECT_EQ(effect_note(MinEffect{0.05, 1}, 812, "ttft_ms"), "floor 1 ms, not in force at the baseline's 812 ms");
   EXPECT_EQ(effect_note(MinEffect{0.05, 0}, 8.13, "throughput_tokens_per_s"), "");
+}
+
+// Probes where itl_ms gates and the runtime serves a prompt from its cache; then the full requests'
+// decode is guarded at itl_ms's own minimum effect (a slowdown under sustained load shows there more).
+TEST(PairedRunner, DecodeProbesAndTheirGuardFollowTheGatedFiguresAndTheRuntime) {
+  PairedPlan completion;
+  completion.gated = {"ttft_ms", "itl_ms"};
+  completion.min_effect["itl_ms"] = MinEffect{0.05, 0.02};
+  PairedPlan p = completion;
+  apply_decode_probes(p, true, -1);
+  EXPECT_EQ(p.decode_probes, kDefaultDecodeProbes);
+  ASSERT_TRUE(p.guards.count("itl_requests_ms"));
+  EXPECT_DOUBLE_EQ(p.guards["itl_requests_ms"].relative, 0.05);
+  EXPECT_DOUBLE_EQ(p.guards["itl_requests_ms"].floor, 0.02);
+  p = completion;
+  apply_decode_probes(p, true, 2);
+  EXPECT_EQ(p.decode_probes, 2);
+  p = completion;
+  apply_decode_probes(p, true, 0);
+  EXPECT_EQ(p.decode_probes, 0);
+  EXPECT_FALSE(p.guards.count("itl_requests_ms")) << "no probes: itl_ms is the full requests' unit itself";
+  p = completion;
+  apply_decode_probes(p, false, 4);
+  EXPECT_EQ(p.decode_probes, 0) << "a runtime without decode_probe gets none, whatever was asked";
+  EXPECT_FALSE(p.guards.count("itl_requests_ms"));
+  p = completion;
+  p.concurrent_rounds = true;
+  apply_decode_probes(p, true, 4);
+  EXPECT_EQ(p.decode_probes, 0) << "a batch case's requests run all at once";
+  PairedPlan chat;
+  chat.gated = {"ttft_ms"};
+  apply_decode_probes(chat, true, -1);
+  EXPECT_EQ(chat.decode_probes, 0);
+  EXPECT_TRUE(chat.guards.empty());
 }
 
 }  // namespace
