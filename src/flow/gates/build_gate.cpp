@@ -389,7 +389,10 @@ void time_and_judge(const CaseContext& resolved, const GateArms& arms, const Evi
     if (d.verdict == TimingVerdict::regression) bc.problems.push_back("REGRESSION " + decision_line(d, "candidate"));
   for (const auto& d : po.guards)
     if (d.verdict == TimingVerdict::regression)
-      bc.problems.push_back("REGRESSION (guard: " + d.figure + " is not gated, and it regressed beyond its guard effect) " +
+      bc.problems.push_back("REGRESSION (guard: " +
+                            (d.figure == "itl_requests_ms" ? std::string("the full requests' decode, where itl_ms comes from the probes,")
+                                                           : "the job does not gate " + d.figure + ", and it") +
+                            " regressed beyond its guard effect) " +
                             decision_line(d, "candidate"));
   decide_outcome(po, bc);
   for (const auto& p : bc.problems) say("  PROBLEM " + p + "\n");
