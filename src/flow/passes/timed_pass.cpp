@@ -212,19 +212,21 @@ Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& opt
         break;
       }
       out.requests.push_back({p.id, round, *r, cpu0 && cpu1 ? *cpu1 - *cpu0 : -1.0, 0, sent});
-      // The probes in the request's own turn, straight after it: they decode in the state the
-      // request left the machine in (a CPU quota spent, clocks down under sustained load), as a
-      // real request's decode does after its prefill. A probe after the other pass's step would
-      // start rested and miss a slowdown that only sustained load shows (bench/README.md section 3).
+      sample_machine();
+      end_step();
+      // Each probe a step of its own, so that the two passes' probes alternate one by one: four
+      // probes back to back in the request's turn sample one moment of the machine, and their
+      // block spread doubled (bench/README.md section 3). What they miss, a slowdown that grows with
+      // sustained load, the full requests' decode guard catches (apply_decode_probes).
       for (int k = 0; k < probes && out.errors.empty(); ++k) {
+        begin_step();
         const double probe_sent = in_seconds(Clock::now() - ready);
         if (auto q = stream_request(build_decode_probe(ctx, base_url, p, c.shape.max_output_tokens, time_left())))
           out.probes.push_back({p.id, round, *q, -1.0, 0, probe_sent});
         else
           fail("decode probe " + std::to_string(k + 1) + " of request " + p.id + " round " + std::to_string(round + 1), q.error());
+        end_step();
       }
-      sample_machine();
-      end_step();
       if (!out.errors.empty()) break;
     }
     note_free_memory_in_turn();

@@ -70,8 +70,8 @@ struct TimedOptions {
   // other_load is not measured then (the other pass's runtime would count as the machine's others).
   StepTurns* turns = nullptr;
   // After each measured request of the sequential rounds, this many decode probes: the same prompt
-  // again with the runtime data's decode_probe fields (its prompt cache), in the request's own step
-  // and straight after it, into TimedPass::probes. A probe's prefill is a token or so, so it costs little more than its
+  // again with the runtime data's decode_probe fields (its prompt cache), each a step of its own,
+  // into TimedPass::probes. A probe's prefill is a token or so, so it costs little more than its
   // decode, and its token gaps are the decode at the case's context depth. Why the gate wants them:
   // on a 2-core VM a request's decode speed varies 5-15% from one request to the next whatever its
   // length (32 or 256 tokens alike), so the decode figure resolves with more requests, not longer

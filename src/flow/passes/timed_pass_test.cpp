@@ -49,7 +49,7 @@ class RecordingTurns : public StepTurns {
   size_t at_begin_ = 0;
 };
 
-TEST(TimedPassTurns, DecodeProbesRunInTheirRequestsOwnTurnStraightAfterIt) {
+TEST(TimedPassTurns, EachDecodeProbeIsATurnOfItsOwnRightAfterItsRequest) {
   const fs::path dir = fs::temp_directory_path() / ("fp-timed-turns-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   Script s;
@@ -77,16 +77,24 @@ TEST(TimedPassTurns, DecodeProbesRunInTheirRequestsOwnTurnStraightAfterIt) {
   const size_t measured = pass->requests.size();
   ASSERT_GE(measured, 2u);
   EXPECT_EQ(pass->probes.size(), 3 * measured);
-  // Every step that sends a measured request sends its 3 probes too, and no step sends probes alone:
-  // a probe never waits for the other pass's turn (it would start rested, bench/README.md section 3).
-  int with_probes = 0;
-  for (const auto& st : turns.steps) {
+  // Each probe a turn of its own (the other pass's probes alternate with them one by one: four back
+  // to back in one turn sample one moment of the machine, bench/README.md section 3), and the three
+  // turns after a measured request's are its probes.
+  int probe_steps = 0;
+  for (size_t i = 0; i < turns.steps.size(); ++i) {
+    const auto& st = turns.steps[i];
     if (st.probes == 0) continue;
-    ++with_probes;
-    EXPECT_EQ(st.requests, 1) << "the probes' step sends their measured request first";
-    EXPECT_EQ(st.probes, 3);
+    ++probe_steps;
+    EXPECT_EQ(st.probes, 1) << "turn " << i;
+    EXPECT_EQ(st.requests, 0) << "turn " << i << ": a probe shares its turn with nothing";
   }
-  EXPECT_EQ(with_probes, static_cast<int>(measured));
+  EXPECT_EQ(probe_steps, static_cast<int>(3 * measured));
+  int requests_then_probes = 0;
+  for (size_t i = 1; i + 3 < turns.steps.size(); ++i)
+    if (turns.steps[i].requests == 1 && turns.steps[i].probes == 0 && turns.steps[i + 1].probes == 1 && turns.steps[i + 2].probes == 1 &&
+        turns.steps[i + 3].probes == 1)
+      ++requests_then_probes;
+  EXPECT_EQ(requests_then_probes, static_cast<int>(measured));
 }
 
 }  // namespace
