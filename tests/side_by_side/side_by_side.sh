@@ -74,7 +74,7 @@ case $test_name in
     rc=$?
     cat "$T/out.txt"
     [ "$rc" -eq 0 ] || [ "$rc" -eq 3 ] || fail "expected exit 0 or 3 (two blocks rarely decide), got $rc"
-    expect_out "each measured request followed by 4 decode probe\(s\)"
+    expect_out "each measured request followed by 4 decode probe\(s\) .*; the full requests' decode guarded as itl_requests_ms\)"
     expect_out "itl_ms: (no regression|unresolved): "
     gj=$(find "$T/results" -name gate.json | head -1)
     expect_out "guard itl_requests_ms: (no regression|unresolved): "

@@ -205,7 +205,10 @@ void say_plan(const PairedPlan& plan, size_t prompts, TeeText& say) {
   say("timed blocks: in pairs, AB then BA or BA then AB at random, " + std::to_string(plan.rounds) + " round(s) of " + std::to_string(prompts) +
       " prompts per launch after " + std::to_string(plan.warmup) + " warm-up" +
       (plan.decode_probes > 0 ? ", each measured request followed by " + std::to_string(plan.decode_probes) +
-                                    " decode probe(s) (the prompt again from the runtime's prompt cache; itl_ms from them)"
+                                    " decode probe(s) (the prompt again from the runtime's prompt cache; itl_ms from them" +
+                                    (plan.guards.count("itl_requests_ms") ? "; the full requests' decode guarded as itl_requests_ms"
+                                                                          : std::string()) +
+                                    ")"
                               : std::string()) +
       (plan.interleave ? "; from block 2 both launches up at once, their requests in turn, where both fit" : "; one launch at a time") +
       "; first look after " +
