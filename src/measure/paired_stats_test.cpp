@@ -2,9 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <random>
+#include <sstream>
+#include <string>
 
 namespace fp {
 namespace {
@@ -678,6 +682,65 @@ TEST(Decision, HolmProtectsTheFamily) {
   auto alone = decide_figures({{"x", true, 0.05, a}});
   auto both = decide_figures({{"x", true, 0.05, a}, {"y", true, 0.05, b}});
   EXPECT_GE(both[0].p_holm, alone[0].p_holm);
+}
+
+// cases/generic-openai-llama-server.json's TTFT here, judged at its 1 ms floor (28.9% of 3.5 ms; the
+// regression bound 17.3%): the noisiest figure any shipped case gates. Its identical-build trials of
+// 2026-12-04/05 recorded 596 launches (fixtures/logs/gate-interleaved/generic-launches.txt: per launch
+// the median TTFT of each of the 3 prompts, ms); per-prompt values spread 36% in log and block values
+// 29%, a bimodal TTFT (2.5 against 5-7 ms: llama-server's prompt cache serves some prompts whole).
+// Every block from two of those launches drawn at random, the gate's looks and its budget floor
+// (blocks of 1.1 s: about 160 blocks in 180 s). Live, 1 of those 18 trials was a false alarm (+37.4%
+// after 10 blocks); resampled like this it is about 1 in 370 (bench/README.md section 3): what
+// remains is the live trials' own structure, which iid draws from their launches cannot have.
+std::vector<std::array<double, 3>> generic_openai_launches() {
+  std::ifstream in(FLASHPROOF_SOURCE_DIR "/fixtures/logs/gate-interleaved/generic-launches.txt");
+  std::vector<std::array<double, 3>> pool;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream row(line);
+    std::string session, arm;
+    int trial = 0;
+    std::array<double, 3> v{};
+    if (row >> session >> trial >> arm >> v[0] >> v[1] >> v[2]) pool.push_back(v);
+  }
+  return pool;
+}
+
+TEST(PairedGateSimulation, GenericOpenAiRecordedLaunchesResampled) {
+  const auto pool = generic_openai_launches();
+  ASSERT_GE(pool.size(), 500u);
+  constexpr int kTrials = 1000, kMaxBlocks = 160;
+  constexpr double kFloorEffect = 0.289;
+  std::mt19937_64 rng(41);
+  std::uniform_int_distribution<size_t> pick(0, pool.size() - 1);
+  int regression = 0, no_regression = 0;
+  double blocks = 0;
+  for (int t = 0; t < kTrials; ++t) {
+    std::vector<PairedUnit> units;
+    int look_at = 4;
+    for (int k = 0; k < kMaxBlocks; ++k) {
+      const auto& la = pool[pick(rng)];
+      const auto& lb = pool[pick(rng)];
+      for (int p = 0; p < 3; ++p) units.push_back({k, k % 2 == 0, "p" + std::to_string(p), la[p], lb[p]});
+      const int n = k + 1;
+      if (n != look_at && n != kMaxBlocks) continue;
+      look_at = next_look(n, 4);
+      DecisionOptions o;
+      o.min_blocks = 4;
+      const auto d = decide_figures({{"ttft_ms", true, kFloorEffect, units}}, o);
+      if (d[0].verdict == TimingVerdict::unresolved && n < kMaxBlocks && !beyond_budget(d, n, kMaxBlocks)) continue;
+      regression += d[0].verdict == TimingVerdict::regression;
+      no_regression += d[0].verdict == TimingVerdict::no_regression;
+      blocks += n;
+      break;
+    }
+  }
+  std::printf("  resampled from %zu recorded launches, %d trials: regression %.3f, no regression %.3f, mean blocks %.1f\n",
+              pool.size(), kTrials, regression / double(kTrials), no_regression / double(kTrials), blocks / kTrials);
+  EXPECT_GE(no_regression, 0.95 * kTrials);
+  EXPECT_LE(regression, 0.01 * kTrials);
 }
 
 }  // namespace
