@@ -52,11 +52,12 @@ def launch_timings(log_path, pooled=False, probes_used=True):
     # token or so: prompt processing from the full requests only, decode from the probes where there
     # are any (the gate's itl_ms comes from them).
     full = [r for r in requests if r[0][1] > PROBE_PROMPT_TOKENS]
+    # Without probes, a request whose prompt llama-server found whole in its own prompt cache (a chat
+    # case without cache_prompt: false) still counts for decode; prompt processing stays with the
+    # requests that processed their prompt.
     probes = [r for r in requests if r[0][1] <= PROBE_PROMPT_TOKENS] if probes_used else []
-    if not probes_used:
-        full = requests  # a prompt found whole in llama-server's own prompt cache is not a probe
     prompt = [r[0] for r in full if r[0][1] > 0]
-    decode = [r[1] for r in (probes or full)]
+    decode = [r[1] for r in (probes or (full if probes_used else requests))]
 
     def per_token(xs):
         if not xs:
