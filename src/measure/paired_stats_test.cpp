@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -279,31 +280,20 @@ SimLaunch launch_medians(std::mt19937_64& rng, const Machine& m, const std::vect
 }
 
 // The gate's sequential procedure (flow/paired/paired_runner.cpp): first look after `first` blocks, then a
-// look after every further pair, up to `max_blocks`.
+// look after every further pair, up to `max_blocks`; add_block(k, units) appends block k's units.
 // The budget is `max_blocks` blocks; the gate stops early where beyond_budget says so.
-TimingVerdict sequential(std::mt19937_64& rng, const Machine& machine, double min_effect, int first, int max_blocks,
-                         int* blocks_used = nullptr) {
-  Machine m = machine;
-  if (m.spell_rate > 0 && std::uniform_real_distribution<double>(0, 1)(rng) < m.spell_rate) m.launch_sd = m.spell_launch_sd;
+TimingVerdict decide_sequentially(const std::function<void(int, std::vector<PairedUnit>&)>& add_block, double min_effect,
+                                  int first, int max_blocks, double trim, int* blocks_used) {
   std::vector<PairedUnit> units;
   int look_at = first;
-  const double bases[] = {800, 1200, 2000};
   for (int k = 0; k < max_blocks; ++k) {
-    const bool a_first = k % 2 == 0;
-    const std::vector<double> b(bases, bases + m.prompts);
-    // The launches of a block in their order (a burst is a launch's, not an arm's).
-    const SimLaunch first_launch = launch_medians(rng, m, b, a_first ? 1.0 : 1.0 + m.shift);
-    const SimLaunch second_launch = launch_medians(rng, m, b, a_first ? 1.0 + m.shift : 1.0);
-    const SimLaunch& la = a_first ? first_launch : second_launch;
-    const SimLaunch& lb = a_first ? second_launch : first_launch;
-    for (int p = 0; p < m.prompts; ++p)
-      units.push_back({k, a_first, "p" + std::to_string(p), la.medians[p], lb.medians[p], la.reference, lb.reference});
+    add_block(k, units);
     const int n = k + 1;
     if (n == look_at || n == max_blocks) {
       look_at = next_look(n, first);
       DecisionOptions o;
       o.min_blocks = first;
-      o.trim = m.trim;
+      o.trim = trim;
       auto d = decide_figures({{"ttft_ms", true, min_effect, units}}, o);
       if (d[0].verdict != TimingVerdict::unresolved || n == max_blocks || beyond_budget(d, n, max_blocks)) {
         if (blocks_used) *blocks_used = n;
@@ -312,6 +302,26 @@ TimingVerdict sequential(std::mt19937_64& rng, const Machine& machine, double mi
     }
   }
   return TimingVerdict::unresolved;
+}
+
+// A simulated machine's blocks, decided as the gate does.
+TimingVerdict sequential(std::mt19937_64& rng, const Machine& machine, double min_effect, int first, int max_blocks,
+                         int* blocks_used = nullptr) {
+  Machine m = machine;
+  if (m.spell_rate > 0 && std::uniform_real_distribution<double>(0, 1)(rng) < m.spell_rate) m.launch_sd = m.spell_launch_sd;
+  const double bases[] = {800, 1200, 2000};
+  const std::vector<double> b(bases, bases + m.prompts);
+  auto add_block = [&](int k, std::vector<PairedUnit>& units) {
+    const bool a_first = k % 2 == 0;
+    // The launches of a block in their order (a burst is a launch's, not an arm's).
+    const SimLaunch first_launch = launch_medians(rng, m, b, a_first ? 1.0 : 1.0 + m.shift);
+    const SimLaunch second_launch = launch_medians(rng, m, b, a_first ? 1.0 + m.shift : 1.0);
+    const SimLaunch& la = a_first ? first_launch : second_launch;
+    const SimLaunch& lb = a_first ? second_launch : first_launch;
+    for (int p = 0; p < m.prompts; ++p)
+      units.push_back({k, a_first, "p" + std::to_string(p), la.medians[p], lb.medians[p], la.reference, lb.reference});
+  };
+  return decide_sequentially(add_block, min_effect, first, max_blocks, m.trim, blocks_used);
 }
 
 // The CUDA default's minimum effect for host-clock figures (flow/paired/paired_runner.h kHostClockOnGpuMinEffect).
@@ -717,25 +727,17 @@ TEST(PairedGateSimulation, GenericOpenAiRecordedLaunchesResampled) {
   std::uniform_int_distribution<size_t> pick(0, pool.size() - 1);
   int regression = 0, no_regression = 0;
   double blocks = 0;
+  auto add_block = [&](int k, std::vector<PairedUnit>& units) {
+    const auto& la = pool[pick(rng)];
+    const auto& lb = pool[pick(rng)];
+    for (int p = 0; p < 3; ++p) units.push_back({k, k % 2 == 0, "p" + std::to_string(p), la[p], lb[p]});
+  };
   for (int t = 0; t < kTrials; ++t) {
-    std::vector<PairedUnit> units;
-    int look_at = 4;
-    for (int k = 0; k < kMaxBlocks; ++k) {
-      const auto& la = pool[pick(rng)];
-      const auto& lb = pool[pick(rng)];
-      for (int p = 0; p < 3; ++p) units.push_back({k, k % 2 == 0, "p" + std::to_string(p), la[p], lb[p]});
-      const int n = k + 1;
-      if (n != look_at && n != kMaxBlocks) continue;
-      look_at = next_look(n, 4);
-      DecisionOptions o;
-      o.min_blocks = 4;
-      const auto d = decide_figures({{"ttft_ms", true, kFloorEffect, units}}, o);
-      if (d[0].verdict == TimingVerdict::unresolved && n < kMaxBlocks && !beyond_budget(d, n, kMaxBlocks)) continue;
-      regression += d[0].verdict == TimingVerdict::regression;
-      no_regression += d[0].verdict == TimingVerdict::no_regression;
-      blocks += n;
-      break;
-    }
+    int used = 0;
+    const TimingVerdict v = decide_sequentially(add_block, kFloorEffect, 4, kMaxBlocks, kBlockTrim, &used);
+    regression += v == TimingVerdict::regression;
+    no_regression += v == TimingVerdict::no_regression;
+    blocks += used;
   }
   std::printf("  resampled from %zu recorded launches, %d trials: regression %.3f, no regression %.3f, mean blocks %.1f\n",
               pool.size(), kTrials, regression / double(kTrials), no_regression / double(kTrials), blocks / kTrials);
