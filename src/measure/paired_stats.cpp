@@ -7,8 +7,10 @@
 #include <numeric>
 #include <optional>
 
+#include <boost/math/distributions/chi_squared.hpp>
 #include <boost/math/distributions/students_t.hpp>
 
+#include "measure/signed_rank.h"
 #include "util/format_number.h"
 
 namespace fp {
@@ -70,6 +72,41 @@ double machine_arm_p(const std::vector<BlockValue>& v, double trim) {
   return 2 * (1 - student_t_cdf(std::fabs(tm / se), kept - 1));
 }
 
+
+// The spread of a block's value that the prompts' spread within blocks implies, robustly: per block
+// the variance of its prompts' log-ratios about the block mean less each prompt's typical offset (the
+// median over blocks), then the median of those over blocks, scaled to a variance by the median of
+// chi-square with m - 1 degrees of freedom over m - 1, and divided by the prompts per block m.
+// Empty where blocks carry fewer than two prompts, or fewer than three blocks share the same prompts.
+template <class ByBlock>
+std::optional<double> within_block_sd(const ByBlock& by_block) {
+  std::map<std::string, std::vector<double>> offsets;
+  size_t m = 0;
+  for (const auto& [block, acc] : by_block) {
+    if (m == 0) m = acc.r.size();
+    if (acc.r.size() != m || m < 2) return std::nullopt;
+    const double mean = mean_of(acc.r);
+    for (size_t i = 0; i < m; ++i) offsets[acc.prompt[i]].push_back(acc.r[i] - mean);
+  }
+  if (by_block.size() < 3 || offsets.size() != m) return std::nullopt;
+  std::map<std::string, double> typical;
+  double typical_mean = 0;
+  for (const auto& [prompt, v] : offsets) typical_mean += (typical[prompt] = median(v)) / static_cast<double>(m);
+  std::vector<double> variances;
+  for (const auto& [block, acc] : by_block) {
+    const double mean = mean_of(acc.r);
+    double ss = 0;
+    for (size_t i = 0; i < m; ++i) {
+      const double x = acc.r[i] - mean - (typical[acc.prompt[i]] - typical_mean);
+      ss += x * x;
+    }
+    variances.push_back(ss / static_cast<double>(m - 1));
+  }
+  const double df = static_cast<double>(m - 1);
+  const double chi_median = boost::math::quantile(boost::math::chi_squared_distribution<double>(df), 0.5) / df;
+  return std::sqrt(median(variances) / chi_median / static_cast<double>(m));
+}
+
 }  // namespace
 
 double PairedEstimate::worse_rel() const { return std::expm1(worse_log); }
@@ -102,11 +139,13 @@ int paired_df(int blocks, double trim, bool machine) {
          (machine && fits_machine(n / 2 + n % 2, n / 2, trim) ? 1 : 0);
 }
 
-PairedEstimate estimate_paired(const std::vector<PairedUnit>& units, bool lower_is_better, double confidence, double trim) {
+PairedEstimate estimate_paired(const std::vector<PairedUnit>& units, bool lower_is_better, double confidence, double trim,
+                               bool within_floor) {
   PairedEstimate e;
   struct Acc {
     bool a_first = true;
     std::vector<double> r, la, lb;
+    std::vector<std::string> prompt;  // beside r
     double machine = kNoValue;  // the block's x (its launches carry one reference each)
   };
   std::map<int, Acc> by_block;
@@ -116,6 +155,7 @@ PairedEstimate estimate_paired(const std::vector<PairedUnit>& units, bool lower_
     Acc& acc = by_block[u.block];
     acc.a_first = u.a_first;
     acc.r.push_back(lower_is_better ? r : -r);
+    acc.prompt.push_back(u.prompt);
     acc.la.push_back(std::log(u.a));
     acc.lb.push_back(std::log(u.b));
     if (std::isfinite(u.machine_a) && std::isfinite(u.machine_b) && u.machine_a > 0 && u.machine_b > 0)
@@ -200,9 +240,17 @@ PairedEstimate estimate_paired(const std::vector<PairedUnit>& units, bool lower_
   // Yuen: se^2 = SS_w / (h (h - 1)); with the position term its degree of freedom comes off (at
   // g = 0 this is the least-squares se of theta for a balanced design).
   e.se_log = std::sqrt(ss / (static_cast<double>(kept) * e.df));
+  // The floor from the prompts' spread within blocks (see the file comment): robust like the rest,
+  // so that a burst that hit one request does not raise it for every block.
+  if (const auto within = within_floor ? within_block_sd(by_block) : std::nullopt) {
+    e.within_sd_log = *within;
+    e.se_floor_log = *within / std::sqrt(static_cast<double>(n));
+    e.se_log = std::max(e.se_log, e.se_floor_log);
+  }
   e.block_sd_log = e.se_log * std::sqrt(static_cast<double>(n));
   // 1.03: the trimmed mean's standard error on normal data is about 3% above the mean's.
   e.forecast_sd_log = std::min(e.block_sd_log, 1.03 * kMadToSigma * median_abs_deviation(adj));
+  if (std::isfinite(e.within_sd_log)) e.forecast_sd_log = std::max(e.forecast_sd_log, e.within_sd_log);
   const double t = student_t_quantile(0.5 + confidence / 2, e.df);
   e.low_log = e.worse_log - t * e.se_log;
   e.high_log = e.worse_log + t * e.se_log;
@@ -261,7 +309,7 @@ std::vector<FigureDecision> decide_figures(const std::vector<FigureInput>& figur
     d.lower_is_better = f.lower_is_better;
     d.min_effect = f.min_effect;
     d.effect_note = f.effect_note;
-    d.estimate = estimate_paired(f.units, f.lower_is_better, o.confidence, o.trim);
+    d.estimate = estimate_paired(f.units, f.lower_is_better, o.confidence, o.trim, o.within_floor);
     // "Regression" is tested against the regression bound, not against no change: a true change
     // below it must not be called a regression however many blocks run.
     const PairedEstimate& e = d.estimate;
@@ -270,6 +318,9 @@ std::vector<FigureDecision> decide_figures(const std::vector<FigureInput>& figur
     if (std::isfinite(e.se_log) && e.df >= 1)
       pr = e.se_log > 0 ? 1 - student_t_cdf((e.worse_log - bound) / e.se_log, e.df) : (e.worse_log > bound ? 0.0 : 1.0);
     d.p_regression = pr;
+    std::vector<double> adjusted_values;
+    for (const auto& b : e.block_values) adjusted_values.push_back(b.adjusted);
+    if (!adjusted_values.empty()) d.p_rank = signed_rank_p_above(adjusted_values, bound);
     p.push_back(pr);
     out.push_back(std::move(d));
   }
@@ -293,11 +344,20 @@ std::vector<FigureDecision> decide_figures(const std::vector<FigureInput>& figur
       d.why = lower > 0 ? "slower, but by less than the minimum effect"
               : upper < 0 ? "faster beyond noise"
                           : "any change is smaller than the minimum effect";
-    } else if (d.p_holm < o.alpha_look) {
+    } else if (d.p_holm < o.alpha_look && d.p_rank <= o.rank_alpha * (1 + 1e-9)) {
       d.verdict = TimingVerdict::regression;
-      char buf[160];
-      std::snprintf(buf, sizeof buf, "worse than %s beyond noise (Holm-adjusted one-sided p %.2g < %.3g per look)",
-                    pct(o.regression_share * d.min_effect).c_str(), d.p_holm, o.alpha_look);
+      char buf[200];
+      std::snprintf(buf, sizeof buf,
+                    "worse than %s beyond noise (Holm-adjusted one-sided p %.2g < %.3g per look; signed-rank p %.2g <= %.3g)",
+                    pct(o.regression_share * d.min_effect).c_str(), d.p_holm, o.alpha_look, d.p_rank, o.rank_alpha);
+      d.why = buf;
+    } else if (d.p_holm < o.alpha_look) {
+      d.verdict = TimingVerdict::unresolved;
+      char buf[240];
+      std::snprintf(buf, sizeof buf,
+                    "the trimmed mean is worse than %s (Holm p %.2g), but the blocks' signed ranks are not convincing "
+                    "(p %.2g > %.3g): a few clustered blocks carry it",
+                    pct(o.regression_share * d.min_effect).c_str(), d.p_holm, d.p_rank, o.rank_alpha);
       d.why = buf;
     } else {
       d.verdict = TimingVerdict::unresolved;
@@ -365,6 +425,7 @@ std::string decision_line(const FigureDecision& d, const std::string& b_name) {
   if (e.trimmed_each_end > 0)
     s += " (trimmed mean: " + std::to_string(e.trimmed_each_end) + " block" + (e.trimmed_each_end > 1 ? "s" : "") +
          " dropped at each end)";
+  if (std::isfinite(e.se_floor_log) && e.se_floor_log >= e.se_log) s += " (standard error floored by the prompts' spread within blocks)";
   if (e.machine_term) {
     char m[120];
     std::snprintf(m, sizeof m, " (machine term: the machine reference's change x %.2f taken out)", e.machine_slope);
