@@ -72,7 +72,6 @@ double machine_arm_p(const std::vector<BlockValue>& v, double trim) {
   return 2 * (1 - student_t_cdf(std::fabs(tm / se), kept - 1));
 }
 
-
 // The spread of a block's value that the prompts' spread within blocks implies, robustly: per block
 // the variance of its prompts' log-ratios about the block mean less each prompt's typical offset (the
 // median over blocks), then the median of those over blocks, scaled to a variance by the median of

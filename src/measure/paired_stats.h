@@ -125,9 +125,10 @@ struct PairedEstimate {
   // the MAD-based spread of the adjusted block values (scaled to a standard deviation), which a
   // burst or two among few blocks does not inflate. Only the forecast uses it, never a decision.
   double forecast_sd_log = kNoValue;
-  // The least spread of one block's value that the prompts' spread within blocks implies (the
-  // residual standard deviation of prompt x block, less the prompts' own means, over sqrt(prompts per
-  // block)), and the standard error it floors se_log at; kNoValue with one prompt per block.
+  // The least spread of one block's value that the prompts' spread within blocks implies (per block
+  // the prompts' variance about the block mean less each prompt's typical offset, the median over
+  // blocks, over the prompts per block), and the standard error it floors se_log at; kNoValue with
+  // one prompt per block.
   double within_sd_log = kNoValue;
   double se_floor_log = kNoValue;
   int df = 0;

@@ -260,6 +260,7 @@ TEST(Decision, RegressionNeedsTheSignedRanksToo) {
   EXPECT_EQ(d[0].verdict, TimingVerdict::unresolved) << decision_line(d[0]);
   EXPECT_GT(d[0].p_rank, 0.15);
   EXPECT_NE(d[0].why.find("signed ranks are not convincing"), std::string::npos) << d[0].why;
+  std::printf("  %s\n", decision_line(d[0]).c_str());
   // Four blocks, every one well beyond the bound: the first look still decides.
   std::vector<PairedUnit> four;
   for (int k = 0; k < 4; ++k) four.push_back({k, k % 2 == 0, "", 100, 150.0 + k});
@@ -770,7 +771,7 @@ TEST(Decision, HolmProtectsTheFamily) {
 // after 10 blocks). Resampled, the trimmed mean with Yuen's interval alone called 0.33% of trials a
 // regression: a few blocks that fall in one mode of the bimodal TTFT have a tiny spread among
 // themselves. The signed-rank confirmation and the within-block floor under the standard error
-// (paired_stats.h) take that to 0.06%. The recorded trials' arms differ no more than chance says
+// (paired_stats.h) take that to 0.07%. The recorded trials' arms differ no more than chance says
 // (bench/recorded_arm_dispersion.py: sum of z^2 13.4 on 18 trials), so iid draws are a fair model.
 struct RecordedLaunch {
   std::string trial;  // session and trial number
