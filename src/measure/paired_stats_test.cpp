@@ -773,27 +773,18 @@ TEST(Decision, HolmProtectsTheFamily) {
 // themselves. The signed-rank confirmation and the within-block floor under the standard error
 // (paired_stats.h) take that to 0.07%. The recorded trials' arms differ no more than chance says
 // (bench/recorded_arm_dispersion.py: sum of z^2 13.4 on 18 trials), so iid draws are a fair model.
-struct RecordedLaunch {
-  std::string trial;  // session and trial number
-  bool candidate = false;
-  std::array<double, 3> ttft{};  // the median TTFT of each prompt, ms
-};
-
-std::vector<RecordedLaunch> generic_openai_launches() {
+// Per recorded launch, the median TTFT of each of its 3 prompts (ms).
+std::vector<std::array<double, 3>> generic_openai_launches() {
   std::ifstream in(FLASHPROOF_SOURCE_DIR "/fixtures/logs/gate-interleaved/generic-launches.txt");
-  std::vector<RecordedLaunch> pool;
+  std::vector<std::array<double, 3>> pool;
   std::string line;
   while (std::getline(in, line)) {
     if (line.empty() || line[0] == '#') continue;
     std::istringstream row(line);
     std::string session, arm;
     int trial = 0;
-    RecordedLaunch l;
-    if (row >> session >> trial >> arm >> l.ttft[0] >> l.ttft[1] >> l.ttft[2]) {
-      l.trial = session + " " + std::to_string(trial);
-      l.candidate = arm == "candidate";
-      pool.push_back(l);
-    }
+    std::array<double, 3> v{};
+    if (row >> session >> trial >> arm >> v[0] >> v[1] >> v[2]) pool.push_back(v);
   }
   return pool;
 }
@@ -815,8 +806,8 @@ TEST(PairedGateSimulation, GenericOpenAiRecordedLaunchesResampled) {
     std::uniform_int_distribution<size_t> pick(0, pool.size() - 1);
     for (int t = 0; t < kTrials; ++t) {
       auto add_block = [&](int k, std::vector<PairedUnit>& units) {
-        const auto& la = pool[pick(rng)].ttft;
-        const auto& lb = pool[pick(rng)].ttft;
+        const auto& la = pool[pick(rng)];
+        const auto& lb = pool[pick(rng)];
         for (int p = 0; p < 3; ++p) units.push_back({k, k % 2 == 0, "p" + std::to_string(p), la[p], lb[p]});
       };
       int used = 0;
