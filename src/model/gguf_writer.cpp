@@ -1,6 +1,11 @@
 #include "model/gguf_writer.h"
 
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
 #include <cstring>
+#include <mutex>
+#include <thread>
 
 #include "model/gguf_value_type.h"
 
@@ -42,15 +47,37 @@ void put_value(std::string& out, const GgufValue& v) {
 
 uint64_t align_up(uint64_t n) { return (n + kAlignment - 1) / kAlignment * kAlignment; }
 
+// One piece of work: rows [begin, end) of one tensor.
+struct Chunk {
+  size_t tensor;
+  uint64_t begin, end;
+  bool last;  // the tensor's last chunk: the padding to the alignment follows it
+};
+
 }  // namespace
+
+uint64_t GgufWriter::Tensor::rows() const {
+  uint64_t r = 1;
+  for (size_t i = 1; i < dims.size(); ++i) r *= dims[i];
+  return r;
+}
+uint64_t GgufWriter::Tensor::row_bytes() const { return encoded_row_bytes(type, dims.empty() ? 0 : dims[0]); }
 
 void GgufWriter::add_kv(std::string key, GgufValue value) { kvs_.emplace_back(std::move(key), std::move(value)); }
 
-void GgufWriter::add_tensor(std::string name, std::vector<uint64_t> dims, GgufType type, std::string data) {
-  tensors_.push_back({std::move(name), std::move(dims), type, std::move(data)});
+void GgufWriter::add_tensor(std::string name, std::vector<uint64_t> dims, WeightType type, GgufRowFill fill) {
+  tensors_.push_back({std::move(name), std::move(dims), type, std::move(fill)});
 }
 
-std::string GgufWriter::serialize() const {
+void GgufWriter::add_tensor(std::string name, std::vector<uint64_t> dims, WeightType type, std::string data) {
+  const uint64_t row_bytes = encoded_row_bytes(type, dims.empty() ? 0 : dims[0]);
+  auto bytes = std::make_shared<const std::string>(std::move(data));
+  add_tensor(std::move(name), std::move(dims), type, [bytes, row_bytes](uint64_t begin, uint64_t end, unsigned char* out) {
+    std::memcpy(out, bytes->data() + begin * row_bytes, (end - begin) * row_bytes);
+  });
+}
+
+std::string GgufWriter::header() const {
   std::string out;
   out += "GGUF";
   put_u32(out, 3);
@@ -65,40 +92,104 @@ std::string GgufWriter::serialize() const {
     put_str(out, t.name);
     put_u32(out, static_cast<uint32_t>(t.dims.size()));
     for (uint64_t d : t.dims) put_u64(out, d);
-    put_u32(out, static_cast<uint32_t>(t.type));
+    put_u32(out, weight_encoding(t.type).ggml_type);
     put_u64(out, offset);
-    offset = align_up(offset + t.data.size());
+    offset = align_up(offset + t.bytes());
   }
   out.resize(align_up(out.size()), '\0');
-  for (const auto& t : tensors_) {
-    out += t.data;
-    out.resize(align_up(out.size()), '\0');
-  }
   return out;
 }
 
-uint16_t float_to_half(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, 4);
-  uint32_t sign = (x >> 16) & 0x8000u;
-  int32_t exp = static_cast<int32_t>((x >> 23) & 0xff) - 127 + 15;
-  uint32_t mant = x & 0x7fffffu;
-  if (((x >> 23) & 0xff) == 0xff) return static_cast<uint16_t>(sign | 0x7c00u | (mant ? 0x200u : 0));
-  if (exp >= 31) return static_cast<uint16_t>(sign | 0x7c00u);
-  if (exp <= 0) {
-    if (exp < -10) return static_cast<uint16_t>(sign);
-    mant |= 0x800000u;
-    uint32_t shift = static_cast<uint32_t>(14 - exp);
-    uint32_t half = mant >> shift;
-    uint32_t rem = mant & ((1u << shift) - 1);
-    uint32_t mid = 1u << (shift - 1);
-    if (rem > mid || (rem == mid && (half & 1))) ++half;
-    return static_cast<uint16_t>(sign | half);
+uint64_t GgufWriter::file_size() const {
+  uint64_t n = header().size();
+  for (const auto& t : tensors_) n = align_up(n + t.bytes());
+  return n;
+}
+
+bool GgufWriter::write(const std::function<bool(std::string_view)>& sink, unsigned threads) const {
+  if (!sink(header())) return false;
+  std::vector<Chunk> chunks;
+  for (size_t i = 0; i < tensors_.size(); ++i) {
+    const Tensor& t = tensors_[i];
+    const uint64_t rows = t.rows(), step = std::max<uint64_t>(1, kChunkBytes / std::max<uint64_t>(1, t.row_bytes()));
+    for (uint64_t r = 0; r < rows; r += step) chunks.push_back({i, r, std::min(rows, r + step), r + step >= rows});
   }
-  uint32_t half = sign | (static_cast<uint32_t>(exp) << 10) | (mant >> 13);
-  uint32_t rem = mant & 0x1fffu;
-  if (rem > 0x1000u || (rem == 0x1000u && (half & 1))) ++half;  // may carry into the exponent: correct
-  return static_cast<uint16_t>(half);
+  threads = std::max(1u, threads);
+  const size_t window = std::max<size_t>(1, std::min<size_t>(2 * threads, kMaxBytesInFlight / kChunkBytes));
+  std::vector<std::string> slot(window);
+  std::vector<long long> ready(window, -1);  // which chunk a slot holds, -1 none
+  std::mutex m;
+  std::condition_variable cv;
+  size_t written = 0;  // chunks handed to the sink
+  bool stop = false;
+  std::atomic<size_t> next{0};
+
+  auto work = [&] {
+    for (;;) {
+      const size_t j = next.fetch_add(1);
+      if (j >= chunks.size()) return;
+      {
+        std::unique_lock lock(m);
+        cv.wait(lock, [&] { return stop || j < written + window; });
+        if (stop) return;
+      }
+      const Chunk& c = chunks[j];
+      const Tensor& t = tensors_[c.tensor];
+      std::string& buf = slot[j % window];  // only this worker touches it until it is marked ready
+      buf.assign((c.end - c.begin) * t.row_bytes(), '\0');
+      t.fill(c.begin, c.end, reinterpret_cast<unsigned char*>(buf.data()));
+      {
+        std::lock_guard lock(m);
+        ready[j % window] = static_cast<long long>(j);
+      }
+      cv.notify_all();
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned i = 0; i < threads; ++i) pool.emplace_back(work);
+
+  bool ok = true;
+  uint64_t pos = header().size();
+  for (size_t j = 0; j < chunks.size() && ok; ++j) {
+    {
+      std::unique_lock lock(m);
+      cv.wait(lock, [&] { return ready[j % window] == static_cast<long long>(j); });
+    }
+    std::string& buf = slot[j % window];
+    ok = sink(buf);
+    pos += buf.size();
+    if (ok && chunks[j].last) {
+      const uint64_t pad = align_up(pos) - pos;
+      if (pad) ok = sink(std::string(pad, '\0'));
+      pos += pad;
+    }
+    std::string().swap(buf);
+    {
+      std::lock_guard lock(m);
+      ready[j % window] = -1;
+      written = j + 1;
+      if (!ok) stop = true;
+    }
+    cv.notify_all();
+  }
+  {
+    std::lock_guard lock(m);
+    stop = true;
+  }
+  cv.notify_all();
+  for (auto& th : pool) th.join();
+  return ok;
+}
+
+std::string GgufWriter::serialize() const {
+  std::string out;
+  write(
+      [&](std::string_view b) {
+        out.append(b);
+        return true;
+      },
+      1);
+  return out;
 }
 
 }  // namespace fp

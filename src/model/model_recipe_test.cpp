@@ -54,7 +54,7 @@ TEST(GgufWriter, HalfConversion) {
 TEST(GgufWriter, HeaderAndAlignment) {
   GgufWriter w;
   w.add_kv("general.architecture", std::string("llama"));
-  w.add_tensor("t", {3}, GgufType::F32, std::string(12, '\1'));
+  w.add_tensor("t", {3}, WeightType::F32, std::string(12, '\1'));
   const std::string b = w.serialize();
   uint32_t version;
   uint64_t tensors, kvs;
@@ -66,6 +66,83 @@ TEST(GgufWriter, HeaderAndAlignment) {
   EXPECT_EQ(kvs, 1u);
   EXPECT_EQ(b.size() % 32, 0u);
   EXPECT_EQ(b.substr(b.size() - 32, 12), std::string(12, '\1'));
+}
+
+TEST(ModelRecipe, StreamedBytesDoNotDependOnThreads) {
+  auto r = load_model_recipe(FLASHPROOF_SOURCE_DIR "/fixtures/models/tiny.json");
+  ASSERT_TRUE(r.ok());
+  for (WeightType t : {WeightType::F16, WeightType::Q8_0, WeightType::Q4_0}) {
+    const GgufWriter plan = llama_gguf_plan(recipe_with_weight_type(*r, t));
+    std::string one, many;
+    plan.write([&](std::string_view b) { one.append(b); return true; }, 1);
+    plan.write([&](std::string_view b) { many.append(b); return true; }, 7);
+    EXPECT_EQ(one, many) << weight_encoding(t).name;
+    EXPECT_EQ(one.size(), plan.file_size());
+  }
+}
+
+TEST(ModelRecipe, StreamingStopsWhenTheSinkFails) {
+  auto r = load_model_recipe(FLASHPROOF_SOURCE_DIR "/fixtures/models/realistic.json");
+  ASSERT_TRUE(r.ok());
+  size_t calls = 0;
+  EXPECT_FALSE(llama_gguf_plan(*r).write([&](std::string_view) { return ++calls < 3; }, 4));
+  EXPECT_EQ(calls, 3u);
+}
+
+TEST(ModelRecipe, QuantizedWeightsKeepTheValuesAndTheShape) {
+  auto r = load_model_recipe(FLASHPROOF_SOURCE_DIR "/fixtures/models/tiny.json");
+  ASSERT_TRUE(r.ok());
+  const ModelRecipe q = recipe_with_weight_type(*r, WeightType::Q4_0);
+  EXPECT_EQ(q.name, "tiny-q4_0");
+  EXPECT_EQ(q.output, "fixtures/models/generated/tiny-q4_0.gguf");
+  EXPECT_TRUE(q.sha256.empty());
+  const std::string f16 = build_llama_gguf(*r), q4 = build_llama_gguf(q);
+  EXPECT_LT(q4.size(), f16.size() * 2 / 3);
+  auto meta = parse_gguf_metadata(q4, "q4");
+  ASSERT_TRUE(meta.ok()) << meta.error().message;
+  EXPECT_EQ(meta->integer("general.file_type"), 2);  // mostly Q4_0
+  EXPECT_EQ(meta->integer("llama.embedding_length"), 128);
+  // q4_K needs rows of 256: the tiny model's 128-wide rows fall back to q8_0.
+  EXPECT_EQ(matrix_weight_type(recipe_with_weight_type(*r, WeightType::Q4_K), 128), WeightType::Q8_0);
+  EXPECT_EQ(matrix_weight_type(recipe_with_weight_type(*r, WeightType::Q4_K), 256), WeightType::Q4_K);
+  EXPECT_EQ(matrix_weight_type(recipe_with_weight_type(*r, WeightType::Q4_0), 48), WeightType::F16);
+}
+
+TEST(ModelRecipe, DeployedShapesLoadAndSayWhatTheyCopy) {
+  const char* dir = FLASHPROOF_SOURCE_DIR "/fixtures/models/shapes/";
+  struct Want { const char* name; uint32_t head, n_head, n_head_kv; };
+  for (const Want& w : {Want{"llama-3.2-1b", 64, 32, 8}, Want{"llama-3.2-3b", 128, 24, 8}, Want{"llama-3.1-8b", 128, 32, 8},
+                        Want{"qwen2.5-7b", 128, 28, 4}, Want{"phi-3-mini", 96, 32, 32}, Want{"gemma-2-9b-attn", 256, 16, 8},
+                        Want{"mistral-nemo-12b", 128, 32, 8}, Want{"llama-3.1-70b-slice", 128, 64, 8},
+                        Want{"llama-3.1-70b-q4_0", 128, 64, 8}}) {
+    auto r = load_model_recipe(std::string(dir) + w.name + ".json");
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    EXPECT_EQ(r->head_size(), w.head) << w.name;
+    EXPECT_EQ(r->n_head, w.n_head) << w.name;
+    EXPECT_EQ(r->n_head_kv, w.n_head_kv) << w.name;
+    EXPECT_NE(r->copies.find("config.json"), std::string::npos) << w.name;
+    EXPECT_GE(r->n_vocab, 32000u) << w.name;
+  }
+}
+
+TEST(ModelRecipe, HeadDimApartFromTheEmbedding) {
+  auto r = load_model_recipe(FLASHPROOF_SOURCE_DIR "/fixtures/models/tiny.json");
+  ASSERT_TRUE(r.ok());
+  ModelRecipe nemo_like = *r;
+  nemo_like.head_dim = 48;  // 4 heads x 48 = 192 != n_embd 128
+  nemo_like.n_vocab = 1000;
+  const std::string bytes = build_llama_gguf(nemo_like);
+  auto meta = parse_gguf_metadata(bytes, "hd48");
+  ASSERT_TRUE(meta.ok());
+  auto facts = model_facts(*meta);
+  ASSERT_TRUE(facts.ok()) << facts.error().message;
+  EXPECT_EQ(facts->head_size_k, 48);
+  EXPECT_EQ(facts->n_embd, 128);
+  EXPECT_EQ(meta->integer("llama.vocab_size"), 1000);
+  auto variant = recipe_with_head_size(nemo_like, 64);
+  ASSERT_TRUE(variant.ok());
+  EXPECT_EQ(variant->head_dim, 64u);
+  EXPECT_EQ(variant->n_embd, 128u);  // the head size moves alone when the recipe names it
 }
 
 TEST(ModelRecipe, ValidationNamesTheField) {

@@ -51,6 +51,11 @@ std::string sha256_hex(std::string_view bytes) {
   return hex_of(ctx.get());
 }
 
+Sha256Stream::Sha256Stream() : ctx_(new_ctx().release()) {}
+Sha256Stream::~Sha256Stream() { EVP_MD_CTX_free(static_cast<EVP_MD_CTX*>(ctx_)); }
+void Sha256Stream::update(std::string_view bytes) { EVP_DigestUpdate(static_cast<EVP_MD_CTX*>(ctx_), bytes.data(), bytes.size()); }
+std::string Sha256Stream::hex() { return hex_of(static_cast<EVP_MD_CTX*>(ctx_)); }
+
 Result<std::string> sha256_file(const std::string& path) {
   Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
   if (f.fd < 0) return make_error(path + ": cannot open: " + std::strerror(errno));
