@@ -18,12 +18,13 @@ namespace fp {
 namespace {
 
 const char* kMatrixUsageText =
-    "usage: flashproof matrix CASE.json [--kv TYPES] [--flag on,off] [--context N,...] [--head-sizes N,...] [options]\n"
+    "usage: flashproof matrix CASE.json [--kv TYPES] [--flag on,auto,off] [--context N,...] [--head-sizes N,...] [options]\n"
     "Launches the case once per combination and says where fused attention really runs: for each, the\n"
     "evidence pass of `flashproof run` (verdict, attention nodes per backend, attention kernels where the\n"
     "probe runs, the known cause of a fallback) and a short prompt-speed launch without verbose logging\n"
     "(one prompt of fixed length: the runtime's own timings.prompt_per_second and flashproof's prompt\n"
-    "tokens over time to first token), compared with the flag off for the same combination. A\n"
+    "tokens over time to first token, time to first token, the runtime's decode tokens/s), compared with\n"
+    "the flag off for the same combination, and the KV cache and compute buffers the runtime logged. A\n"
     "combination the runtime refuses, or one that fails, is a row saying so. Prints the table; writes\n"
     "matrix.txt, matrix.json and report.html (also `flashproof report DIR`).\n\n"
     "axes (each a comma-separated list; rows: head sizes x contexts x KV pairs x flags):\n"
@@ -31,7 +32,8 @@ const char* kMatrixUsageText =
     "                       (every type the runtime accepts), `all` (every same pair and the mixed pairs that\n"
     "                       matter); types from src/runtime/data/<runtime>.json \"kv_cache\". Default: as the\n"
     "                       case launches\n"
-    "  --flag on,off        the flag's values to launch with (default on,off)\n"
+    "  --flag on,auto,off   the flag's values to launch with (default on,off); auto is the runtime's default\n"
+    "                       value (its data's flag.default: -fa auto), any verdict as expected\n"
     "  --context N,...      contexts ({context} in the launch line; default the case's shape.context)\n"
     "  --head-sizes N,...   models generated from the case's model recipe with these head sizes, same seed,\n"
     "                       otherwise the same shape (even, from 8; default: the case's model)\n"
@@ -69,12 +71,12 @@ std::vector<int> numbers(Args& args, long lo, long hi) {
   return out;
 }
 
-std::vector<bool> flags(Args& args) {
+std::vector<std::string> flags(Args& args) {
   const std::string v = args.value();
-  std::vector<bool> out;
+  std::vector<std::string> out;
   for (const std::string& item : split_list(v)) {
-    if (item != "on" && item != "off") args.usage_error("--flag " + quote(v) + ": item " + quote(item) + " is not on or off");
-    out.push_back(item == "on");
+    if (item != "on" && item != "off" && item != "auto") args.usage_error("--flag " + quote(v) + ": item " + quote(item) + " is not on, off or auto");
+    out.push_back(item);
   }
   return out;
 }

@@ -286,9 +286,11 @@ std::string matrix_section(const json& m, const std::string& path, size_t index)
                     esc(join(strings(m, "axes"), "; ")) + " &middot; <code>" + esc(path) + "</code></p>";
   for (const auto& e : strings(m, "errors")) out += "<p class=\"notes\">" + esc(e) + "</p>";
   out += "<table><tr><th>KV (K/V)</th><th>flag</th><th>context</th><th>head</th><th>verdict</th><th>attention nodes</th>"
-         "<th>attention kernels</th><th>prompt t/s (runtime)</th><th>(flashproof)</th><th>vs off</th><th>cause / note</th></tr>";
+         "<th>attention kernels</th><th>prompt t/s (runtime)</th><th>(flashproof)</th><th>vs off</th><th>TTFT ms</th><th>decode t/s</th>"
+         "<th>KV MiB</th><th>compute MiB</th><th>cause / note</th></tr>";
   for (const auto& r : m.value("rows", json::array())) {
-    const json shown = r.value("shown", json::object()), speed = r.value("prompt_speed", json::object());
+    const json shown = r.value("shown", json::object()), speed = r.value("prompt_speed", json::object()),
+               memory = r.value("memory", json::object());
     const std::string row_outcome = str(r, {"outcome"});
     const std::string cls = row_outcome == "ran" ? (r.value("verdict_as_flag", false) ? "ok" : "bad") : row_outcome == "refused" ? "warn" : "bad";
     const double vs_off = dbl(speed, "runtime_vs_flag_off");
@@ -297,7 +299,9 @@ std::string matrix_section(const json& m, const std::string& path, size_t index)
            "</td><td>" + esc(str(shown, {"attention_nodes"})) + "</td><td><code>" + esc(str(shown, {"attention_kernels"})) +
            "</code></td><td class=\"n\">" + readable(dbl(speed, "runtime_tokens_per_s")) + "</td><td class=\"n\">" +
            readable(dbl(speed, "flashproof_tokens_per_s")) + "</td><td class=\"n\">" + (std::isfinite(vs_off) ? readable(vs_off) + "x" : "") +
-           "</td><td>" + esc(str(shown, {"note"})) + "</td></tr>";
+           "</td><td class=\"n\">" + readable(dbl(speed, "ttft_ms")) + "</td><td class=\"n\">" +
+           readable(dbl(speed, "runtime_decode_tokens_per_s")) + "</td><td class=\"n\">" + readable(dbl(memory, "kv_cache_mib")) +
+           "</td><td class=\"n\">" + readable(dbl(memory, "compute_buffer_mib")) + "</td><td>" + esc(str(shown, {"note"})) + "</td></tr>";
   }
   out += "</table></section>";
   return out;

@@ -15,6 +15,20 @@ std::string rate(double v) {
   return buf;
 }
 
+std::string mib(double v) {
+  if (!std::isfinite(v)) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, v < 10 ? "%.1f" : "%.0f", v);
+  return buf;
+}
+
+std::string millis(double v) {
+  if (!std::isfinite(v)) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, v < 100 ? "%.1f" : "%.0f", v);
+  return buf;
+}
+
 std::string ratio(double v) {
   if (!std::isfinite(v)) return "-";
   char buf[32];
@@ -103,11 +117,12 @@ std::string attention_kernels_text(const MatrixRow& r) {
 std::string matrix_table(const MatrixRun& m) {
   std::vector<std::vector<std::string>> rows = {{"kv (K/V)", "flag", "context", "head", "verdict", "attention nodes",
                                                  "attention kernels", "prompt t/s (runtime)", "(flashproof)", "vs off",
-                                                 "cause / note"}};
+                                                 "TTFT ms", "decode t/s", "KV MiB", "compute MiB", "cause / note"}};
   for (const auto& r : m.rows)
     rows.push_back({r.kv_label(), r.flag_value, std::to_string(r.context), r.head_size ? std::to_string(r.head_size) : "?",
                     verdict_cell(r), attention_nodes_text(r), attention_kernels_text(r), rate(r.server_prompt_tps),
-                    rate(r.client_prompt_tps), r.flag_on ? ratio(r.server_vs_off) : "", note_cell(r)});
+                    rate(r.client_prompt_tps), r.flag_on ? ratio(r.server_vs_off) : "", millis(r.ttft_ms), rate(r.server_decode_tps),
+                    mib(r.kv_mib), mib(r.compute_mib), note_cell(r)});
   return aligned(rows);
 }
 
@@ -156,6 +171,11 @@ std::string matrix_to_text(const MatrixRun& m) {
              rate(r.client_prompt_tps) + " t/s (flashproof), " + std::to_string(r.speed_rounds) + " round(s)" +
              (r.flag_on && std::isfinite(r.server_vs_off) ? ", against the flag off " + ratio(r.server_vs_off) + " (runtime), " + ratio(r.client_vs_off) + " (flashproof)" : "") +
              "\n";
+    if (r.speed_rounds > 0)
+      out += "  time to first token: " + millis(r.ttft_ms) + " ms; decode: " + rate(r.server_decode_tps) + " t/s (runtime, " +
+             std::to_string(r.decode_tokens) + " tokens a request)\n";
+    if (std::isfinite(r.kv_mib) || std::isfinite(r.compute_mib))
+      out += "  memory: KV cache " + mib(r.kv_mib) + " MiB, compute buffers " + mib(r.compute_mib) + " MiB (the runtime's own lines)\n";
     if (!r.speed_note.empty()) out += "  prompt speed: " + r.speed_note + "\n";
   }
   return out;
@@ -185,7 +205,7 @@ nlohmann::ordered_json matrix_to_json(const MatrixRun& m) {
     row["kv_k"] = r.kv_k;
     row["kv_v"] = r.kv_v;
     row["kv_from_case"] = r.kv.empty();
-    row["flag"] = r.flag_on ? "on" : "off";
+    row["flag"] = r.flag_mode();
     row["flag_value"] = r.flag_value;
     row["context"] = r.context;
     row["head_size"] = r.head_size;
@@ -215,7 +235,11 @@ nlohmann::ordered_json matrix_to_json(const MatrixRun& m) {
                            {"flashproof_tokens_per_s", number_or_null(r.client_prompt_tps)},
                            {"runtime_vs_flag_off", number_or_null(r.server_vs_off)},
                            {"flashproof_vs_flag_off", number_or_null(r.client_vs_off)},
-                           {"note", r.speed_note}};
+                           {"note", r.speed_note},
+                           {"ttft_ms", number_or_null(r.ttft_ms)},
+                           {"runtime_decode_tokens_per_s", number_or_null(r.server_decode_tps)},
+                           {"decode_tokens", r.decode_tokens}};
+    row["memory"] = {{"kv_cache_mib", number_or_null(r.kv_mib)}, {"compute_buffer_mib", number_or_null(r.compute_mib)}};
     rows.push_back(row);
   }
   j["rows"] = rows;

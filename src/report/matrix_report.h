@@ -26,7 +26,8 @@ struct MatrixRow {
   // The combination.
   std::string kv;                 // "q8_0", "q8_0/f16" (K/V); "" when the case's own launch line decides
   std::string kv_k, kv_v;         // the types the launch used (stated, else the runtime's default)
-  bool flag_on = true;
+  bool flag_on = true;            // the flag asked on, or left to the runtime (auto): not off
+  bool flag_auto = false;         // the runtime's own default value (llama-server's -fa auto)
   std::string flag_value;         // what {flag} became
   int context = 0;
   int head_size = 0;              // the model's (GGUF); 0 when unknown
@@ -59,9 +60,17 @@ struct MatrixRow {
   double server_vs_off = NAN;       // this row over the flag-off row of the same combination
   double client_vs_off = NAN;
   std::string speed_note;           // why not measured
+  double ttft_ms = NAN;             // median time to first token of the measured requests (flashproof's clock)
+  double server_decode_tps = NAN;   // median of the runtime's timings.predicted_per_second
+  int decode_tokens = -1;           // tokens generated per request (timings.predicted_n)
+
+  // Memory, from the evidence pass's log (the runtime's own lines), summed over devices.
+  double kv_mib = NAN;              // KV cache
+  double compute_mib = NAN;         // compute buffers
 
   bool as_expected() const { return outcome == RowOutcome::Ran || outcome == RowOutcome::Refused; }
   std::string kv_label() const { return kv_k == kv_v ? kv_k : kv_k + "/" + kv_v; }
+  const char* flag_mode() const { return flag_auto ? "auto" : flag_on ? "on" : "off"; }
 };
 
 struct MatrixRun {

@@ -74,6 +74,33 @@ TEST(MatrixReport, JsonCarriesTheRowsAndWhetherEachIsAsExpected) {
   EXPECT_THAT(matrix_to_text(m), HasSubstr("quantized V cache requires flash_attn to be enabled"));
 }
 
+TEST(MatrixReport, TimeToFirstTokenDecodeAndMemoryColumns) {
+  MatrixRun m;
+  m.rows = {row("f16", "f16", true), row("f16", "f16", false)};
+  m.rows[0].flag_auto = true;
+  m.rows[0].flag_value = "auto";
+  m.rows[0].ttft_ms = 52.84;
+  m.rows[0].server_decode_tps = 167.9;
+  m.rows[0].decode_tokens = 32;
+  m.rows[0].kv_mib = 4096;
+  m.rows[0].compute_mib = 212.5;
+  m.rows[1].kv_mib = 0.5;
+  const auto lines = split_lines(matrix_table(m));
+  EXPECT_THAT(lines[0], HasSubstr("TTFT ms  decode t/s  KV MiB  compute MiB"));
+  EXPECT_THAT(lines[1], HasSubstr("52.8"));
+  EXPECT_THAT(lines[1], HasSubstr("168"));
+  EXPECT_THAT(lines[1], HasSubstr("4096"));
+  EXPECT_THAT(lines[1], HasSubstr("212"));
+  EXPECT_THAT(lines[2], HasSubstr("0.5"));  // small caches keep a decimal
+  const auto j = matrix_to_json(m);
+  EXPECT_EQ(j["rows"][0]["flag"], "auto");
+  EXPECT_EQ(j["rows"][0]["prompt_speed"]["ttft_ms"], 52.84);
+  EXPECT_EQ(j["rows"][0]["prompt_speed"]["decode_tokens"], 32);
+  EXPECT_EQ(j["rows"][0]["memory"]["kv_cache_mib"], 4096.0);
+  EXPECT_TRUE(j["rows"][1]["prompt_speed"]["ttft_ms"].is_null());
+  EXPECT_THAT(matrix_to_text(m), HasSubstr("memory: KV cache 4096 MiB, compute buffers 212 MiB"));
+}
+
 TEST(MatrixReport, KernelsColumnSaysWhatTheProbeSaw) {
   MatrixRow r = row("f16", "f16", true);
   EXPECT_EQ(attention_kernels_text(r), "not probed");

@@ -83,6 +83,9 @@ for r in rows:
         fail(f"{name}: prompt speed {s}")
     if r["flag"] == "on" and r["kv"] == "f16" and not (s["runtime_vs_flag_off"] or 0) > 0:
         fail(f"{name}: no comparison with the flag off: {s}")
+    if not (s["ttft_ms"] or 0) > 0: fail(f"{name}: no time to first token: {s}")
+    mem = r["memory"]
+    if not (mem["kv_cache_mib"] or 0) > 0 or not (mem["compute_buffer_mib"] or 0) > 0: fail(f"{name}: memory {mem}")
 if m["exit_code"] != 0: fail(f"exit_code {m['exit_code']}")
 help_text = open(sys.argv[3]).read()
 if help_text:
@@ -94,5 +97,19 @@ if help_text:
 print("matrix.json: every fact holds")
 PY
 [ "$(grep -c -E '^(f16|q8_0) ' "$work/out/matrix.txt")" = 8 ] || fail "matrix.txt does not have 8 table rows"
+
+# -fa auto: the runtime's default value, launched as it is; whatever it resolves to is as expected (on
+# this CPU it turns Flash Attention on), and the decode speed is the runtime's own.
+"$fp" matrix "$work/matrix-tiny.json" --kv f16 --flag auto --prompt-chars 300 --rounds 1 --max-tokens 4 \
+  --out "$work/auto" --quiet >"$work/auto.txt" 2>&1 || { cat "$work/auto.txt"; fail "flashproof matrix --flag auto exited $?"; }
+python3 - "$work/auto/matrix.json" <<'PY' || fail "the -fa auto row does not hold the facts above"
+import json, sys
+r = json.load(open(sys.argv[1]))["rows"][0]
+assert r["flag"] == "auto" and r["flag_value"] == "auto", (r["flag"], r["flag_value"])
+assert r["outcome"] == "ran" and r["verdict"] == "active" and r["verdict_as_flag"], (r["outcome"], r["verdict"], r["detail"])
+s = r["prompt_speed"]
+assert (s["runtime_decode_tokens_per_s"] or 0) > 0 and s["decode_tokens"] > 1, s
+print("auto row: active, decode", round(s["runtime_decode_tokens_per_s"]), "t/s")
+PY
 grep -q "Support matrix: matrix-tiny" "$work/out/report.html" || fail "report.html has no matrix section"
 echo "PASS (${took} s for the matrix)"

@@ -17,6 +17,7 @@
 #include "measure/stats.h"
 #include "model/model_recipe.h"
 #include "runtime/kv_cache_types.h"
+#include "runtime/launch_line.h"
 #include "runtime/process.h"
 #include "util/text.h"
 
@@ -147,10 +148,21 @@ void fill_speed(MatrixRow& row, const CaseContext& ctx, const TimedPass& pass) {
     if (t.is_object() && t.contains("prompt_n") && t["prompt_n"].is_number_integer()) row.prompt_tokens = t["prompt_n"].get<int>();
     else if (tr.result.prompt_tokens > 0) row.prompt_tokens = tr.result.prompt_tokens;
   }
+  std::vector<double> decode;
+  for (const auto& tr : pass.requests) {
+    const auto& t = tr.result.server_timings;
+    if (t.is_object() && t.contains("predicted_per_second") && t["predicted_per_second"].is_number() && t.value("predicted_n", 0) > 1) {
+      decode.push_back(t["predicted_per_second"].get<double>());
+      row.decode_tokens = t["predicted_n"].get<int>();
+    }
+  }
   row.speed_rounds = static_cast<int>(pass.requests.size());
   if (!server.empty()) row.server_prompt_tps = median(server);
-  for (const auto& f : compute_figures(ctx.c.job, pass))
+  if (!decode.empty()) row.server_decode_tps = median(decode);
+  for (const auto& f : compute_figures(ctx.c.job, pass)) {
     if (f.name == "prompt_tokens_per_s") row.client_prompt_tps = f.summary.median;
+    if (f.name == "ttft_ms") row.ttft_ms = f.summary.median;
+  }
   if (server.empty()) row.speed_note = "the runtime reported no timings.prompt_per_second";
 }
 
@@ -170,6 +182,14 @@ void run_row(MatrixRow& row, CaseContext& ctx, int rounds) {
     return;
   }
   fill_evidence(row, *ev);
+  if (row.flag_auto && row.outcome == RowOutcome::Ran) row.verdict_as_flag = true;  // auto: whatever the runtime chose
+  const LogScan& scan = ev->log.scan;
+  if (auto kv = scan.kv_total()) row.kv_mib = kv->mib;
+  const auto compute = scan.compute_mib_by_device();
+  if (!compute.empty()) {
+    row.compute_mib = 0;
+    for (const auto& [device, mib] : compute) row.compute_mib += mib;
+  }
   if (interrupted()) return;
   TimedOptions t;
   t.warmup = 0;  // the timed pass's cold first request is the warm-up
@@ -197,7 +217,7 @@ std::string row_label(const MatrixRow& r) {
 
 void compare_with_flag_off(std::vector<MatrixRow>& rows) {
   for (auto& on : rows) {
-    if (!on.flag_on) continue;
+    if (!on.flag_on) continue;  // on and auto rows, each against the off row
     on.server_vs_off = on.client_vs_off = NAN;
     for (const auto& off : rows) {
       if (off.flag_on || off.kv_k != on.kv_k || off.kv_v != on.kv_v || off.context != on.context || off.head_size != on.head_size ||
@@ -258,7 +278,15 @@ MatrixOutcome run_matrix(const std::string& case_path, const MatrixOptions& opts
   m.max_tokens = o.max_tokens;
   std::vector<std::string> kv_words, flag_words;
   for (const auto& p : kv_pairs) kv_words.push_back(p ? p->label() : "the case's");
-  for (bool f : o.flags) flag_words.push_back(f ? "on" : "off");
+  for (const std::string& f : o.flags) flag_words.push_back(f);
+  std::string flag_auto_value;  // the runtime's default value of the flag (its data's launch_line.flag.default)
+  if (std::count(o.flags.begin(), o.flags.end(), "auto")) {
+    auto rules = load_launch_line(c.runtime);
+    if (!rules || rules->flag_default.empty())
+      return fail_early(kMatrixUsage, "--flag auto: runtime " + quote(c.runtime) + " has no default value for the flag in its data (\"flag\": "
+                                      "{\"default\": ...}); use on and off");
+    flag_auto_value = rules->flag_default;
+  }
   m.axes = {"kv: " + join(kv_words, ", "), "flag: " + join(flag_words, ", "), "context: " + join_numbers(contexts),
             "head size: " + (o.head_sizes.empty() ? std::string("the case's model") : join_numbers(o.head_sizes))};
 
@@ -284,12 +312,13 @@ MatrixOutcome run_matrix(const std::string& case_path, const MatrixOptions& opts
       auto prompt = matrix_prompt(base, o, m.prompt_document, context);
       if (!prompt) return fail_early(kMatrixIncomplete, "the matrix prompt: " + prompt.error().message);
       for (const auto& kv : kv_pairs)
-        for (bool flag_on : o.flags) {
+        for (const std::string& flag : o.flags) {
+          const bool flag_on = flag != "off", flag_auto = flag == "auto";
           CaseContext ctx = base;
           ctx.c.shape.context = context;
           ctx.c.shape.max_output_tokens = o.max_tokens;
-          ctx.c.expect.fused_attention = flag_on;
-          ctx.flag_value = flag_on ? c.flag.on : c.flag.off;
+          ctx.c.expect.fused_attention = flag_on;  // auto: a fallback's cause is looked up as for on
+          ctx.flag_value = flag_auto ? flag_auto_value : flag_on ? c.flag.on : c.flag.off;
           if (kv) ctx.c.launch.argv = with_kv_pair(ctx.c.launch.argv, *kv_types, *kv);
           ctx.model_path = model.path;
           ctx.c.model.sha256 = model.sha256;
@@ -303,6 +332,7 @@ MatrixOutcome run_matrix(const std::string& case_path, const MatrixOptions& opts
           row.kv_k = kv ? kv->k : kv_facts["cache_type_k"];
           row.kv_v = kv ? kv->v : kv_facts["cache_type_v"];
           row.flag_on = flag_on;
+          row.flag_auto = flag_auto;
           row.flag_value = ctx.flag_value;
           row.context = context;
           row.head_size = model.facts ? model.facts->head_size_k : 0;

@@ -19,7 +19,7 @@ struct MatrixOptions {
   std::string results_root;          // default the suite's results folder
   std::string out_dir;               // default results_root/<fingerprint>/<case>/matrix-<stamp>-<pid>
   std::string kv;                    // --kv list (runtime/kv_cache_types.h parse_kv_pairs); "": the case's own
-  std::vector<bool> flags = {true, false};  // flag on / off, in this order
+  std::vector<std::string> flags = {"on", "off"};  // "on", "off", "auto" (the runtime's default value), in this order
   std::vector<int> contexts;         // empty: the case's shape.context
   std::vector<int> head_sizes;       // empty: the case's model; else models generated from its recipe
   std::string models_dir;            // where generated models go; default <suite>/<recipe output folder>/matrix
