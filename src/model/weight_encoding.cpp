@@ -4,6 +4,10 @@
 #include <cmath>
 #include <cstring>
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 #include "util/text.h"
 
 namespace fp {
@@ -25,6 +29,30 @@ void put_half(unsigned char* p, float f) {
   p[1] = static_cast<unsigned char>(h >> 8);
 }
 float get_half(const unsigned char* p) { return half_to_float(static_cast<uint16_t>(p[0] | (p[1] << 8))); }
+
+// f16 rows with the CPU's own conversion where it has one (F16C: IEEE round to nearest even, the
+// same bits as float_to_half), 8 values at a time: the generator's hottest loop.
+#if defined(__x86_64__)
+__attribute__((target("avx,f16c"))) void f16_row_f16c(const float* x, uint64_t n, unsigned char* out) {
+  uint64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m128i h = _mm256_cvtps_ph(_mm256_loadu_ps(x + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 2 * i), h);
+  }
+  for (; i < n; ++i) put_half(out + 2 * i, x[i]);
+}
+bool have_f16c() {
+  static const bool yes = __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
+  return yes;
+}
+#endif
+
+void f16_row(const float* x, uint64_t n, unsigned char* out) {
+#if defined(__x86_64__)
+  if (have_f16c()) return f16_row_f16c(x, n, out);
+#endif
+  for (uint64_t i = 0; i < n; ++i) put_half(out + 2 * i, x[i]);
+}
 
 // ggml's quantize_row_q8_0_ref: d = max|x| / 127, q = round(x / d).
 void encode_q8_0(const float* x, unsigned char* out) {
@@ -144,13 +172,18 @@ uint64_t encoded_row_bytes(WeightType type, uint64_t n) {
   return n / e.block * e.block_bytes;
 }
 
+void encode_row_portable(WeightType type, const float* x, uint64_t n, unsigned char* out) {
+  if (type != WeightType::F16) return encode_row(type, x, n, out);
+  for (uint64_t i = 0; i < n; ++i) put_half(out + 2 * i, x[i]);
+}
+
 void encode_row(WeightType type, const float* x, uint64_t n, unsigned char* out) {
   switch (type) {
     case WeightType::F32:
       std::memcpy(out, x, n * 4);
       return;
     case WeightType::F16:
-      for (uint64_t i = 0; i < n; ++i) put_half(out + 2 * i, x[i]);
+      f16_row(x, n, out);
       return;
     case WeightType::Q8_0:
       for (uint64_t b = 0; b < n / 32; ++b) encode_q8_0(x + 32 * b, out + 34 * b);

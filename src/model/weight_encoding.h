@@ -38,6 +38,9 @@ uint64_t encoded_row_bytes(WeightType type, uint64_t n);
 // Encodes n floats (n a multiple of the block) into `out` (encoded_row_bytes(type, n) bytes).
 void encode_row(WeightType type, const float* x, uint64_t n, unsigned char* out);
 
+// encode_row without the CPU's own f16 conversion: the bits it must equal (tests).
+void encode_row_portable(WeightType type, const float* x, uint64_t n, unsigned char* out);
+
 // Decodes what encode_row wrote (for tests and checks; ggml's dequantize_row_* in C++).
 void decode_row(WeightType type, const unsigned char* in, uint64_t n, float* y);
 

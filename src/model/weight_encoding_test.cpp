@@ -102,6 +102,18 @@ TEST(WeightEncoding, ParseNamesTheValidTypes) {
   EXPECT_FALSE(parse_weight_type("f32").ok());  // norms only, never a recipe's matrices
 }
 
+TEST(WeightEncoding, TheCpusHalfConversionGivesTheSameBits) {
+  // Normal, subnormal and overflowing halves, ties included: the fast path must not change a byte.
+  std::vector<float> x = uniform(4099, 1.0f, 11);
+  for (size_t i = 0; i < x.size(); i += 3) x[i] *= 1e-5f;
+  for (size_t i = 1; i < x.size(); i += 7) x[i] *= 1e5f;
+  x[2] = 1.0009765625f + 0.00048828125f;  // halfway between two halves: to even
+  std::vector<unsigned char> fast(x.size() * 2), portable(x.size() * 2);
+  encode_row(WeightType::F16, x.data(), x.size(), fast.data());
+  encode_row_portable(WeightType::F16, x.data(), x.size(), portable.data());
+  EXPECT_EQ(fast, portable);
+}
+
 TEST(WeightEncoding, HalfRoundTrip) {
   for (uint32_t h = 0; h < 0x7c00; h += 7) EXPECT_EQ(float_to_half(half_to_float(static_cast<uint16_t>(h))), h);
   EXPECT_EQ(half_to_float(0x3c00), 1.0f);
