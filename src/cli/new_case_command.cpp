@@ -14,11 +14,13 @@
 #include "draft/new_case.h"
 #include "flow/passes/gpu_machine.h"
 #include "golden/threshold_policy.h"
+#include "measure/free_memory.h"
 #include "measure/nvml.h"
 #include "model/gguf_reader.h"
 #include "report/redact.h"
 #include "runtime/adapter.h"
 #include "runtime/attached_data.h"
+#include "runtime/kv_cache_types.h"
 #include "runtime/launcher.h"
 #include "runtime/runtime_data.h"
 #include "util/file_hash_cache.h"
@@ -67,6 +69,21 @@ const char* kNewCaseUsageText =
 int new_case_failed(const std::string& message) {
   std::cerr << "flashproof new-case: " << message << "\n";
   return 2;
+}
+
+// Memory free now, per device as the runtime names it: the host (CPU) and each GPU NVML sees.
+std::vector<FreeOn> free_memory_now(const std::string& runtime) {
+  std::vector<FreeOn> out;
+  const FreeMemory fm = read_free_memory(Nvml::open());
+  if (fm.host_available_bytes) out.push_back({"CPU", *fm.host_available_bytes, "host MemAvailable"});
+  auto sigs = load_runtime_signatures(runtime);
+  if (!sigs || sigs->gpu_backend_format.empty()) return out;
+  for (const auto& [index, bytes] : fm.gpu_free_bytes) {
+    const auto name = fm.gpu_names.find(index);
+    out.push_back({sigs->gpu_backend_name(static_cast<int>(index)), bytes,
+                   "NVML, GPU " + std::to_string(index) + (name == fm.gpu_names.end() ? "" : " " + name->second)});
+  }
+  return out;
 }
 
 // This machine's GPUs as the runtime names them (CUDA0, ...), and why there are none.
@@ -186,6 +203,8 @@ Result<NewCase> draft_launched(const Options& o, const std::string& root, std::v
   if (auto m = read_model_facts(model.string())) facts.model = *m;
   else facts.model_note = m.error().message;
   facts.gpus = machine_gpus(rc.name, &facts.no_gpu_why);
+  if (auto types = load_kv_cache_types(rc.name)) facts.kv_types = *types;
+  facts.free_now = free_memory_now(rc.name);
   const std::string shown = join(redact_argv(o.command), " ");
   return draft_launched_case({o.name, o.job, rc.name, o.prompt_set, o.max_output_tokens}, args, rules, facts, shown);
 }

@@ -177,6 +177,54 @@ Result<std::string> command_model_path(const std::vector<std::string>& args, con
   return m->value;
 }
 
+namespace {
+
+std::string gib(double bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f GiB", bytes / double(1ull << 30));
+  return buf;
+}
+
+}  // namespace
+
+MemoryFit decide_memory(const std::vector<std::string>& args, const LaunchedFacts& facts, int context,
+                        const std::vector<std::string>& backends) {
+  MemoryFit out;
+  if (!facts.model || !facts.kv_types || backends.empty() || context <= 0) return out;
+  const ModelFacts& m = *facts.model;
+  const KvPair pair = kv_pair_of(args, *facts.kv_types);
+  auto cost = [&](const std::string& type) {
+    KvTypeCost c{type, 1, 0};
+    if (auto it = facts.kv_types->block_bytes.find(type); it != facts.kv_types->block_bytes.end()) c = {type, it->second.elements, it->second.bytes};
+    return c;
+  };
+  const uint64_t per_token = kv_bytes_per_token({m.layers, m.n_head_kv, m.head_size_k, m.head_size_v}, cost(pair.k), cost(pair.v));
+  if (per_token == 0) return out;
+  const double kv = static_cast<double>(per_token) * context, weights = static_cast<double>(facts.model_bytes);
+  const std::string& device = backends.front();
+  auto free = std::find_if(facts.free_now.begin(), facts.free_now.end(), [&](const FreeOn& f) { return f.device == device; });
+  out.text = "weights " + gib(weights) + " + KV cache " + gib(kv) + " at " + std::to_string(context) + " cells (" +
+             std::to_string(m.layers) + " layers x " + std::to_string(m.n_head_kv) + " KV heads x head size " +
+             std::to_string(m.head_size_k) + ", K " + pair.k + ", V " + pair.v + ": " + std::to_string(per_token) +
+             " bytes a token) = " + gib(weights + kv);
+  if (free == facts.free_now.end()) {
+    out.text += "; free memory on " + device + " not measured here";
+    return out;
+  }
+  const double left = static_cast<double>(free->free_bytes) - weights - kv;
+  out.text += "; " + device + " has " + gib(static_cast<double>(free->free_bytes)) + " free now (" + free->source + "): ";
+  if (left >= 0) {
+    out.text += "fits, " + gib(left) + " left for the compute buffers and the rest";
+    return out;
+  }
+  out.fits = false;
+  const double room = static_cast<double>(free->free_bytes) - weights;
+  const long cells = room > 0 ? static_cast<long>(room / static_cast<double>(per_token)) : 0;
+  out.text += "DOES NOT FIT, short by " + gib(-left) + (cells > 0 ? "; about " + std::to_string(cells) + " cells would" : "") +
+              " (a smaller context, a quantized cache such as -ctk q8_0 -ctv q8_0, or fewer layers on " + device + ")";
+  return out;
+}
+
 Result<NewCase> draft_launched_case(const NewCaseBasics& b, const std::vector<std::string>& args, const LaunchLine& rules,
                                     const LaunchedFacts& facts, const std::string& command_shown) {
   FP_TRY(std::string model_arg, command_model_path(args, rules));
@@ -236,6 +284,11 @@ Result<NewCase> draft_launched_case(const NewCaseBasics& b, const std::vector<st
   const int layers = facts.model ? facts.model->layers : 0;
   FP_TRY(BackendDecision backend, decide_backend(args, rules.offload, layers, facts.gpus, facts.no_gpu_why));
   d.push_back({"expect.backend", join(backend.backends, ","), backend.why});
+  const MemoryFit memory = decide_memory(args, facts, context, backend.backends);
+  if (!memory.text.empty())
+    d.push_back({memory.fits ? "memory" : "warning", memory.text,
+                 memory.fits ? "the compute buffers come on top (flashproof run reports them and the headroom left)"
+                             : "the runtime will likely fail to start or to allocate its cache: change the command, then draft again"});
 
   int seed = 42;
   if (w.values.count("seed")) {

@@ -11,7 +11,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "measure/kv_headroom.h"
 #include "model/gguf_reader.h"
+#include "runtime/kv_cache_types.h"
 #include "runtime/launch_line.h"
 #include "util/result.h"
 
@@ -57,7 +59,20 @@ struct LaunchedFacts {
   std::string model_note;                 // why there are no facts
   std::vector<std::string> gpus;          // this machine's GPUs as backend names
   std::string no_gpu_why;                 // when there are none
+  std::optional<KvCacheTypes> kv_types;   // the runtime's cache types and their sizes (its data)
+  std::vector<FreeOn> free_now;           // memory free now per device ("CPU", "CUDA0"), where read
 };
+
+// Whether the model's weights and its KV cache at `context` fit the memory free now on the device
+// that holds them (the first of `backends`), in words: "weights 2.79 GiB + KV cache 1.00 GiB at 32768
+// cells (...) = 3.79 GiB; CPU has 17.9 GiB free now (host MemAvailable): fits, 14.1 GiB left". Empty
+// when the shape or the free memory is not known. The compute buffers come on top: it says so.
+struct MemoryFit {
+  std::string text;
+  bool fits = true;
+};
+MemoryFit decide_memory(const std::vector<std::string>& args, const LaunchedFacts& facts, int context,
+                        const std::vector<std::string>& backends);
 
 // The model file a command names (its placeholder option's value); an error when it names none or
 // carries a refused option (a download, a router server).

@@ -5,6 +5,7 @@
 
 #include "case/case_file.h"
 #include "case/suite.h"
+#include "runtime/kv_cache_types.h"
 
 namespace fp {
 namespace {
@@ -141,6 +142,39 @@ TEST(NewCase, BackendFollowsOffloadOptionsAndTheGpus) {
   auto bad_mg = decide_backend({"-sm", "none", "-mg", "2"}, o, 4, two, "");
   ASSERT_FALSE(bad_mg.ok());
   EXPECT_THAT(bad_mg.error().message, HasSubstr("-mg 2: expected an index among the 2 devices"));
+}
+
+TEST(NewCase, MemorySaysWhetherWeightsAndCacheFitTheDevice) {
+  // Llama-3.1-8B's shape at 32768 cells: 32 layers x 8 KV heads x 128 x 2 (K, V) x 2 bytes = 128 KiB a
+  // token, 4 GiB of f16 cache; q8_0 halves it (34 bytes per 32 values).
+  LaunchedFacts f = tiny_facts();
+  f.model->layers = 32;
+  f.model->n_head = 32;
+  f.model->n_head_kv = 8;
+  f.model->head_size_k = f.model->head_size_v = 128;
+  f.model_bytes = 16ull << 30;
+  auto types = load_kv_cache_types("llama-server");
+  ASSERT_TRUE(types.ok()) << types.error().message;
+  f.kv_types = *types;
+  f.free_now = {{"CUDA0", 79ull << 30, "NVML, GPU 0 NVIDIA H100"}};
+  const std::vector<std::string> args = {"-m", "x.gguf", "-c", "32768", "-ngl", "99"};
+  MemoryFit m = decide_memory(args, f, 32768, {"CUDA0"});
+  EXPECT_TRUE(m.fits);
+  EXPECT_THAT(m.text, HasSubstr("weights 16.00 GiB + KV cache 4.00 GiB at 32768 cells"));
+  EXPECT_THAT(m.text, HasSubstr("131072 bytes a token"));
+  EXPECT_THAT(m.text, HasSubstr("CUDA0 has 79.00 GiB free now (NVML, GPU 0 NVIDIA H100): fits, 59.00 GiB left"));
+  f.free_now = {{"CUDA0", 18ull << 30, "NVML"}};
+  m = decide_memory(args, f, 32768, {"CUDA0"});
+  EXPECT_FALSE(m.fits);
+  EXPECT_THAT(m.text, HasSubstr("DOES NOT FIT, short by 2.00 GiB; about 16384 cells would"));
+  const std::vector<std::string> q8 = {"-m", "x.gguf", "-ctk", "q8_0", "-ctv", "q8_0"};
+  f.free_now = {{"CUDA0", 19ull << 30, "NVML"}};  // 16 GiB + 2.125 GiB of q8_0 cache
+  m = decide_memory(q8, f, 32768, {"CUDA0"});
+  EXPECT_TRUE(m.fits) << m.text;
+  EXPECT_THAT(m.text, HasSubstr("K q8_0, V q8_0: 69632 bytes a token"));
+  EXPECT_THAT(decide_memory(args, f, 32768, {"CPU"}).text, HasSubstr("free memory on CPU not measured here"));
+  f.model.reset();
+  EXPECT_TRUE(decide_memory(args, f, 32768, {"CUDA0"}).text.empty());
 }
 
 TEST(NewCase, AttachedCaseLoadsAndKeepsOnlyTheKeysName) {

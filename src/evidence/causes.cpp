@@ -274,6 +274,8 @@ std::string fill(std::string text, const Facts& facts) {
 std::string fact_label(const std::string& fact) {
   static const std::map<std::string, std::string> labels = {
       {"head_size", "head size"},         {"layers", "layers"},
+      {"head_size_v", "V head size"},     {"gqa_ratio", "GQA ratio"},
+      {"weights", "weights"},
       {"cache_type_k", "K cache"},        {"cache_type_v", "V cache"},
       {"gpu_layers", "-ngl"},             {"offloaded_layers", "layers offloaded"},
       {"offloadable_layers", "of"},       {"expected_backend", "expected backend"},

@@ -176,12 +176,24 @@ Result<ModelFacts> model_facts(const GgufMetadata& m) {
     FP_TRY(f.head_size_v, positive_int(m, a + "attention.value_length"));
   }
   if (auto ctx = m.integer(a + "context_length"); ctx && *ctx > 0 && *ctx <= INT32_MAX) f.trained_context = static_cast<int>(*ctx);
+  if (auto ft = m.integer("general.file_type"); ft && *ft >= 0 && *ft < 1024) f.file_type = static_cast<int>(*ft);
   return f;
 }
 
 Result<ModelFacts> read_model_facts(const std::string& path) {
   FP_TRY(GgufMetadata m, read_gguf_metadata(path));
   return model_facts(m);
+}
+
+std::string file_type_name(int file_type) {
+  // llama.cpp's enum llama_ftype (include/llama.h).
+  static const std::map<int, std::string> names = {
+      {0, "f32"},     {1, "f16"},     {2, "q4_0"},    {3, "q4_1"},    {7, "q8_0"},    {8, "q5_0"},   {9, "q5_1"},
+      {10, "q2_k"},   {11, "q3_k_s"}, {12, "q3_k_m"}, {13, "q3_k_l"}, {14, "q4_k_s"}, {15, "q4_k_m"}, {16, "q5_k_s"},
+      {17, "q5_k_m"}, {18, "q6_k"},   {32, "bf16"},
+  };
+  auto it = names.find(file_type);
+  return it != names.end() ? it->second : "ftype " + std::to_string(file_type);
 }
 
 }  // namespace fp

@@ -46,7 +46,12 @@ struct ModelFacts {
   int n_embd = 0, n_head = 0, n_head_kv = 0;
   int head_size_k = 0, head_size_v = 0;  // <arch>.attention.key_length / value_length, else n_embd / n_head
   int trained_context = 0;       // <arch>.context_length; 0 when the header does not say
+  int file_type = -1;            // general.file_type (llama_ftype: 1 mostly F16, 7 Q8_0, 2 Q4_0, 15 Q4_K_M, ...); -1 unstated
+  int gqa_ratio() const { return n_head_kv > 0 ? n_head / n_head_kv : 0; }
 };
+
+// llama_ftype as its short name ("f16", "q8_0", "q4_0", "q4_k_m", ...); "ftype N" for others.
+std::string file_type_name(int file_type);
 
 // The facts from a header; an error names the missing key and the file.
 Result<ModelFacts> model_facts(const GgufMetadata& meta);

@@ -33,7 +33,10 @@ Facts model_facts_known(const CaseContext& ctx) {
   if (!ctx.runtime_build.empty()) f["build"] = ctx.runtime_build;
   if (ctx.model) {
     f["head_size"] = std::to_string(ctx.model->head_size_k);
+    f["head_size_v"] = std::to_string(ctx.model->head_size_v);
     f["layers"] = std::to_string(ctx.model->layers);
+    if (ctx.model->gqa_ratio() > 0) f["gqa_ratio"] = std::to_string(ctx.model->gqa_ratio());
+    if (ctx.model->file_type >= 0) f["weights"] = file_type_name(ctx.model->file_type);
   }
   return f;
 }
