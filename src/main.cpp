@@ -28,6 +28,7 @@ const Command kCommands[] = {
     {"gpus", fp::gpus_command, "list the GPUs; write the CTest resource spec for them (--resource-spec)"},
     {"matrix", fp::matrix_command, "support matrix: the case per KV type, flag, context, head size: verdict, kernels, speed"},
     {"new-case", fp::new_case_command, "write a case from your launch command, or for a server you did not start"},
+    {"support", fp::support_command, "ask the runtime's own ggml backends which shapes and K/V types take fused attention"},
 };
 
 void usage(std::ostream& out) {

@@ -17,5 +17,6 @@ int gpus_command(int argc, char** argv);
 int matrix_command(int argc, char** argv);
 int init_command(int argc, char** argv);
 int new_case_command(int argc, char** argv);
+int support_command(int argc, char** argv);
 
 }  // namespace fp
