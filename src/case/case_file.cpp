@@ -331,6 +331,53 @@ Status load_targets(const JsonFields& top, Case& c) {
   return ok_status();
 }
 
+// The "headroom" block: {"deployed_context": N, "neighbours": [{"name", "match", "mib", "device"}]}.
+Status load_headroom(const JsonFields& top, Case& c) {
+  if (!top.has("headroom")) return ok_status();
+  if (c.attach)
+    return top.error("headroom", "an attached case has no headroom: flashproof has no model file of the server it did not start");
+  FP_TRY(JsonFields h, top.object("headroom"));
+  FP_TRY_STATUS(h.only_keys({"deployed_context", "neighbours", "comment"}));
+  if (!h.has("deployed_context") && !h.has("neighbours"))
+    return h.error("", "names nothing; expected \"deployed_context\" (the context the case is deployed with, in tokens) "
+                       "and/or \"neighbours\" (the servers that share its card)");
+  HeadroomPlan plan;
+  FP_TRY(long long deployed, h.integer_or("deployed_context", 1, 0x7fffffff, 0));
+  plan.deployed_context = static_cast<long>(deployed);
+  if (h.has("neighbours")) {
+    const nlohmann::json& list = h.raw()["neighbours"];
+    const char* form = "expected a list of {\"name\", \"mib\", \"match\", \"device\"} objects, e.g. "
+                       "[{\"name\": \"embedder\", \"mib\": 6144, \"match\": \"--port 8081\", \"device\": \"CUDA0\"}]";
+    if (!list.is_array()) return h.error("neighbours", form);
+    const std::string one_device = c.expect.backends.size() == 1 && c.expect.backends[0] != "all-gpus" ? c.expect.backends[0] : "";
+    for (size_t i = 0; i < list.size(); ++i) {
+      const std::string where = h.path("neighbours") + "[" + std::to_string(i) + "]";
+      if (!list[i].is_object()) return make_error(h.file() + ": field \"" + where + "\": " + form);
+      JsonFields n(list[i], h.file(), where);
+      FP_TRY_STATUS(n.only_keys({"name", "match", "mib", "device", "comment"}));
+      NeighbourServer s;
+      FP_TRY(s.name, n.string("name"));
+      if (trim(s.name).empty()) return n.error("name", "empty; expected the case's name for the server (\"embedder\")");
+      for (const auto& other : plan.neighbours)
+        if (other.name == s.name) return n.error("name", quote(s.name) + " is given twice; each neighbour needs a name of its own");
+      FP_TRY(s.match, n.string_or("match", s.name));
+      if (s.match.empty()) return n.error("match", "empty; expected the server's command name or text its command line holds (\"--port 8081\")");
+      if (!n.has("mib")) return n.error("mib", "missing; expected the memory the server holds when serving, in MiB (a number above 0)");
+      FP_TRY(s.mib, n.number_or("mib", 1, 16.0 * 1024 * 1024, 0));
+      FP_TRY(s.device, n.string_or("device", one_device));
+      if (s.device.empty())
+        return n.error("device", std::string("missing; expect.backend names ") + (c.expect.backend.empty() ? "no device" : quote(c.expect.backend)) +
+                                     ", so name the neighbour's: a backend name as the runtime logs it (CPU, CUDA0)");
+      if (!is_identifier(s.device, /*underscore_first=*/false))
+        return n.error("device", quote(s.device) + ": expected a backend name as the runtime logs it (CPU, CUDA0)");
+      plan.neighbours.push_back(s);
+    }
+    if (plan.neighbours.empty()) return h.error("neighbours", std::string("empty list; ") + form + ", or leave the field out");
+  }
+  c.headroom = plan;
+  return ok_status();
+}
+
 // A minimum effect or guard as a case writes it: a fraction (the figure's default floor kept) or
 // {"relative": r, "floor": x} (x in the figure's unit; absent: the default floor).
 Result<MinEffect> parse_effect(const JsonFields& parent, const std::string& figure, Job job) {
@@ -532,7 +579,7 @@ Result<Case> parse_case_text(const std::string& text, const std::string& path, c
   FP_TRY(nlohmann::json j, parse_json_object(text, path));
   JsonFields top(j, path);
   FP_TRY_STATUS(top.only_keys({"name", "description", "job", "runtime", "model", "shape", "launch", "flag",
-                               "expect", "plan", "seed", "labels", "comment", "ctest", "ab", "targets", "attach"}));
+                               "expect", "plan", "seed", "labels", "comment", "ctest", "ab", "targets", "attach", "headroom"}));
   Case c;
   c.file = path;
   FP_TRY(c.name, top.string("name"));
@@ -553,6 +600,7 @@ Result<Case> parse_case_text(const std::string& text, const std::string& path, c
   FP_TRY_STATUS(load_expect(top, c));
   FP_TRY_STATUS(load_plan(top, c));
   FP_TRY_STATUS(load_targets(top, c));
+  FP_TRY_STATUS(load_headroom(top, c));
   c.ab.rounds = c.plan.repetitions;
   c.ab.warmup = c.plan.warmup;
   FP_TRY_STATUS(load_ab(top, c));

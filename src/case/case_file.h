@@ -137,6 +137,22 @@ struct Targets {
 };
 
 
+// A server that shares the case's card (the "headroom" block's "neighbours"): found running there,
+// its memory is already out of the memory left; not running, its memory is reserved from it.
+struct NeighbourServer {
+  std::string name;     // the case's name for it, unique in the case
+  std::string match;    // its process: the command name, or text its command line holds (default: name)
+  std::string device;   // where its memory is, as the runtime names it (CUDA0, CPU); default: expect.backend
+  double mib = 0;       // the memory it holds when serving, MiB
+};
+
+// The optional "headroom" block: the context the case is deployed with, checked against what fits
+// beside its neighbours (measure/shared_card.h); a deployed context that does not fit fails the run.
+struct HeadroomPlan {
+  long deployed_context = 0;  // 0: the cells the runtime ran with
+  std::vector<NeighbourServer> neighbours;
+};
+
 // A stated expectation of what the flag does to one A/B figure, checked against the measurement.
 struct MechanismStatement {
   std::string figure;        // one of ab_figure_names()
@@ -179,6 +195,7 @@ struct Case {
   AbPlan ab;                        // the "ab" block, or its defaults
   bool has_ab = false;              // the case has an "ab" block
   std::optional<Targets> targets;
+  std::optional<HeadroomPlan> headroom;  // the "headroom" block
   // The case uses a workload field (token lengths, concurrency levels, a rate or targets): its
   // result has a "workload" part.
   bool has_workload() const;

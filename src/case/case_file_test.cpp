@@ -449,6 +449,61 @@ TEST_F(CaseFileTest, WorkloadFieldErrorsSayWhatIsValid) {
   EXPECT_THAT(error_of(targets), AllOf(HasSubstr("unknown field \"targets.ttft\""), HasSubstr("ttft_ms")));
 }
 
+TEST_F(CaseFileTest, HeadroomBlockNamesTheDeployedContextAndTheNeighbours) {
+  EXPECT_FALSE(load(good_)->headroom.has_value());
+  good_["headroom"] = json::parse(R"({"deployed_context": 50000000, "neighbours": [
+      {"name": "embedder", "mib": 6144, "match": "--port 8081"},
+      {"name": "reranker", "mib": 1024.5, "device": "CUDA1", "comment": "the small one"}]})");
+  auto c = load(good_);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  ASSERT_TRUE(c->headroom.has_value());
+  EXPECT_EQ(c->headroom->deployed_context, 50000000);
+  ASSERT_EQ(c->headroom->neighbours.size(), 2u);
+  const NeighbourServer& e = c->headroom->neighbours[0];
+  EXPECT_EQ(e.name, "embedder");
+  EXPECT_EQ(e.match, "--port 8081");
+  EXPECT_EQ(e.device, "CPU");  // expect.backend names one device: the neighbour's by default
+  EXPECT_DOUBLE_EQ(e.mib, 6144);
+  EXPECT_EQ(c->headroom->neighbours[1].match, "reranker");  // no "match": the name
+  EXPECT_EQ(c->headroom->neighbours[1].device, "CUDA1");
+  good_["headroom"] = json::parse(R"({"neighbours": [{"name": "embedder", "mib": 1}]})");
+  c = load(good_);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c->headroom->deployed_context, 0);  // not given: the cells the runtime ran with
+}
+
+TEST_F(CaseFileTest, HeadroomErrorsNameTheFieldTheValueAndWhatIsValid) {
+  auto with = [&](const char* block) {
+    json j = good_;
+    j["headroom"] = json::parse(block);
+    return error_of(j);
+  };
+  EXPECT_THAT(with(R"({})"), AllOf(HasSubstr("c1.json"), HasSubstr("field \"headroom\""), HasSubstr("names nothing"),
+                                  HasSubstr("deployed_context"), HasSubstr("neighbours")));
+  EXPECT_THAT(with(R"({"deployed_context": 0})"),
+              AllOf(HasSubstr("field \"headroom.deployed_context\" = 0"), HasSubstr("out of range"), HasSubstr("from 1 to 2147483647")));
+  EXPECT_THAT(with(R"({"deployed_context": "32k"})"), AllOf(HasSubstr("headroom.deployed_context\" = \"32k\""), HasSubstr("is a string")));
+  EXPECT_THAT(with(R"({"deployed_context": 4096, "spare": 1})"), AllOf(HasSubstr("unknown field \"headroom.spare\""), HasSubstr("neighbours")));
+  EXPECT_THAT(with(R"({"neighbours": {"name": "x"}})"), AllOf(HasSubstr("field \"headroom.neighbours\""), HasSubstr("expected a list")));
+  EXPECT_THAT(with(R"({"neighbours": []})"), AllOf(HasSubstr("headroom.neighbours"), HasSubstr("empty list")));
+  EXPECT_THAT(with(R"({"neighbours": [{"name": "a"}]})"),
+              AllOf(HasSubstr("field \"headroom.neighbours[0].mib\""), HasSubstr("missing"), HasSubstr("in MiB")));
+  EXPECT_THAT(with(R"({"neighbours": [{"name": "a", "mib": -5}]})"),
+              AllOf(HasSubstr("headroom.neighbours[0].mib\" = -5"), HasSubstr("out of range")));
+  EXPECT_THAT(with(R"({"neighbours": [{"name": "a", "mib": 5}, {"name": "a", "mib": 6}]})"),
+              AllOf(HasSubstr("headroom.neighbours[1].name\" = \"a\""), HasSubstr("given twice")));
+  EXPECT_THAT(with(R"({"neighbours": [{"name": "a", "mib": 5, "device": "GPU 0"}]})"),
+              AllOf(HasSubstr("headroom.neighbours[0].device\" = \"GPU 0\""), HasSubstr("(CPU, CUDA0)")));
+  EXPECT_THAT(with(R"({"neighbours": [{"name": "", "mib": 5}]})"), AllOf(HasSubstr("headroom.neighbours[0].name"), HasSubstr("empty")));
+  EXPECT_THAT(with(R"({"neighbours": [{"name": "a", "mib": 5, "match": ""}]})"), AllOf(HasSubstr("headroom.neighbours[0].match"), HasSubstr("empty")));
+  EXPECT_THAT(with(R"({"neighbours": [{"name": "a", "mib": 5, "pid": 7}]})"), HasSubstr("unknown field \"headroom.neighbours[0].pid\""));
+  // Several devices expected: the neighbour must say which it shares.
+  json two = good_;
+  two["expect"]["backend"] = json::array({"CUDA0", "CUDA1"});
+  two["headroom"] = json::parse(R"({"neighbours": [{"name": "a", "mib": 5}]})");
+  EXPECT_THAT(error_of(two), AllOf(HasSubstr("headroom.neighbours[0].device"), HasSubstr("missing"), HasSubstr("CUDA0,CUDA1")));
+}
+
 TEST_F(CaseFileTest, ParsesCaseTextWithoutAFile) {
   auto c = parse_case_text(good_.dump(), (root_ / "cases/c1.json").string(), suite());
   ASSERT_TRUE(c.ok()) << c.error().message;

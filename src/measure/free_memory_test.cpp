@@ -31,6 +31,24 @@ TEST(FreeMemory, KeepsTheLowestOfEachPlace) {
   EXPECT_EQ(*none.host_available_bytes, 80u);
 }
 
+TEST(FreeMemory, KeepsWhoElseHeldThePlaceAtItsLowestReading) {
+  FreeMemory a;
+  a.host_available_bytes = 100;
+  a.gpu_free_bytes = {{0, 50}};
+  a.gpu_others = {{0, {{11, "embedder", "", 10.0, ""}}}};
+  a.host_matches = {{21, "sleep", "sleep", 1.0, ""}};
+  FreeMemory b;
+  b.host_available_bytes = 80;  // lower: its host processes are the ones that held it
+  b.gpu_free_bytes = {{0, 60}, {1, 70}};
+  b.gpu_others = {{0, {}}};
+  b.gpu_others_why_not = {{1, "Insufficient Permissions"}};
+  a.keep_lowest(b);
+  ASSERT_EQ(a.gpu_others.at(0).size(), 1u);  // GPU 0 was lower in a: a's processes stay
+  EXPECT_EQ(a.gpu_others.at(0)[0].pid, 11u);
+  EXPECT_EQ(a.gpu_others_why_not.at(1), "Insufficient Permissions");
+  EXPECT_TRUE(a.host_matches.empty());
+}
+
 TEST(FreeMemory, AReadingHereHasTheHostAndSaysWhyNoGpu) {
   const FreeMemory f = read_free_memory(Result<Nvml>(make_error("libnvidia-ml.so.1 not found")));
   ASSERT_TRUE(f.host_available_bytes);  // every Linux since 3.14

@@ -35,6 +35,25 @@ std::string mib_text(double mib) {
   return buf;
 }
 
+std::optional<TokensFit> tokens_fit(const std::vector<std::pair<std::string, int64_t>>& left_bytes,
+                                    const std::map<std::string, double>& kv_mib_by_device, uint64_t bytes_per_token) {
+  if (bytes_per_token == 0) return std::nullopt;
+  double total_kv = 0;
+  for (const auto& [d, mib] : kv_mib_by_device) total_kv += mib;
+  std::optional<TokensFit> out;
+  for (const auto& [device, left] : left_bytes) {
+    double share = 1.0;
+    if (total_kv > 0 && kv_mib_by_device.size() > 1) {
+      auto it = kv_mib_by_device.find(device);
+      share = it == kv_mib_by_device.end() ? 0.0 : it->second / total_kv;
+    }
+    if (share <= 0) continue;
+    const long fits = static_cast<long>(std::floor(static_cast<double>(left) / (static_cast<double>(bytes_per_token) * share)));
+    if (!out || fits < out->tokens) out = TokensFit{fits, device};
+  }
+  return out;
+}
+
 HeadroomOutcome compute_headroom(const HeadroomInput& in) {
   HeadroomOutcome out;
   const KvShape& s = in.shape;
@@ -78,25 +97,12 @@ HeadroomOutcome compute_headroom(const HeadroomInput& in) {
   h.free = in.free;
   if (in.free.empty()) return {h, ""};
 
-  double total_kv = 0;
-  for (const auto& [d, mib] : in.kv_mib_by_device) total_kv += mib;
-  long more = std::numeric_limits<long>::max();
-  for (const FreeOn& f : in.free) {
-    // The device's part of every further token: its share of the runtime's KV buffers, all of it
-    // where the runtime named one device or none.
-    double share = 1.0;
-    if (total_kv > 0 && in.kv_mib_by_device.size() > 1) {
-      auto it = in.kv_mib_by_device.find(f.device);
-      share = it == in.kv_mib_by_device.end() ? 0.0 : it->second / total_kv;
-    }
-    if (share <= 0) continue;
-    const long fits = static_cast<long>(std::floor(static_cast<double>(f.free_bytes) / (static_cast<double>(h.bytes_per_token) * share)));
-    if (fits < more) {
-      more = fits;
-      h.limited_by = f.device;
-    }
-  }
-  if (more == std::numeric_limits<long>::max()) return {h, ""};
+  std::vector<std::pair<std::string, int64_t>> left;
+  for (const FreeOn& f : in.free) left.push_back({f.device, static_cast<int64_t>(f.free_bytes)});
+  const auto fit = tokens_fit(left, in.kv_mib_by_device, h.bytes_per_token);
+  if (!fit) return {h, ""};
+  const long more = fit->tokens;
+  h.limited_by = fit->limited_by;
   h.more_tokens = more;
   h.context_fit = in.cells + more;
   return {h, ""};

@@ -15,9 +15,12 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace fp {
+
+inline constexpr double kBytesPerMiB = 1024.0 * 1024.0;
 
 // The attention shape of a model as its KV cache sees it (model/gguf_reader.h ModelFacts).
 struct KvShape {
@@ -41,6 +44,67 @@ struct FreeOn {
   std::string source;      // "host MemAvailable", "NVML free memory of GPU 0 (NVIDIA H200)"
 };
 
+// Several models on one card (measure/shared_card.h): who else holds memory where the cache lives,
+// the servers the case names as its neighbours, and whether its deployed context fits beside them.
+
+// A process other than the runtime flashproof launched, holding memory where the cache lives.
+struct OtherProcess {
+  unsigned pid = 0;
+  std::string command;         // /proc/PID/comm ("llama-server"); "" where /proc does not show the pid
+  std::string command_line;    // its arguments joined by spaces: what a neighbour's "match" is looked for in; never reported
+  std::optional<double> mib;   // what it holds there (NVML per process; the host: VmRSS); none where not known
+  std::string neighbour;       // the case's neighbour it was taken for; "" none
+};
+
+// The other processes on one place that holds part of the cache.
+struct OthersOn {
+  std::string device;    // the runtime's name for it: "CUDA0", "CPU"
+  std::string where;     // "GPU 0 (NVIDIA H100 80GB HBM3)", "the host"
+  bool listed = false;   // every process on it was listed (a GPU, through NVML)
+  std::string why_not;   // not listed: why (the host; NVML's error)
+  std::vector<OtherProcess> processes;  // listed: all of them; the host: those matching a neighbour
+};
+
+// A server the case names as sharing its card (case "headroom.neighbours").
+struct Neighbour {
+  std::string name;      // the case's name for it ("embedder")
+  std::string match;     // looked for in a process's command name (equal) or command line (contained)
+  std::string device;    // where its memory is: "CUDA0", "CPU"
+  double mib = 0;        // the memory it holds when serving
+};
+
+enum class NeighbourState {
+  Running,     // a process on its device matches: its memory is already out of the memory left
+  NotRunning,  // none does: its memory is reserved from the memory left
+  Elsewhere,   // its device holds none of the case's KV cache: it changes nothing here
+};
+
+struct NeighbourOutcome {
+  Neighbour declared;
+  NeighbourState state = NeighbourState::NotRunning;
+  std::vector<OtherProcess> processes;  // running: the processes taken for it
+  std::optional<double> used_mib;       // running: what they hold; none where not known
+  double reserved_mib = 0;              // taken from the memory left: all of it when not running, the rest
+                                        // up to the declared memory when running with less
+  std::string looked;                   // where it was looked for, or why it could not be
+};
+
+// The context the case deploys against the context that fits beside everything else. Typed: a
+// deployed context that does not fit fails `flashproof run`.
+struct DeployedFit {
+  long deployed = 0;
+  std::string deployed_source;  // "headroom.deployed_context", or the cells' source when the case names none
+  bool checked = false;
+  std::string not_checked;      // why not
+  long fits = 0;                // cells + the tokens the memory left, less the reservations, holds (< cells when they take more)
+  long short_by = 0;            // deployed - fits, when positive
+  uint64_t bytes_per_token = 0;
+  double reserved_mib = 0;      // the reservations on the places that hold the cache
+  std::string limited_by;       // the place that runs out first
+  std::string beside;           // who shares it, in words
+  bool fits_ok() const { return checked && short_by <= 0; }
+};
+
 // Everything the headroom rests on.
 struct HeadroomInput {
   KvShape shape;
@@ -51,6 +115,13 @@ struct HeadroomInput {
   std::map<std::string, double> kv_mib_by_device;  // the runtime's KV buffer per device ("CPU", "CUDA0")
   std::vector<FreeOn> free;                // measured, per device that holds part of the cache
   std::optional<double> compute_mib;       // the runtime's compute buffers, total
+  // Beside the runtime (measure/shared_card.h share_card): the other processes per place holding the
+  // cache, the case's neighbours, and the deployed context to check (check_deployed: the case has a
+  // "headroom" block; deployed_context 0: the cells it ran with).
+  std::vector<OthersOn> others;
+  std::vector<Neighbour> neighbours;
+  bool check_deployed = false;
+  long deployed_context = 0;
 };
 
 struct Headroom {
@@ -68,6 +139,9 @@ struct Headroom {
   // The shape and types in words: "2 layers x 2 KV heads x head size 32, K f16, V f16".
   std::string shape_text;
   std::vector<std::string> notes;          // what the figures leave out, in words
+  std::vector<OthersOn> others;             // what else holds memory where the cache lives
+  std::vector<NeighbourOutcome> neighbours; // the case's neighbours, each running or reserved
+  std::optional<DeployedFit> deployed;      // the case's deployed context (a "headroom" block only)
 };
 
 // The headroom, or why there is none (a type without a known size, a shape of zeros, no cells).
@@ -76,6 +150,17 @@ struct HeadroomOutcome {
   std::string why_not;
 };
 HeadroomOutcome compute_headroom(const HeadroomInput& in);
+
+// Tokens of KV cache the memory left on each place holds, each place paying its share of a token
+// (its part of `kv_mib_by_device`; all of it where the runtime named one place or none); the first to
+// run out decides (`limited_by`). Negative where a place has less than nothing left (reservations).
+// None when no place takes a share.
+struct TokensFit {
+  long tokens = 0;
+  std::string limited_by;
+};
+std::optional<TokensFit> tokens_fit(const std::vector<std::pair<std::string, int64_t>>& left_bytes,
+                                    const std::map<std::string, double>& kv_mib_by_device, uint64_t bytes_per_token);
 
 // How many tokens of KV cache `mib` MiB hold at `bytes_per_token` (floor; 0 for a negative amount).
 long tokens_in_mib(double mib, uint64_t bytes_per_token);

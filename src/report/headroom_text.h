@@ -23,6 +23,12 @@ nlohmann::ordered_json headroom_json(const std::optional<Headroom>& h, const std
 // {"not_computed": WHY}, an absent object ("not recorded: the result predates headroom") or a malformed one.
 std::optional<Headroom> headroom_from_json(const nlohmann::json& j, std::string* why_not);
 
+// The deployed context's failure of `flashproof run` for a case with a "headroom" block: "deployed
+// context N does not fit beside WHO: M tokens fit, short by K tokens (X MiB of KV cache at B
+// bytes/token)", or why it was not checked (no headroom, no memory left measured: no evidence is no
+// pass); none when it fits.
+std::optional<std::string> deployed_context_failure(const std::optional<Headroom>& h, const std::string& why_not);
+
 // A/B: what the flag does to the compute buffer and the KV cache, and what that is in tokens of
 // context: "the flag on changes the compute buffer by -68.000 MiB (87.000 -> 19.000): 4352 tokens of
 // KV cache at 16384 bytes each; KV cache unchanged (32.000 MiB)". Empty when either arm lacks it.

@@ -154,7 +154,14 @@ std::string memory_block(const json& r, const std::string& name) {
     std::string why_not;
     const auto room = headroom_from_json(r.value("headroom", json()), &why_not);
     out += "<h3>Headroom</h3><table>";
-    for (const auto& [k, v] : headroom_lines(room, why_not)) out += "<tr><td>" + esc(k) + "</td><td>" + esc(v) + "</td></tr>";
+    for (const auto& [k, v] : headroom_lines(room, why_not)) {
+      std::string cell = esc(v);
+      if (k == "headroom.deployed_context" && room && room->deployed) {  // the typed check, not its words
+        const DeployedFit& d = *room->deployed;
+        cell = badge(d.fits_ok() ? "fits" : d.checked ? "does not fit" : "not checked", d.fits_ok() ? "ok" : "bad") + " " + cell;
+      }
+      out += "<tr><td>" + esc(k) + "</td><td>" + cell + "</td></tr>";
+    }
     out += "</table>";
   }
   return out;

@@ -27,6 +27,7 @@
 #include "golden/golden_paths.h"
 #include "golden/memory_policy.h"
 #include "history/history.h"
+#include "report/headroom_text.h"
 #include "report/redact.h"
 #include "report/result_file.h"
 #include "runtime/cpu_quota.h"
@@ -291,6 +292,10 @@ std::vector<LaunchMemory> check_launch_logs(const CaseContext& ctx, const Eviden
     HeadroomOutcome room = launch_headroom(ctx, passes[k], scan);
     r.headroom = room.headroom;
     r.headroom_why_not = room.why_not;
+    // A case's deployed context must fit beside its neighbours (case "headroom"): a memory check,
+    // failed like an expectation, so that no golden is recorded from a run that does not fit.
+    if (ctx.c.headroom)
+      if (auto failure = deployed_context_failure(r.headroom, r.headroom_why_not)) r.failures.push_back(*failure);
   }
   return memory;
 }

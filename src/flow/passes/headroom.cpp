@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "measure/shared_card.h"
 #include "runtime/ctest_gpus.h"
 #include "runtime/kv_cache_types.h"
 #include "util/text.h"
@@ -16,6 +17,45 @@ std::optional<int> gpu_ordinal(const std::string& device, const RuntimeSignature
   for (int k = 0; k < 64; ++k)
     if (sigs.gpu_backend_name(k) == device) return k;
   return std::nullopt;
+}
+
+// Who else holds memory on each place of the cache (the other processes of each GPU, the host
+// processes matching the case's neighbours), the neighbours and the deployed context to check.
+void beside_the_runtime(const CaseContext& ctx, const std::vector<std::string>& devices, const FreeMemory& fm, HeadroomInput& in) {
+  for (const auto& d : devices) {
+    OthersOn on;
+    on.device = d;
+    if (auto k = gpu_ordinal(d, ctx.signatures)) {
+      const auto index = nvml_index_of_ordinal(*k, ctx.c.launch.env);
+      if (!index) {
+        on.where = d;
+        on.why_not = "its GPU's NVML index is not known (CUDA_VISIBLE_DEVICES names it by UUID?)";
+      } else {
+        const auto name = fm.gpu_names.find(*index);
+        on.where = "GPU " + std::to_string(*index) + (name == fm.gpu_names.end() ? "" : " (" + name->second + ")");
+        if (auto it = fm.gpu_others.find(*index); it != fm.gpu_others.end()) {
+          on.listed = true;
+          on.processes = it->second;
+        } else if (auto w = fm.gpu_others_why_not.find(*index); w != fm.gpu_others_why_not.end()) {
+          on.why_not = "NVML could not list its processes: " + w->second;
+        } else {
+          on.why_not = fm.gpu_why_not.empty() ? "no NVML reading of its GPU" : fm.gpu_why_not;
+        }
+      }
+    } else if (d == "CPU") {
+      on.where = "the host";
+      on.why_not = "MemAvailable already leaves out what the host's other processes hold (flashproof lists a GPU's processes, through NVML)";
+      on.processes = fm.host_matches;
+    } else {
+      on.where = d;
+      on.why_not = "flashproof lists the processes of NVIDIA GPUs only";
+    }
+    in.others.push_back(std::move(on));
+  }
+  if (!ctx.c.headroom) return;
+  for (const auto& n : ctx.c.headroom->neighbours) in.neighbours.push_back({n.name, n.match, n.device, n.mib});
+  in.check_deployed = true;
+  in.deployed_context = ctx.c.headroom->deployed_context;
 }
 
 }  // namespace
@@ -117,9 +157,11 @@ HeadroomOutcome launch_headroom(const CaseContext& ctx, const TimedPass& pass, c
       unmeasured.push_back(d + " (flashproof measures free memory on the host and NVIDIA GPUs only)");
     }
   }
+  beside_the_runtime(ctx, devices, fm, in);
   HeadroomOutcome out = compute_headroom(in);
   if (!out.headroom) return out;
   Headroom& h = *out.headroom;
+  share_card(in, h);
   if (asked.k != used.k || asked.v != used.v)
     h.notes.push_back("the launch asks for K " + asked.k + ", V " + asked.v + "; the runtime allocated K " + used.k + ", V " + used.v);
   if (!unmeasured.empty()) {

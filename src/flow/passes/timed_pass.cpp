@@ -99,8 +99,14 @@ Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& opt
   const auto load_t0 = Clock::now();
   // Memory left while it serves: after the warm-up and after every round, the lowest kept.
   const Result<Nvml> nvml_free = launched ? Nvml::open() : Result<Nvml>(make_error("attached: the server is not flashproof's process"));
+  // And who else holds memory there: the processes other than the runtime's, on the GPUs and, for the
+  // case's neighbours on the host, on the host (measure/memory_holders.h).
+  BesideRuntime beside{pgid, {}};
+  if (c.headroom)
+    for (const auto& n : c.headroom->neighbours)
+      if (n.device == "CPU") beside.host_needles.push_back(n.match);
   auto note_free_memory = [&] {
-    if (launched) out.free_memory_low.keep_lowest(read_free_memory(nvml_free));
+    if (launched) out.free_memory_low.keep_lowest(read_free_memory(nvml_free, beside));
   };
 
   auto deadline = Clock::now() + std::chrono::duration<double>(c.plan.timeout_s);
