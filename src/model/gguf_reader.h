@@ -21,6 +21,7 @@ struct GgufMetaValue {
   std::optional<double> number;
   std::optional<std::string> text;
   uint64_t array_count = 0;      // type ARRAY
+  uint64_t longest_string = 0;   // an ARRAY of strings: the longest element's bytes
 };
 
 struct GgufMetadata {
@@ -46,6 +47,7 @@ struct ModelFacts {
   int n_embd = 0, n_head = 0, n_head_kv = 0;
   int head_size_k = 0, head_size_v = 0;  // <arch>.attention.key_length / value_length, else n_embd / n_head
   int trained_context = 0;       // <arch>.context_length; 0 when the header does not say
+  size_t longest_token_bytes = 0;  // the longest text of tokenizer.ggml.tokens; 0 when there is no vocabulary
 };
 
 // The facts from a header; an error names the missing key and the file.
