@@ -157,7 +157,14 @@ Status load_shape(const JsonFields& top, const Suite& suite, Case& c) {
     if (!std::regex_match(c.shape.prompt_set, kName))
       return s.error("prompt_set", "expected a name of a folder of prompts (lowercase letters, digits, . _ -)");
     std::vector<std::string> looked;
-    for (const std::string& d : suite.prompt_dirs()) looked.push_back((fs::path(d) / c.shape.prompt_set).string());
+    for (const std::string& d : suite.prompt_dirs()) {
+      looked.push_back((fs::path(d) / c.shape.prompt_set).string());
+      std::error_code ec;
+      const fs::file_status st = fs::status(looked.back(), ec);
+      if (fs::is_directory(st)) break;
+      if (ec && st.type() != fs::file_type::not_found)  // a symlink loop, a folder it may not enter
+        return s.error("prompt_set", looked.back() + ": cannot read the prompt set folder: " + ec.message());
+    }
     if (std::none_of(looked.begin(), looked.end(), [](const std::string& d) { std::error_code ec; return fs::is_directory(d, ec); }))
       return s.error("prompt_set", "no such prompt set folder: " + join(looked, " or "));
   }

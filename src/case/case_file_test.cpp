@@ -85,6 +85,22 @@ TEST_F(CaseFileTest, WrongTypeNamesFieldValueAndExpectation) {
                                      HasSubstr("whole number from 128")));
 }
 
+TEST_F(CaseFileTest, AKeyGivenTwiceIsAnErrorNamingIt) {
+  // JSON parsers keep the last of two keys without a word: the first "repetitions" would be ignored.
+  std::string text = good_.dump(2);
+  text.replace(text.find("\"plan\": {"), 9, "\"plan\": {\"repetitions\": 9, ");
+  auto c = parse_case_text(text, (root_ / "cases/c1.json").string(), suite());
+  ASSERT_FALSE(c.ok());
+  EXPECT_THAT(c.error().message, AllOf(HasSubstr("c1.json: field \"plan.repetitions\" is given twice"), HasSubstr("keep one")));
+  // In a nested object, and at the top.
+  text = good_.dump();
+  text.replace(text.find("{\"argv\""), 1, "{\"argv\": [], ");
+  EXPECT_THAT(parse_case_text(text, "c1.json", suite()).error().message, HasSubstr("field \"launch.argv\" is given twice"));
+  text = good_.dump();
+  text.replace(0, 1, "{\"job\": \"batch\", ");
+  EXPECT_THAT(parse_case_text(text, "c1.json", suite()).error().message, HasSubstr("field \"job\" is given twice"));
+}
+
 TEST_F(CaseFileTest, OutOfRange) {
   good_["plan"]["repetitions"] = 0;
   EXPECT_THAT(error_of(good_), AllOf(HasSubstr("plan.repetitions\" = 0"), HasSubstr("out of range")));

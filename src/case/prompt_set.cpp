@@ -1,9 +1,11 @@
 #include "case/prompt_set.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 
 #include "util/text.h"
+#include "util/utf8.h"
 
 namespace fp {
 namespace {
@@ -68,31 +70,83 @@ std::string build_long_text(const std::string& document, size_t chars) {
   return out;
 }
 
+PromptLimit prompt_limit(int context, size_t bytes_per_token, const std::string& vocabulary) {
+  PromptLimit l;
+  l.bytes = static_cast<size_t>(std::max(context, 1)) * std::max<size_t>(bytes_per_token, 1);
+  l.why = "shape.context " + std::to_string(context) + " tokens x " + std::to_string(bytes_per_token) + " bytes per token at most (" +
+          vocabulary + ")";
+  return l;
+}
+
+namespace {
+
+// A prompt's text: a regular file (after symlinks) of at most limit.bytes, valid UTF-8.
+Result<std::string> read_prompt_file(const fs::path& file, const PromptLimit& limit) {
+  const std::string path = file.string();
+  std::error_code ec;
+  const fs::file_status st = fs::status(file, ec);
+  if (ec) return make_error(path + ": cannot read the prompt: " + ec.message());
+  if (!fs::is_regular_file(st))
+    return make_error(path + ": cannot read the prompt: " +
+                      (fs::is_directory(st) ? "a folder" : fs::is_fifo(st) ? "a named pipe (FIFO)" : "a special file") +
+                      ", not a regular file (a prompt is a text file <id>.txt)");
+  const uintmax_t size = fs::file_size(file, ec);
+  if (!ec && size > limit.bytes) return make_error(path + ": " + std::to_string(size) + " bytes, more than the " +
+                                                   std::to_string(limit.bytes) + " a prompt can hold (" + limit.why +
+                                                   "): it cannot fit the case's context; shorten it or raise shape.context");
+  FP_TRY(std::string text, read_file(path, limit.bytes));
+  if (const size_t at = invalid_utf8_at(text); at != std::string::npos) {
+    char byte[8];
+    std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned char>(text[at]));
+    return make_error(path + ": byte offset " + std::to_string(at) + " (" + byte +
+                      ") is not UTF-8: a prompt must be UTF-8 text (it is sent to the runtime as JSON); save the file as UTF-8");
+  }
+  return text;
+}
+
+// The <id>.txt files of a prompt set's folder, sorted. Errors name the folder and why it cannot be listed.
+Result<std::vector<fs::path>> prompt_files(const fs::path& dir) {
+  std::vector<fs::path> files;
+  std::error_code ec;
+  fs::directory_iterator it(dir, ec);
+  for (; !ec && it != fs::directory_iterator(); it.increment(ec))
+    if (it->path().extension() == ".txt") files.push_back(it->path());
+  if (ec) return make_error(dir.string() + ": cannot list the prompt set: " + ec.message());
+  std::sort(files.begin(), files.end());
+  if (files.empty()) return make_error(dir.string() + ": holds no prompt (<id>.txt files)");
+  return files;
+}
+
+}  // namespace
+
 Result<std::vector<Prompt>> load_prompt_set(const Suite& suite, const std::string& set,
-                                            const std::optional<LongPrompt>& long_prompt) {
+                                            const std::optional<LongPrompt>& long_prompt, const PromptLimit& limit) {
   fs::path dir;
   std::vector<std::string> looked;
   for (const std::string& d : suite.prompt_dirs()) {
     looked.push_back((fs::path(d) / set).string());
-    if (std::error_code ec; fs::is_directory(looked.back(), ec)) {
+    std::error_code ec;
+    const fs::file_status st = fs::status(looked.back(), ec);
+    if (ec && st.type() != fs::file_type::not_found) return make_error(looked.back() + ": cannot read the prompt set folder: " + ec.message());
+    if (fs::is_directory(st)) {
       dir = looked.back();
       break;
     }
   }
   if (dir.empty()) return make_error("no such prompt set folder: " + join(looked, " or "));
-  std::vector<fs::path> files;
-  for (const auto& e : fs::directory_iterator(dir))
-    if (e.is_regular_file() && e.path().extension() == ".txt") files.push_back(e.path());
-  std::sort(files.begin(), files.end());
-  if (files.empty()) return make_error(dir.string() + ": holds no prompt (<id>.txt files)");
+  FP_TRY(std::vector<fs::path> files, prompt_files(dir));
   std::string prefix;
   if (long_prompt) {
-    FP_TRY(std::string doc, read_file((fs::path(suite.root) / long_prompt->document).string()));
+    FP_TRY(std::string doc, read_prompt_file(fs::path(suite.root) / long_prompt->document, limit));
     prefix = build_long_text(doc, long_prompt->chars);
   }
   std::vector<Prompt> out;
   for (const auto& f : files) {
-    FP_TRY(std::string text, read_file(f.string()));
+    FP_TRY(std::string text, read_prompt_file(f, limit));
+    if (!prefix.empty() && prefix.size() + 2 + text.size() > limit.bytes)
+      return make_error(f.string() + ": with the long prompt's " + std::to_string(prefix.size()) + " characters before it, " +
+                        std::to_string(prefix.size() + 2 + text.size()) + " bytes, more than the " + std::to_string(limit.bytes) +
+                        " a prompt can hold (" + limit.why + "): it cannot fit the case's context");
     FP_TRY(Prompt p, parse_prompt(f.string(), f.stem().string(), text));
     if (!prefix.empty()) p.messages.back().content = prefix + "\n\n" + p.messages.back().content;
     out.push_back(std::move(p));

@@ -17,6 +17,7 @@
 #include "evidence/verdict.h"
 #include "model/gguf_reader.h"
 #include "util/text.h"
+#include "util/utf8.h"
 #include "runtime/runtime_data.h"
 
 namespace fp {
@@ -116,7 +117,7 @@ int explain_command(int argc, char** argv) {
 
   auto sigs = load_runtime_signatures(opts["--runtime"]);
   if (!sigs) return usage_error("--runtime " + quote(opts["--runtime"]) + ": " + sigs.error().message);
-  auto text = read_file(opts["--log"]);
+  auto text = read_text_file(opts["--log"]);
   if (!text) return usage_error("--log: " + text.error().message);
 
   std::vector<LogRecord> records = split_records(*text, *sigs);

@@ -205,7 +205,7 @@ int run_command(int argc, char** argv) {
     for (const auto& l : run.result.golden_lines)
       if (starts_with(l, "figures not compared") || (l.find(" [gate] ") != std::string::npos && l.find("cannot resolve") != std::string::npos))
         std::cerr << "note " << run.result.case_name << ": " << l << "\n";
-    if (!run.result.output_dir.empty()) std::cerr << "result: " << run.result.output_dir << "/result.txt\n";
+    if (!run.result_file.empty()) std::cerr << "result: " << run.result_file << "\n";
     if (run.exit_code != kRunSkip) {
       any_ran = true;
       worst = std::max(worst == kRunSkip ? 0 : worst, run.exit_code == kRunIncomplete ? 2 : run.exit_code);

@@ -1,6 +1,7 @@
 #include "client/openai_chunk.h"
 
 #include "util/text.h"
+#include "util/utf8.h"
 
 namespace fp {
 namespace {
@@ -41,8 +42,9 @@ std::string error_message_from_body(std::string_view body) {
 
 std::string http_error_text(long status, std::string_view body) {
   constexpr size_t kShown = 300;
+  const std::string text_body = valid_utf8_noted(body, kHttpBodies);
   std::string one_line;
-  for (char c : body.substr(0, kShown)) one_line += (c == '\n' || c == '\r' || c == '\t') ? ' ' : c;
+  for (char c : std::string_view(text_body).substr(0, utf8_cut(text_body, kShown))) one_line += (c == '\n' || c == '\r' || c == '\t') ? ' ' : c;
   one_line = trim(one_line);
   if (body.size() > kShown) one_line += "... (" + std::to_string(body.size()) + " bytes)";
   std::string text = "HTTP " + std::to_string(status) + ": " + error_message_from_body(body);

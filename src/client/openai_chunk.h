@@ -19,8 +19,12 @@ Status apply_stream_chunk(std::string_view data, double arrival_s, StreamResult&
 // {"message":..} (vLLM) or {"error":".."}; otherwise the body itself. Returned quoted.
 std::string error_message_from_body(std::string_view body);
 
+// Where the bytes of server bodies that are not UTF-8 are noted (util/utf8.h valid_utf8_noted).
+inline constexpr const char* kHttpBodies = "HTTP response bodies";
+
 // A server's error answer for a message: `HTTP 401: "Invalid API Key"; body: {...}`, the body on one
-// line and cut to its first 300 bytes (with its full size when cut); never a timing.
+// line, valid UTF-8 (noted under kHttpBodies), cut to its first 300 bytes (with its full size when
+// cut); never a timing.
 std::string http_error_text(long status, std::string_view body);
 
 }  // namespace fp

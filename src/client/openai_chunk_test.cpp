@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "client/stream_metrics.h"
+#include "util/utf8.h"
+
+#include <nlohmann/json.hpp>
 
 namespace fp {
 namespace {
@@ -86,6 +89,18 @@ TEST(StreamMetrics, GapsAreBetweenContentEvents) {
   EXPECT_TRUE(inter_event_gaps_s(r).empty());
   r.content_event_times_s = {0.5, 0.75, 1.0, 1.5};
   EXPECT_EQ(inter_event_gaps_s(r), (std::vector<double>{0.25, 0.25, 0.5}));
+}
+
+TEST(HttpErrorText, ABodyThatIsNotUtf8BecomesTextAndIsNoted) {
+  clear_not_utf8_noted();
+  const std::string body = std::string("<html>\xFF\xFE") + std::string(400, '\xC3') + "</html>";
+  const std::string text = http_error_text(500, body);
+  EXPECT_EQ(invalid_utf8_at(text), std::string::npos) << text;
+  EXPECT_NO_THROW((void)nlohmann::json(text).dump());
+  EXPECT_NE(text.find("HTTP 500: \"<html>\\xff\\xfe"), std::string::npos) << text;  // quoted: the bytes as escapes
+  EXPECT_NE(text.find("body: <html>\xEF\xBF\xBD"), std::string::npos) << text;      // shown: U+FFFD
+  EXPECT_EQ(not_utf8_noted().at(kHttpBodies), 402u);
+  clear_not_utf8_noted();
 }
 
 }  // namespace

@@ -108,6 +108,7 @@ Status record_run(const std::string& results_root, HistoryEntry entry) {
   const fs::path root = fs::absolute(results_root, ec);
   fs::path run = fs::absolute(entry.run_dir, ec).lexically_normal();
   if (!fs::is_directory(run, ec)) return make_error(run.string() + ": run folder does not exist; not recorded in the history");
+  if (!has_result(run)) return make_error(run.string() + ": holds no result.json; the history lists only runs whose result files exist");
   fs::path rel = run.lexically_relative(root.lexically_normal());
   entry.run_dir = !rel.empty() && *rel.begin() != ".." ? rel.string() : run.string();
 

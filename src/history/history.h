@@ -32,7 +32,8 @@ struct HistoryEntry {
 std::string history_path(const std::string& results_root);
 
 // Appends `entry` to history.tsv and points the case folder's `latest` (and `previous`, the run
-// before it in that folder) at it. The run folder must exist.
+// before it in that folder) at it. The run folder must exist and hold its result.json: the history
+// lists only runs whose result files were written.
 Status record_run(const std::string& results_root, HistoryEntry entry);
 
 // Every entry, oldest first; a missing file is an empty history. A malformed line is an error

@@ -50,6 +50,17 @@ TEST(History, RecordsRunsAndPointsLatestAndPrevious) {
   EXPECT_FALSE(fs::exists(root + "/fp2/chat/previous"));
 }
 
+TEST(History, ARunWhoseResultFilesWereNotWrittenIsNotRecorded) {
+  std::string root = fresh_root("noresult");
+  std::string dir = root + "/fp/chat/20261130T000001Z-1";
+  fs::create_directories(dir);
+  auto st = record_run(root, {"2026-11-30T00:00:01Z", "fp", "chat", "pass", dir});
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.error().message.find(dir + ": holds no result.json"), std::string::npos) << st.error().message;
+  EXPECT_FALSE(fs::exists(root + "/history.tsv"));
+  EXPECT_FALSE(fs::exists(root + "/fp/chat/latest"));
+}
+
 TEST(History, MalformedLineIsAnErrorNamingFileAndLine) {
   std::string root = fresh_root("bad");
   ASSERT_TRUE(write_file_atomic(root + "/history.tsv", "# header\na\tb\n").ok());

@@ -1,5 +1,6 @@
 #include "model/gguf_reader.h"
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 
@@ -95,8 +96,10 @@ Result<GgufMetaValue> read_value(Cursor& c, uint32_t type, const std::string& ke
   FP_TRY(uint32_t elem, c.get<uint32_t>("the array type of " + quote(key)));
   FP_TRY(v.array_count, c.get<uint64_t>("the array length of " + quote(key)));
   if (elem == gguf::kString) {
-    for (uint64_t i = 0; i < v.array_count; ++i)
-      FP_TRY_STATUS(c.string("element " + std::to_string(i) + " of " + quote(key)));
+    for (uint64_t i = 0; i < v.array_count; ++i) {
+      FP_TRY(std::string element, c.string("element " + std::to_string(i) + " of " + quote(key)));
+      v.longest_string = std::max<uint64_t>(v.longest_string, element.size());
+    }
     return v;
   }
   size_t size = scalar_size(elem);
@@ -177,6 +180,7 @@ Result<ModelFacts> model_facts(const GgufMetadata& m) {
   }
   if (auto ctx = m.integer(a + "context_length"); ctx && *ctx > 0 && *ctx <= INT32_MAX) f.trained_context = static_cast<int>(*ctx);
   if (auto ft = m.integer("general.file_type"); ft && *ft >= 0 && *ft < 1024) f.file_type = static_cast<int>(*ft);
+  if (auto t = m.values.find("tokenizer.ggml.tokens"); t != m.values.end()) f.longest_token_bytes = static_cast<size_t>(t->second.longest_string);
   return f;
 }
 

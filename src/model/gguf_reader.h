@@ -21,6 +21,7 @@ struct GgufMetaValue {
   std::optional<double> number;
   std::optional<std::string> text;
   uint64_t array_count = 0;      // type ARRAY
+  uint64_t longest_string = 0;   // an ARRAY of strings: the longest element's bytes
 };
 
 struct GgufMetadata {
@@ -48,6 +49,7 @@ struct ModelFacts {
   int trained_context = 0;       // <arch>.context_length; 0 when the header does not say
   int file_type = -1;            // general.file_type (llama_ftype: 1 mostly F16, 7 Q8_0, 2 Q4_0, 15 Q4_K_M, ...); -1 unstated
   int gqa_ratio() const { return n_head_kv > 0 ? n_head / n_head_kv : 0; }
+  size_t longest_token_bytes = 0;  // the longest text of tokenizer.ggml.tokens; 0 when there is no vocabulary
 };
 
 // llama_ftype as its short name ("f16", "q8_0", "q4_0", "q4_k_m", ...); "ftype N" for others.

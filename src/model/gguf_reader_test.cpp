@@ -48,6 +48,19 @@ TEST(GgufReader, KeyLengthWinsOverEmbeddingOverHeads) {
   EXPECT_EQ(f->layers, 28);
   EXPECT_EQ(f->head_size_k, 128);  // not 1024 / 16 = 64
   EXPECT_EQ(f->n_head_kv, 16);     // no head_count_kv: as many as heads
+  EXPECT_EQ(f->longest_token_bytes, 0u);  // no vocabulary
+}
+
+TEST(GgufReader, LongestTokenOfTheVocabulary) {
+  GgufWriter w;
+  w.add_kv("general.architecture", std::string("llama"));
+  w.add_kv("llama.block_count", uint32_t{2});
+  w.add_kv("llama.embedding_length", uint32_t{128});
+  w.add_kv("llama.attention.head_count", uint32_t{4});
+  w.add_kv("tokenizer.ggml.tokens", std::vector<std::string>{"<s>", "\xE2\x96\x81the", std::string(40, ' '), "a"});
+  auto f = model_facts(*parse_gguf_metadata(w.serialize(), "vocab.gguf"));
+  ASSERT_TRUE(f.ok()) << f.error().message;
+  EXPECT_EQ(f->longest_token_bytes, 40u);
 }
 
 TEST(GgufReader, TruncatedFileIsAnErrorNamingTheByte) {

@@ -6,6 +6,7 @@
 #include "report/headroom_text.h"
 #include "util/format_number.h"
 #include "util/text.h"
+#include "util/utf8.h"
 
 namespace fp {
 namespace {
@@ -230,8 +231,8 @@ nlohmann::ordered_json ab_to_json(const AbRun& r) {
 }
 
 Status write_ab_files(const std::string& dir, const AbRun& r) {
-  FP_TRY_STATUS(write_file_atomic(dir + "/ab.txt", ab_to_text(r)));
-  return write_file_atomic(dir + "/ab.json", ab_to_json(r).dump(2) + "\n");
+  const std::string json = ab_to_json(r).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+  return write_files_atomic({{dir + "/ab.json", json}, {dir + "/ab.txt", valid_utf8(ab_to_text(r))}});
 }
 
 }  // namespace fp

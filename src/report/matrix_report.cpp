@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "util/text.h"
+#include "util/utf8.h"
 
 namespace fp {
 namespace {
@@ -247,8 +248,8 @@ nlohmann::ordered_json matrix_to_json(const MatrixRun& m) {
 }
 
 Status write_matrix_files(const std::string& dir, const MatrixRun& m) {
-  FP_TRY_STATUS(write_file_atomic(dir + "/matrix.txt", matrix_to_text(m)));
-  return write_file_atomic(dir + "/matrix.json", matrix_to_json(m).dump(2) + "\n");
+  const std::string json = matrix_to_json(m).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+  return write_files_atomic({{dir + "/matrix.json", json}, {dir + "/matrix.txt", valid_utf8(matrix_to_text(m))}});
 }
 
 }  // namespace fp

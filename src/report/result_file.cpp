@@ -7,6 +7,7 @@
 #include "util/format_number.h"
 #include "util/sha256.h"
 #include "util/text.h"
+#include "util/utf8.h"
 
 namespace fp {
 namespace {
@@ -57,6 +58,9 @@ std::string result_to_text(const RunResult& r) {
       line(out, "instruments.retry." + std::to_string(i + 1), shown(r.instrument_retry_steps[i]));
   }
   line(out, "status", r.status());
+  size_t n_not_utf8 = 0;
+  for (const auto& [source, bytes] : r.not_utf8)
+    line(out, "not_utf8." + std::to_string(++n_not_utf8), shown(source) + ": " + std::to_string(bytes) + (bytes == 1 ? " byte that is" : " bytes that are") + " not UTF-8, shown as U+FFFD");
   for (size_t i = 0; i < r.failures.size(); ++i) line(out, "failure." + std::to_string(i + 1), shown(r.failures[i]));
   line(out, "expect.fused_attention", r.expect_fused ? "true" : "false");
   line(out, "expect.backend", r.expect_backend);
@@ -142,6 +146,7 @@ nlohmann::ordered_json result_to_json(const RunResult& r) {
                         {"retry", r.instrument_retry_steps}};
   j["status"] = r.status();
   j["failures"] = r.failures;
+  if (!r.not_utf8.empty()) j["not_utf8"] = r.not_utf8;  // source -> bytes replaced by U+FFFD
   j["expect"] = {{"fused_attention", r.expect_fused}, {"backend", r.expect_backend}};
   const RunVerdict& v = r.verdict;
   j["verdict"] = {{"state", to_string(v.activity)}, {"backend", backends_text(v.fused_backends)}, {"as_expected", v.as_expected},
@@ -185,8 +190,14 @@ nlohmann::ordered_json result_to_json(const RunResult& r) {
 }
 
 Status write_result_files(const std::string& dir, const RunResult& r) {
-  FP_TRY_STATUS(write_file_atomic(dir + "/result.txt", result_to_text(r)));
-  return write_file_atomic(dir + "/result.json", result_to_json(r).dump(2) + "\n");
+  // Both rendered before either is written; text that escaped util/utf8.h is replaced here rather than
+  // abort the write (nlohmann_json throws on a string that is not UTF-8).
+  size_t late = 0;
+  const std::string text = valid_utf8(result_to_text(r), &late);
+  const std::string json = result_to_json(r).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+  if (late) std::fprintf(stderr, "flashproof: %s: %zu bytes of the result were not UTF-8 and are written as U+FFFD\n", dir.c_str(), late);
+  // Never one without the other (a result.txt saying pass and no result.json was an aborted run).
+  return write_files_atomic({{dir + "/result.json", json}, {dir + "/result.txt", text}});
 }
 
 }  // namespace fp

@@ -12,7 +12,8 @@ namespace fp {
 
 std::string result_to_text(const RunResult& r);
 nlohmann::ordered_json result_to_json(const RunResult& r);
-// Writes <dir>/result.txt and <dir>/result.json atomically.
+// Writes <dir>/result.json and <dir>/result.txt, each atomically, both or neither
+// (util/text.h write_files_atomic); text that is still not UTF-8 here is written as U+FFFD.
 Status write_result_files(const std::string& dir, const RunResult& r);
 
 }  // namespace fp

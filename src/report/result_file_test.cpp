@@ -5,6 +5,8 @@
 
 #include <filesystem>
 
+#include "util/text.h"
+
 namespace fp {
 namespace {
 
@@ -164,6 +166,40 @@ TEST(ResultFile, IncompleteRunSaysSo) {
   RunResult r = sample();
   r.complete = false;
   EXPECT_THAT(result_to_text(r), HasSubstr("status = incomplete\n"));
+}
+
+TEST(ResultFile, TextThatIsNotUtf8IsWrittenAsReplacementsAndTheBytesAreSaid) {
+  // A quote that escaped util/utf8.h (the issue: result.txt said pass, result.json never came).
+  const std::string dir = ::testing::TempDir() + "/fp-result-not-utf8";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  RunResult r = sample();
+  r.output_dir = dir;
+  r.verdict.quotes = {"llama_context\xFB: flash_attn = enabled"};
+  r.not_utf8 = {{dir + "/evidence.log", 20000000}};
+  ASSERT_TRUE(write_result_files(dir, r));
+  auto back = load_result_json(dir + "/result.json");
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->status(), "pass");
+  auto text = read_file(dir + "/result.txt");
+  ASSERT_TRUE(text.ok());
+  EXPECT_THAT(*text, HasSubstr("verdict.quote.1 = llama_context\xEF\xBF\xBD: flash_attn = enabled\n"));
+  EXPECT_THAT(*text, HasSubstr("not_utf8.1 = {run}/evidence.log: 20000000 bytes that are not UTF-8, shown as U+FFFD\n"));
+  auto json = read_file(dir + "/result.json");
+  EXPECT_THAT(*json, HasSubstr("\"not_utf8\": {\n    \"" + dir + "/evidence.log\": 20000000"));
+  std::filesystem::remove_all(dir);
+}
+
+TEST(ResultFile, BothFilesOrNeither) {
+  // result.txt cannot be written (a folder holds its name): result.json is taken away again.
+  const std::string dir = ::testing::TempDir() + "/fp-result-both-or-neither";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir + "/result.txt/x");
+  auto st = write_result_files(dir, sample());
+  ASSERT_FALSE(st.ok());
+  EXPECT_THAT(st.error().message, HasSubstr(dir + "/result.txt: rename failed: Is a directory"));
+  EXPECT_FALSE(std::filesystem::exists(dir + "/result.json"));
+  std::filesystem::remove_all(dir);
 }
 
 TEST(ResultFile, TruncatedJsonIsAnErrorNamingTheFile) {

@@ -104,6 +104,10 @@ struct RunResult {
                                                 // not compared | missing | unreadable
   std::vector<std::string> golden_lines;
 
+  // Text from outside that was not UTF-8 (util/utf8.h): bytes replaced by U+FFFD, by source (a
+  // runtime log's path, "HTTP response bodies"), so that a quote with a U+FFFD says where it came from.
+  std::map<std::string, size_t> not_utf8;
+
   // Outcome
   bool complete = false;
   std::vector<std::string> failures;

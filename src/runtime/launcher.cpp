@@ -5,7 +5,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -18,6 +17,7 @@
 #include "runtime/ctest_gpus.h"
 #include "util/text.h"
 #include "util/seconds_since.h"
+#include "util/utf8.h"
 
 namespace fp {
 namespace {
@@ -139,22 +139,30 @@ Result<RuntimeOutput> runtime_output(const RuntimeCommand& cmd, const std::vecto
   RuntimeOutput out;
   out.argv = cmd.prefix;
   out.argv.insert(out.argv.end(), args.begin(), args.end());
-  // One file per call: concurrent flashproof processes (and threads) share the scratch folder, and a
-  // shared name let one run delete or read another's output ("its output has no version").
-  static std::atomic<unsigned> calls{0};
-  const std::string log = scratch_dir + "/runtime-output." + std::to_string(::getpid()) + "." +
-                          std::to_string(calls++) + ".txt";
+  // One private folder per call (mkdtemp: a new name, mode 0700): concurrent flashproof processes and
+  // threads share the scratch folder, and a predictable name there could be taken first by another
+  // user (a symlink the runtime's output would be written through).
+  std::string dir_template = scratch_dir + "/flashproof-runtime-output.XXXXXX";
+  if (!::mkdtemp(dir_template.data()))
+    return make_error(scratch_dir + ": cannot make a private folder for the runtime's output: " + std::strerror(errno));
+  const std::string dir = dir_template;
+  const std::string log = dir + "/output.txt";
   std::error_code ec;
-  fs::remove(log, ec);
-  FP_TRY(Process p, Process::spawn(out.argv, env, log));
+  auto p = Process::spawn(out.argv, env, log);
+  if (!p) {
+    fs::remove_all(dir, ec);
+    return p.error();
+  }
   auto t0 = Clock::now();
-  while (p.running() && seconds_since(t0) < 20) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  out.exit = p.stop(1.0).describe();
-  auto text = read_file(log);
-  out.tail = text ? log_tail(log, 8) : std::string();
-  fs::remove(log, ec);
-  if (!text) return text.error();
-  out.text = *text;
+  while (p->running() && seconds_since(t0) < 20) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  out.exit = p->stop(1.0).describe();
+  // Noted (util/utf8.h) under what was run, not under the scratch file's random name.
+  auto bytes = read_file(log);
+  fs::remove_all(dir, ec);
+  if (!bytes) return bytes.error();
+  const std::string exe = cmd.prefix.empty() ? std::string("the runtime") : fs::path(cmd.prefix.back()).filename().string();
+  out.text = valid_utf8_noted(*bytes, "the output of `" + exe + (args.empty() ? "" : " " + join(args, " ")) + "`");
+  out.tail = text_tail(out.text, 8);
   return out;
 }
 
@@ -227,13 +235,18 @@ std::vector<std::string> shown_argv(const Case& c, const RuntimeCommand& runtime
 }
 
 std::string log_tail(const std::string& path, size_t lines) {
-  auto text = read_file(path);
+  if (path.empty()) return "    (no log)\n";
+  auto text = read_text_file(path);
   if (!text) return "    (no log: " + text.error().message + ")";
-  auto all = split_lines(*text);
+  return text_tail(*text, lines);
+}
+
+std::string text_tail(const std::string& text, size_t lines) {
+  auto all = split_lines(text);
   std::string out;
   for (size_t i = all.size() > lines ? all.size() - lines : 0; i < all.size(); ++i) {
     std::string l = all[i];
-    if (l.size() > 300) l = l.substr(0, 300) + "...";
+    if (l.size() > 300) l = l.substr(0, utf8_cut(l, 300)) + "...";
     out += "    | " + l + "\n";
   }
   return out.empty() ? "    (the log is empty)\n" : out;

@@ -94,7 +94,10 @@ struct StartFailure {
 // The same, filling *why on failure.
 Result<RunningServer> start_server(LaunchSpec spec, const Adapter& adapter, StartFailure* why);
 
-// The last `lines` lines of a log file, indented, for error messages.
+// The last `lines` lines of a log file, indented, for error messages; read as text (util/utf8.h
+// read_text_file: bytes that are not UTF-8 noted under the path).
 std::string log_tail(const std::string& path, size_t lines = 20);
+// The same of a text already read.
+std::string text_tail(const std::string& text, size_t lines = 20);
 
 }  // namespace fp

@@ -3,7 +3,9 @@
 #include <cmath>
 
 #include "client/http_client.h"
+#include "client/openai_chunk.h"
 #include "util/text.h"
+#include "util/utf8.h"
 
 namespace fp {
 namespace {
@@ -14,13 +16,19 @@ nlohmann::json messages_json(const Prompt& p) {
   return m;
 }
 
+// The start of a body for an error message, as text (util/utf8.h).
+std::string body_head(const std::string& body) {
+  const std::string text = valid_utf8_noted(body, kHttpBodies);
+  return text.substr(0, utf8_cut(text, 300));
+}
+
 Result<nlohmann::json> post_json(const std::string& url, const nlohmann::json& body, double timeout_s,
                                  const std::vector<std::string>& headers) {
   FP_TRY(HttpResponse r, http_post_json(url, body.dump(), timeout_s, kDefaultMaxBodyBytes, headers));
   if (r.status < 200 || r.status > 299)
-    return make_error("POST " + url + ": HTTP " + std::to_string(r.status) + ": " + r.body.substr(0, 300));
+    return make_error("POST " + url + ": HTTP " + std::to_string(r.status) + ": " + body_head(r.body));
   auto j = nlohmann::json::parse(r.body, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object()) return make_error("POST " + url + ": the answer is not a JSON object: " + r.body.substr(0, 300));
+  if (j.is_discarded() || !j.is_object()) return make_error("POST " + url + ": the answer is not a JSON object: " + body_head(r.body));
   return j;
 }
 

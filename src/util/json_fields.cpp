@@ -1,5 +1,8 @@
 #include "util/json_fields.h"
 
+#include <functional>
+#include <set>
+
 #include "util/text.h"
 
 namespace fp {
@@ -131,16 +134,69 @@ Result<JsonFields> JsonFields::object(const std::string& key) const {
   return JsonFields(v, file_, path(key));
 }
 
+namespace {
+
+// Finds the first key given twice in one object while nlohmann_json parses (it keeps the last one
+// silently): its path, e.g. "plan.repetitions" or "launch.argv[2].x".
+class DuplicateKeyFinder {
+ public:
+  bool operator()(int, json::parse_event_t event, json& parsed) {
+    switch (event) {
+      case json::parse_event_t::object_start: frames_.push_back({true, {}, "", 0}); break;
+      case json::parse_event_t::array_start: frames_.push_back({false, {}, "", 0}); break;
+      case json::parse_event_t::key:
+        if (!frames_.empty() && parsed.is_string()) {
+          Frame& f = frames_.back();
+          f.key = parsed.get<std::string>();
+          if (!f.keys.insert(f.key).second && duplicate_.empty()) duplicate_ = path();
+        }
+        break;
+      case json::parse_event_t::object_end:
+      case json::parse_event_t::array_end:
+        if (!frames_.empty()) frames_.pop_back();
+        next_element();
+        break;
+      case json::parse_event_t::value: next_element(); break;
+    }
+    return true;
+  }
+  const std::string& duplicate() const { return duplicate_; }
+
+ private:
+  struct Frame {
+    bool object;
+    std::set<std::string> keys;
+    std::string key;   // object: the key being read
+    size_t index;      // array: the element being read
+  };
+  void next_element() {
+    if (!frames_.empty() && !frames_.back().object) ++frames_.back().index;
+  }
+  std::string path() const {
+    std::string p;
+    for (const Frame& f : frames_)
+      p += f.object ? (p.empty() ? "" : ".") + f.key : "[" + std::to_string(f.index) + "]";
+    return p;
+  }
+  std::vector<Frame> frames_;
+  std::string duplicate_;
+};
+
+}  // namespace
+
 Result<json> parse_json_object(const std::string& text, const std::string& file) {
   json j;
+  DuplicateKeyFinder duplicates;
   try {
-    j = json::parse(text);
+    j = json::parse(text, std::ref(duplicates));
   } catch (const json::parse_error& e) {
     return make_error(file + ": not valid JSON at byte " + std::to_string(e.byte) + ": " + e.what());
   } catch (const json::exception& e) {  // e.g. out_of_range: a number too large for a double
     return make_error(file + ": not valid JSON: " + e.what());
   }
   if (!j.is_object()) return make_error(file + ": expected a JSON object at the top level");
+  if (!duplicates.duplicate().empty())
+    return make_error(file + ": field \"" + duplicates.duplicate() + "\" is given twice (JSON keeps only the last one, silently); keep one");
   return j;
 }
 

@@ -60,7 +60,8 @@ class JsonFields {
   std::string file_, prefix_;
 };
 
-// Parses a JSON object from text, naming the file and the byte offset on failure.
+// Parses a JSON object from text, naming the file and the byte offset on failure; a key given twice
+// in one object is an error naming it (JSON parsers keep the last one without a word).
 Result<nlohmann::json> parse_json_object(const std::string& text, const std::string& file);
 
 }  // namespace fp

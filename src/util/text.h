@@ -4,6 +4,7 @@
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "util/result.h"
@@ -44,9 +45,17 @@ std::string with_placeholder(std::string text, const std::string& dir, const std
 // The current UTC time formatted with strftime, e.g. utc_stamp("%Y%m%dT%H%M%SZ").
 std::string utc_stamp(const char* fmt);
 
-// Whole file as bytes; transparently gunzips a .gz file (by magic bytes, not by name).
+// Whole file as bytes; transparently gunzips a .gz file (by magic bytes, not by name). Only a regular
+// file (after symlinks): a folder, a named pipe or a device is an error naming the path and what it
+// is (a pipe would block the harness). With `max_bytes`, more than that (uncompressed) is an error
+// and never more than that is held in memory.
 Result<std::string> read_file(const std::string& path);
+Result<std::string> read_file(const std::string& path, size_t max_bytes);
 // Writes path atomically: a temporary file beside it, fsync, then rename. Never leaves half a file.
 Status write_file_atomic(const std::string& path, std::string_view content);
+// Writes the files (path, content) in order, each with write_file_atomic; when one fails, removes
+// those written before it: a run's files say the same thing or are not there (a result.txt saying pass
+// beside a result.json that could not be written is how an incomplete run looked green).
+Status write_files_atomic(const std::vector<std::pair<std::string, std::string>>& files);
 
 }  // namespace fp

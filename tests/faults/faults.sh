@@ -58,6 +58,56 @@ latest_result() { find "$dir/results" -name result.txt 2>/dev/null | head -1; }
 long_shape='{"context":4096,"prompt_set":"code","max_output_tokens":1024}'
 slow_plan='{"warmup":0,"repetitions":50,"timeout_s":300,"ready_timeout_s":30,"stall_timeout_s":5}'
 
+# The real llama-server's command line (for wrappers around it): $FLASHPROOF_LLAMA_SERVER with its
+# loader, else the one ci/setup.sh wrote into env.sh, else PATH's; skips without one.
+real_runtime() {
+  local exe=${FLASHPROOF_LLAMA_SERVER:-} loader=${FLASHPROOF_LOADER:-} libs=${FLASHPROOF_LIBRARY_PATH:-}
+  local env_file=${FLASHPROOF_CACHE:-/var/cache/flashproof}/env.sh
+  if [ -z "$exe" ] && [ -f "$env_file" ]; then
+    exe=$(sed -n 's/^FLASHPROOF_LLAMA_SERVER=//p' "$env_file")
+    loader=$(sed -n 's/^FLASHPROOF_LOADER=//p' "$env_file")
+    libs=$(sed -n 's/^FLASHPROOF_LIBRARY_PATH=//p' "$env_file")
+  fi
+  [ -n "$exe" ] || exe=$(command -v llama-server || true)
+  [ -n "$exe" ] && [ -x "$exe" ] || { echo "SKIP: no llama-server (run ci/setup.sh)"; exit 125; }
+  if [ -n "$loader" ]; then printf '%q --library-path %q %q' "$loader" "$libs" "$exe"; else printf '%q' "$exe"; fi
+}
+# write_wrapper FILE LINES...: a bash script that runs LINES, then execs the real llama-server with its
+# arguments (so the runtime is still flashproof's child, its log still flashproof's file).
+write_wrapper() {
+  local file=$1; shift
+  { echo '#!/bin/bash'; printf '%s\n' "$@"; echo "exec $(real_runtime) \"\$@\""; } >"$file"
+  chmod +x "$file"
+}
+# flashproof with the runtime named by $1 (the wrapper), the loader variables cleared (the wrapper
+# starts the real runtime through its loader itself).
+run_wrapped() { local w=$1; shift; out=$(env -u FLASHPROOF_LOADER -u FLASHPROOF_LIBRARY_PATH FLASHPROOF_LLAMA_SERVER="$w" "$fp" run "$@" 2>&1); rc=$?; }
+# The case's run folder under $dir/results (the newest).
+run_folder() { dirname "$(find "$dir/results" -name result.json | sort | tail -1)"; }
+# Every result file under $1 is valid JSON whose status is $2, and no result.txt says pass unless $2 is pass.
+check_results() {
+  local root=$1 want=$2 f
+  for f in $(find "$root" -name result.json 2>/dev/null); do
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1], encoding="utf-8")); sys.exit(d["status"] != sys.argv[2])' "$f" "$want" ||
+      fail "$f: not valid UTF-8 JSON with status $want"
+  done
+  [ "$want" = pass ] || ! grep -rqs '^status = pass' --include=result.txt "$root" || fail "a result.txt under $root says pass"
+}
+# A suite of its own in $dir/suite (prompts in $dir/suite/prompts/<set>/), for the prompt scenarios.
+make_suite() {
+  mkdir -p "$dir/suite/prompts/$1"
+  echo '{"flashproof_suite": 1, "prompts": "prompts"}' >"$dir/suite/flashproof-suite.json"
+}
+prompt_case() {  # prompt_case NAME SET: a case on the tiny model reading prompt set SET of $dir/suite
+  write_case "$1" "$tiny" '' '' "{\"context\":2048,\"prompt_set\":\"$2\",\"max_output_tokens\":8}"
+}
+run_suite() { out=$("$fp" run "$@" --root "$dir/suite" --golden "$golden" --results "$dir/results" 2>&1); rc=$?; }
+# Refused at load: nothing was launched and no result written.
+check_nothing_launched() {
+  [ -z "$(find "$dir/results" -name '*.log' 2>/dev/null)" ] || fail "a runtime was launched: $(find "$dir/results" -name '*.log')"
+  [ -z "$(find "$dir/results" -name 'result.*' 2>/dev/null)" ] || fail "a result was written"
+}
+
 # Waits until the timed runs are under way (their log exists), or fails.
 wait_for_timed() {
   for _ in $(seq 1 600); do
@@ -142,6 +192,168 @@ case $scenario in
     pid=$!; wait_for_timed $pid
     [ -n "$(leftovers)" ] || fail "no runtime was running to begin with"
     kill -KILL $pid; wait $pid 2>/dev/null; rc=$?
+    ;;
+  log-not-utf8)
+    # A runtime that prints raw bytes (model output in a verbose log, a driver's message) and long
+    # lines (a request dump): 1 MB of random bytes and one 4 MB line before it starts, and a byte that
+    # is not UTF-8 in the very line the verdict quotes. Before: exit 134 after result.txt said pass.
+    # The quoted line is rewritten when the runtime has ended (its output kept aside until then, the
+    # wrapper forwarding the stop), so that the log is whole when flashproof reads it.
+    cat >"$dir/wrapper" <<WRAPPER
+#!/bin/bash
+head -c 1000000 /dev/urandom
+head -c 4000000 /dev/zero | tr '\\0' x; echo
+kept=\$(mktemp)
+$(real_runtime) "\$@" >"\$kept" 2>&1 &
+child=\$!
+trap 'kill -TERM \$child 2>/dev/null' TERM INT
+wait \$child; rc=\$?
+while kill -0 \$child 2>/dev/null; do wait \$child; rc=\$?; done
+sed "s/llama_context: flash_attn/llama_context\$(printf '\\373'): flash_attn/" "\$kept"
+rm -f "\$kept"
+exit \$rc
+WRAPPER
+    chmod +x "$dir/wrapper"
+    run_wrapped "$dir/wrapper" "$(write_case nu "$tiny")" --golden "$dir/recorded" --record-missing-answers --results "$dir/results"
+    expect 0 'nu +pass +active'
+    ! grep -q 'terminate called' <<<"$out" || fail "flashproof aborted"
+    run=$(run_folder)
+    check_results "$dir/results" pass
+    grep -qE '^not_utf8\.[0-9] = \{run\}/evidence.log: [0-9]{5,} bytes that are not UTF-8, shown as U\+FFFD$' "$run/result.txt" ||
+      fail "result.txt does not say how many bytes were replaced: $(grep -a '^not_utf8' "$run/result.txt")"
+    python3 -c 'import json,sys; q=json.load(open(sys.argv[1]))["verdict"]["quotes"]; sys.exit(not any("llama_context\ufffd: flash_attn" in x for x in q))' \
+      "$run/result.json" || fail "the quoted line lost its U+FFFD: $(grep -a 'verdict.quote' "$run/result.txt")"
+    # The log-to-report path: the HTML report of that run renders, valid UTF-8, the quote in it.
+    "$fp" report "$run" -o "$dir/report.html" >/dev/null 2>&1 || fail "flashproof report failed on the run"
+    python3 -c 'import sys; t=open(sys.argv[1], encoding="utf-8").read(); sys.exit("llama_context\ufffd" not in t)' "$dir/report.html" ||
+      fail "the HTML report is not valid UTF-8 or lacks the quote"
+    ;;
+  prompt-not-utf8)
+    make_suite bad
+    printf 'hi \xff\xfe\n' >"$dir/suite/prompts/bad/a.txt"
+    run_suite "$(prompt_case pb bad)"
+    expect 2 "$dir/suite/prompts/bad/a.txt: byte offset 3 \\(0xFF\\) is not UTF-8"
+    check_nothing_launched
+    ;;
+  prompt-loop)
+    make_suite loop
+    echo hello >"$dir/suite/prompts/loop/a.txt"
+    ln -s b.txt "$dir/suite/prompts/loop/c.txt"; ln -s c.txt "$dir/suite/prompts/loop/b.txt"
+    run_suite "$(prompt_case pl loop)"
+    expect 2 "$dir/suite/prompts/loop/[bc].txt: cannot read the prompt: Too many levels of symbolic links"
+    check_nothing_launched
+    # The prompt set's folder itself a loop.
+    ln -s loop2 "$dir/suite/prompts/loop1"; ln -s loop1 "$dir/suite/prompts/loop2"
+    run_suite "$(prompt_case pl2 loop1)"
+    expect 2 "$dir/suite/prompts/loop1: cannot read the prompt set folder: Too many levels of symbolic links"
+    check_nothing_launched
+    ;;
+  prompt-special)
+    # A named pipe would block a reader forever; a dangling link, a folder and (unless root) an
+    # unreadable file cannot be read: each is refused naming it, nothing is launched.
+    make_suite special
+    echo hello >"$dir/suite/prompts/special/a.txt"
+    mkfifo "$dir/suite/prompts/special/b.txt"
+    run_suite "$(prompt_case ps special)"
+    expect 2 "$dir/suite/prompts/special/b.txt: cannot read the prompt: a named pipe \\(FIFO\\), not a regular file"
+    rm "$dir/suite/prompts/special/b.txt"; ln -s gone.txt "$dir/suite/prompts/special/b.txt"
+    run_suite "$(prompt_case ps special)"
+    expect 2 "$dir/suite/prompts/special/b.txt: cannot read the prompt: No such file or directory"
+    rm "$dir/suite/prompts/special/b.txt"; mkdir "$dir/suite/prompts/special/b.txt"
+    run_suite "$(prompt_case ps special)"
+    expect 2 "$dir/suite/prompts/special/b.txt: cannot read the prompt: a folder, not a regular file"
+    if [ "$(id -u)" != 0 ]; then
+      rmdir "$dir/suite/prompts/special/b.txt"; echo secret >"$dir/suite/prompts/special/b.txt"; chmod 000 "$dir/suite/prompts/special/b.txt"
+      run_suite "$(prompt_case ps special)"
+      expect 2 "$dir/suite/prompts/special/b.txt: cannot open: Permission denied"
+    fi
+    check_nothing_launched
+    ;;
+  prompt-huge)
+    # A 200 MB prompt file (sparse: nothing to write): refused at load with its size and the limit,
+    # in bounded memory (the file is never read).
+    make_suite huge
+    truncate -s 200M "$dir/suite/prompts/huge/a.txt"
+    if [ -x /usr/bin/time ]; then
+      out=$(/usr/bin/time -f 'peak %M KiB' -o "$dir/time" "$fp" run "$(prompt_case ph huge)" --root "$dir/suite" --golden "$golden" --results "$dir/results" 2>&1); rc=$?
+      peak=$(sed -n 's/^peak \([0-9]*\) KiB$/\1/p' "$dir/time")
+      echo "peak resident set: $peak KiB"
+      # The harness's own footprint is about 80 MiB here; before the fix, 2 GB (the file, then its JSON).
+      [ -n "$peak" ] && [ "$peak" -lt 262144 ] || fail "peak resident set ${peak:-?} KiB (expected under 256 MiB)"
+    else
+      run_suite "$(prompt_case ph huge)"
+    fi
+    expect 2 "$dir/suite/prompts/huge/a.txt: 209715200 bytes, more than the [0-9]+ a prompt can hold \\(shape.context 2048 tokens x [0-9]+ bytes per token at most \\(the longest token of the model's vocabulary\\)\\)"
+    check_nothing_launched
+    ;;
+  case-duplicate-key)
+    c=$(write_case dk "$tiny")
+    python3 - "$c" <<'PY'
+import sys
+p = sys.argv[1]
+s = open(p).read().replace('"plan": {', '"plan": {"repetitions": 9, ', 1)
+open(p, "w").write(s)
+PY
+    run_fp "$c"
+    expect 2 'field "plan.repetitions" is given twice'
+    check_nothing_launched
+    ;;
+  result-unwritable)
+    # result.json taken by a folder: the rename fails (on any filesystem, as any user). The run exits 2
+    # naming the path and the error; no result.txt says pass beside it.
+    mkdir -p "$dir/out/result.json/x"
+    out=$("$fp" run "$(write_case ru "$tiny")" --out "$dir/out" --golden "$dir/recorded" --record-missing-answers 2>&1); rc=$?
+    expect 2 "$dir/out/result.json: rename failed: Is a directory" 'ru +incomplete'
+    [ ! -e "$dir/out/result.txt" ] || fail "result.txt was written: $(grep '^status' "$dir/out/result.txt")"
+    ! grep -q '^result: ' <<<"$out" || fail "a result file was announced"
+    ;;
+  disk-full)
+    # The results on a small tmpfs (a private mount namespace: root, or unprivileged user namespaces):
+    # 128 KiB cuts the evidence log short; 300 KiB leaves the logs whole but not the result files. Either
+    # way: exit 2 naming the disk, no result says pass, the history lists only runs with result files.
+    unshare -m true 2>/dev/null || { echo "SKIP: cannot make a private mount namespace here (unshare -m)"; exit 125; }
+    for size in 128k 300k; do
+      mnt="$dir/mnt-$size"; mkdir -p "$mnt"
+      unshare -m bash -c 'mount -t tmpfs -o size="$1" tmpfs "$2" || exit 99
+        "$3" run "$4" --golden "$5" --record-missing-answers --results "$2/res" >"$2.out" 2>&1; echo $? >"$2.rc"
+        cp -a "$2/res" "$2.res" 2>/dev/null; true' _ "$size" "$mnt" "$fp" "$(write_case df "$tiny")" "$dir/recorded"
+      [ "$(cat "$mnt.rc" 2>/dev/null)" != 99 ] || { echo "SKIP: cannot mount a tmpfs here"; exit 125; }
+      rc=$(cat "$mnt.rc"); out=$(cat "$mnt.out")
+      echo "tmpfs $size: exit $rc"
+      if [ "$size" = 128k ]; then
+        expect 2 'evidence pass incomplete: the log could not be written \(no space left on the filesystem of '
+      else
+        expect 2 'incomplete: the log could not be written \(no space left|the result could not be written: .*: No space left on device'
+      fi
+      check_results "$mnt.res" incomplete
+      # Every run the history lists has its result files.
+      while IFS=$'\t' read -r _ _ _ status run_dir; do
+        [ "$status" = status ] && continue
+        [ -f "$mnt.res/$run_dir/result.json" ] || fail "history.tsv lists $run_dir ($status), which has no result files"
+      done < <(grep -v '^#' "$mnt.res/history.tsv" 2>/dev/null)
+    done
+    ;;
+  attached-no-log)
+    # An attached server (started here, as a service would be) killed during the timed rounds: the
+    # failure says there is no log to show, never "(no log: : cannot open ...)".
+    port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+    eval "setsid $(real_runtime) -m \"\$tiny\" --host 127.0.0.1 --port $port -c 2048 -np 1 -t 2 --alias $marker" >"$dir/server.out" 2>&1 &
+    for _ in $(seq 1 300); do curl -sf "http://127.0.0.1:$port/health" >/dev/null && break; sleep 0.1; done
+    cat >"$dir/an.json" <<JSON
+{"name": "an", "job": "chat", "runtime": "llama-server",
+ "attach": {"endpoint": "http://127.0.0.1:$port", "model": "$marker"},
+ "shape": {"context": 2048, "prompt_set": "chat", "max_output_tokens": 8},
+ "expect": {"fused_attention": true, "backend": "CPU"},
+ "plan": {"warmup": 0, "repetitions": 2, "timeout_s": 60, "ready_timeout_s": 20}}
+JSON
+    FLASHPROOF_PROGRESS=lines "$fp" run "$dir/an.json" --golden "$golden" --results "$dir/results" >"$dir/out" 2>&1 &
+    pid=$!
+    for _ in $(seq 1 600); do grep -q 'round 2 of' "$dir/out" && break; kill -0 $pid 2>/dev/null || break; sleep 0.05; done
+    grep -q 'round 2 of' "$dir/out" || { cat "$dir/out" >&2; fail "the timed rounds never reached round 2"; }
+    pkill -KILL -f -- "$marker"
+    wait $pid; rc=$?; out=$(cat "$dir/out")
+    expect 2 'timed runs incomplete; there is no log of the server to show \(attached without a log\)'
+    ! grep -q 'no log: : cannot open' <<<"$out" || fail "the empty log path was shown"
     ;;
   *) echo "unknown scenario $scenario"; exit 2 ;;
 esac

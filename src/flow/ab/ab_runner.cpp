@@ -364,8 +364,11 @@ AbOutcome run_ab(const std::string& case_path, const AbRunOptions& opts_in) {
   }
   r.answers = compare_arm_answers(r.off, r.on);
   decide_ab(c.job, paired.decisions, r);
-  if (auto st = write_ab_files(dir, r); !st) std::cerr << "flashproof ab: " << st.error().message << "\n";
   out.exit_code = r.exit_code;
+  if (auto st = write_ab_files(dir, r); !st) {  // writing is part of the result: never a pass without ab.json
+    std::cerr << "flashproof ab: incomplete: " << st.error().message << "\n";
+    if (out.exit_code != kAbFail) out.exit_code = kAbIncomplete;
+  }
   return out;
 }
 

@@ -31,7 +31,9 @@
 #include "report/redact.h"
 #include "report/result_file.h"
 #include "runtime/cpu_quota.h"
+#include "util/disk_space.h"
 #include "util/text.h"
+#include "util/utf8.h"
 
 namespace fp {
 namespace {
@@ -346,7 +348,8 @@ bool note_timed_runs(const CaseContext& ctx, const ServerMode& server, const Evi
     const TimedPass& last = passes.empty() ? first : passes.back();
     for (const auto& e : pooled.errors) r.failures.push_back("timed runs: " + e);
     if (pooled.errors.empty()) r.failures.push_back("timed runs: interrupted");
-    r.failures.push_back("timed runs incomplete; log " + last.log_path + " ends:\n" + log_tail(last.log_path, 10));
+    r.failures.push_back(last.log_path.empty() ? std::string("timed runs incomplete; there is no log of the server to show (attached without a log)")
+                                               : "timed runs incomplete; log " + last.log_path + " ends:\n" + log_tail(last.log_path, 10));
     return false;
   }
   for (const auto& f : workload.failures) r.failures.push_back(f);
@@ -412,13 +415,42 @@ GoldenCheckOptions golden_check_options(const RunOptions& o) {
   return g;
 }
 
-// The result files and, in the default layout, the history entry (history/history.h).
-void write_run(const RunOptions& o, const Fingerprint& fpr, RunResult& r) {
+// The result files and, in the default layout, the history entry (history/history.h): written last,
+// so that a run that dies before leaves no result at all, never a pass. Writing is part of the result:
+// an error (the path and the errno) when the result files or the history line cannot be written; the
+// run is then incomplete, and the history lists only runs whose result files exist.
+Status write_run(const RunOptions& o, const Fingerprint& fpr, RunResult& r, std::string& result_file) {
   r.fingerprint = fpr.to_json();
-  if (auto st = write_result_files(r.output_dir, r); !st) std::cerr << "flashproof: " << st.error().message << "\n";
-  if (o.out_dir.empty())
-    if (auto st = record_run(o.results_root, {utc_stamp("%Y-%m-%dT%H:%M:%SZ"), r.fingerprint_id, r.case_name, r.status(), r.output_dir}); !st)
-      std::cerr << "flashproof: history: " << st.error().message << "\n";
+  r.not_utf8 = not_utf8_noted();
+  result_file.clear();
+  if (auto st = write_result_files(r.output_dir, r); !st) {
+    r.complete = false;
+    r.failures.push_back("the result could not be written: " + st.error().message);
+    return make_error("the result could not be written: " + st.error().message);
+  }
+  result_file = r.output_dir + "/result.txt";
+  if (!o.out_dir.empty()) return ok_status();
+  auto st = record_run(o.results_root, {utc_stamp("%Y-%m-%dT%H:%M:%SZ"), r.fingerprint_id, r.case_name, r.status(), r.output_dir});
+  if (st) return ok_status();
+  // The result files must not say pass for a run whose history line is missing: written again as
+  // incomplete, or taken away when that cannot be written either.
+  const std::string why = "the history line could not be written: " + st.error().message;
+  r.complete = false;
+  r.failures.push_back(why);
+  if (!write_result_files(r.output_dir, r)) {
+    result_file.clear();
+    std::error_code ec;
+    fs::remove(r.output_dir + "/result.txt", ec);
+    fs::remove(r.output_dir + "/result.json", ec);
+  }
+  return make_error(why);
+}
+
+// A log on a full disk lost what the runtime wrote after the disk filled: what is left decides nothing.
+// `log_path`: the log, or the run folder that holds the logs.
+std::string log_cut_short(const std::string& log_path) {
+  const std::string full = log_path.empty() ? "" : disk_full_note(log_path);
+  return full.empty() ? "" : "incomplete: the log could not be written (" + full + ")";
 }
 
 // The timed launches under a CPU quota (calibration: an injected slowdown); none at cpu_share 1.
@@ -455,9 +487,15 @@ int measure_and_compare(CaseContext& ctx, const ServerMode& server, const Eviden
   if (!note_timed_runs(ctx, server, ev, *passes, r)) return kRunIncomplete;
   if (!run_probed_checks(ctx, ev, passes->size(), o, r)) return kRunIncomplete;
   apply_figure_policy(ctx, r);
+  for (const auto& pass : *passes)
+    if (std::string cut = log_cut_short(pass.log_path); !cut.empty()) {
+      r.failures.push_back("timed runs " + cut);
+      return kRunIncomplete;
+    }
   r.complete = true;
   compare_goldens(golden_check_options(o), r);
   server.note_golden(r);
+  if (!r.complete) return kRunIncomplete;  // a golden that could not be written (flow/case_run/golden_check.h)
   return r.failures.empty() ? kRunPass : kRunFail;
 }
 
@@ -468,6 +506,7 @@ int measure_and_compare(CaseContext& ctx, const ServerMode& server, const Eviden
 CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
   const RunOptions o = with_absolute_folders(opts_in);
   CaseRun run;
+  clear_not_utf8_noted();  // what this run replaces goes into its result
   Progress case_progress(detect_progress_style(o.quiet), std::cerr);
   ScopedProgress progress_scope(&case_progress);
   auto fail_early = [&](int code, const std::string& msg) {
@@ -499,8 +538,11 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
   if (ec) return fail_early(kRunIncomplete, ctx.out_dir + ": cannot create the run folder: " + ec.message());
   r.output_dir = ctx.out_dir;
   auto finish = [&](int code) {
-    write_run(o, fpr, r);
     run.exit_code = code;
+    if (auto st = write_run(o, fpr, r, run.result_file); !st) {
+      run.exit_code = kRunIncomplete;
+      run.message = r.case_name + ": " + st.error().message;
+    }
     return run;
   };
 
@@ -508,6 +550,11 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
   auto ev = server->evidence_pass(ctx);
   if (!ev) {
     r.failures.push_back("evidence pass failed: " + ev.error().message);
+    if (std::string cut = log_cut_short(ctx.out_dir); !cut.empty()) r.failures.push_back("evidence pass " + cut);
+    return finish(kRunIncomplete);
+  }
+  if (std::string cut = log_cut_short(ev->log_path); !cut.empty()) {
+    r.failures.push_back("evidence pass " + cut);
     return finish(kRunIncomplete);
   }
   adopt_fitted_prompts(ctx, ev->prompts);

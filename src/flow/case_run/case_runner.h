@@ -39,6 +39,7 @@ struct CaseRun {
   RunResult result;
   int exit_code = kRunIncomplete;
   std::string message;  // for an error before any result existed, or a skip reason
+  std::string result_file;  // result.txt when the result files were written, else ""
 };
 
 CaseRun run_case_file(const std::string& case_path, const RunOptions& options);

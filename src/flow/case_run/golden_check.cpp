@@ -241,6 +241,7 @@ void compare_goldens(const GoldenCheckOptions& o, RunResult& r) {
   }
   if (auto st = write_golden_plan(ref, *plan); !st) {
     r.failures.push_back("recording the golden failed: " + st.error().message);
+    r.complete = false;  // a golden that cannot be written (a full disk): incomplete, exit 2, never a pass
     return;
   }
   if (record_thresholds) {

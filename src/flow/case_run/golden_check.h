@@ -31,7 +31,8 @@ std::map<std::string, std::vector<double>> earlier_nights(const std::string& res
 
 // Fills r.golden_* and the answers' reference state; adds failures. What is missing is recorded
 // as the options say, from a passing run only. When the golden's recorded fingerprint differs from
-// the run's, every changed field is reported.
+// the run's, every changed field is reported. A golden that cannot be written makes r incomplete
+// (r.complete = false) with the path and the error.
 void compare_goldens(const GoldenCheckOptions& options, RunResult& r);
 
 // The verdict a golden was recorded with (<case>/verdict.json).

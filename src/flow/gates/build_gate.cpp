@@ -404,7 +404,12 @@ void time_and_judge(const CaseContext& resolved, const GateArms& arms, const Evi
   for (const auto& p : bc.problems) say("  PROBLEM " + p + "\n");
   say("case " + c.name + ": " + bc.outcome + "\n");
   const nlohmann::json j = gate_json(c, arms, ev_base, ev_cand, po, memory, gated_note, bc);
-  if (auto st = write_file_atomic(arms.dir + "/gate.json", j.dump(2) + "\n"); !st) say("  " + st.error().message + "\n");
+  if (auto st = write_file_atomic(arms.dir + "/gate.json", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"); !st) {
+    // Writing is part of the result: a gate whose record is lost says no "no regression".
+    bc.problems.push_back("gate.json could not be written: " + st.error().message);
+    if (bc.outcome != "regression") bc.outcome = "incomplete";
+    say("  PROBLEM " + bc.problems.back() + "\ncase " + c.name + ": " + bc.outcome + "\n");
+  }
 }
 
 // One case, printed as it goes; returns its outcome. The pipeline: resolve -> the arms (runtimes,
@@ -491,7 +496,10 @@ BuildGateReport run_build_gate(const std::vector<std::string>& case_paths, const
       std::to_string(skip) + " skipped); exit " + std::to_string(report.exit_code) + "\n");
   for (const auto& bc : report.cases)
     if (!bc.result_dir.empty()) {
-      if (auto st = write_file_atomic(bc.result_dir + "/gate.txt", say.text); !st) out << st.error().message << "\n";
+      if (auto st = write_file_atomic(bc.result_dir + "/gate.txt", say.text); !st) {
+        out << "side-by-side gate: INCOMPLETE: " << st.error().message << "\n";
+        if (report.exit_code != kGateRegression) report.exit_code = kGateIncomplete;
+      }
     }
   report.text = say.text;
   return report;

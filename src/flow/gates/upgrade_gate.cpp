@@ -276,7 +276,12 @@ GateReport run_upgrade_gate(const std::vector<std::string>& case_paths, const Ga
                              std::to_string(::getpid()) + ".txt";
     std::error_code ec;
     fs::create_directories(fs::path(file).parent_path(), ec);
-    if (auto st = write_file_atomic(file, say.text); st) say("report: " + file + "\n");
+    if (auto st = write_file_atomic(file, say.text); st) {
+      say("report: " + file + "\n");
+    } else {  // writing is part of the result
+      say("upgrade gate: INCOMPLETE: the gate's report could not be written: " + st.error().message + "\n");
+      if (report.exit_code != 1) report.exit_code = 2;
+    }
   }
   report.text = say.text;
   return report;

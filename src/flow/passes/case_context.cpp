@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <regex>
 
 #include <nlohmann/json.hpp>
@@ -31,8 +30,9 @@ namespace fs = std::filesystem;
 // Whether the case names a model file that is not on this machine (the loader then fails; the case
 // is skipped with its message, not failed: this box does not hold that model).
 bool model_missing(const std::string& case_path, const std::string& suite_root) {
-  std::ifstream in(case_path);
-  auto j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  auto text = read_file(case_path);  // never blocks: a named pipe is refused (util/text.h)
+  if (!text) return false;
+  auto j = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object() || !j.contains("model") || !j["model"].is_object() || !j["model"].contains("path") || !j["model"]["path"].is_string())
     return false;
   const fs::path model = j["model"]["path"].get<std::string>();
@@ -115,9 +115,15 @@ Status check_model_files(const Case& c, const std::string& model_path, bool reha
 }
 
 // The case's prompts: its prompt set, or that many synthetic prompts (filled by flow/passes/prompt_tokens.h).
-Result<std::vector<Prompt>> case_prompts(const Case& c, const Suite& suite) {
+// A prompt that cannot fit shape.context is refused here, before anything is launched: no token
+// stands for more bytes than the longest token of the model's vocabulary (read from its GGUF header),
+// or kBytesPerTokenUnknownVocabulary where there is none at hand (an attached server).
+Result<std::vector<Prompt>> case_prompts(const Case& c, const Suite& suite, const std::optional<ModelFacts>& model) {
   if (c.shape.synthetic_prompts > 0) return synthetic_prompts(c.shape.synthetic_prompts);
-  auto prompts = load_prompt_set(suite, c.shape.prompt_set, c.shape.long_prompt);
+  const PromptLimit limit = model && model->longest_token_bytes > 0
+                                ? prompt_limit(c.shape.context, model->longest_token_bytes, "the longest token of the model's vocabulary")
+                                : prompt_limit(c.shape.context, kBytesPerTokenUnknownVocabulary, "no vocabulary at hand: a bound above any tokenizer's");
+  auto prompts = load_prompt_set(suite, c.shape.prompt_set, c.shape.long_prompt, limit);
   if (!prompts) return make_error(c.file + ": field \"shape.prompt_set\": " + prompts.error().message);
   return *prompts;
 }
@@ -155,7 +161,7 @@ Result<CaseContext> resolve_attached(const Case& c, const Suite& suite) {
                         c.attach->api_key_env + " is not set or empty; export the server's API key in it before the run");
     ctx.request_headers.push_back(std::string("Authorization: Bearer ") + key);
   }
-  FP_TRY(ctx.prompts, case_prompts(c, suite));
+  FP_TRY(ctx.prompts, case_prompts(c, suite, std::nullopt));
   ctx.model_note = "attached: no model file here, no GGUF header read";
   return ctx;
 }
@@ -190,10 +196,10 @@ ResolvedCase resolve_launched(const Case& loaded, const Suite& suite, const std:
     return ResolvedCase::skip(no_device);
   }
   FP_TRY_STATUS(check_model_files(c, ctx.model_path, rehash));
-  FP_TRY(ctx.prompts, case_prompts(c, suite));
-  ctx.flag_value = c.flag.used();
   if (auto facts = read_model_facts(ctx.model_path)) ctx.model = *facts;
   else ctx.model_note = facts.error().message;
+  FP_TRY(ctx.prompts, case_prompts(c, suite, ctx.model));
+  ctx.flag_value = c.flag.used();
   if (!ctx.signatures.gpu_backend_format.empty())
     for (int i = 0; i < visible_gpus(); ++i) ctx.gpu_backends.push_back(ctx.signatures.gpu_backend_name(i));
   ctx.served_model = launched_served_model(ctx);

@@ -11,11 +11,12 @@
 #include "flow/passes/instrument_retry.h"
 #include "flow/passes/request_builder.h"
 #include "util/text.h"
+#include "util/utf8.h"
 
 namespace fp {
 
 Result<LogAnalysis> analyse_log(const std::string& path, const RuntimeSignatures& sigs) {
-  FP_TRY(std::string text, read_file(path));
+  FP_TRY(std::string text, read_text_file(path));  // a runtime log: raw bytes made text (util/utf8.h)
   LogAnalysis a;
   a.records = split_records(text, sigs);
   a.scan = scan_log(a.records, sigs);

@@ -11,6 +11,7 @@
 #include "flow/passes/instrument_retry.h"
 #include "flow/passes/instruments.h"
 #include "util/text.h"
+#include "util/utf8.h"
 
 namespace fp {
 
@@ -98,7 +99,7 @@ Result<ProbedCheck> run_probed_check(const CaseContext& ctx, const EvidenceOutco
   // The tally: the probe's files, or the device timing blocks of this check's log.
   auto read_tally = [&]() -> Result<KernelTally> {
     if (!timings) return read_probe_tallies(probe);
-    FP_TRY(std::string text, read_file(pc.log_path));
+    FP_TRY(std::string text, read_text_file(pc.log_path));
     KernelTally t = device_timing_tally(text, *ctx.signatures.device_timings, pc.log_path);
     if (t.kernels.empty()) return make_error(t.reason.empty() ? "no device timing blocks in the log" : t.reason);
     return t;
