@@ -23,6 +23,7 @@
 #include "runtime/cpu_quota.h"
 #include "runtime/process.h"
 #include "util/format_number.h"
+#include "util/run_folder.h"
 #include "util/text.h"
 
 namespace fp {
@@ -437,8 +438,10 @@ BuildGateCase gate_case(const std::string& path, const BuildGateOptions& o, TeeT
   };
   GateArms arms{*resolved, *resolved, {}, {}, "", {}, {}};
   if (auto st = fingerprint_arms(c, o, arms, say); !st) return fail(st.error().message);
-  arms.dir = (o.results_root.empty() ? o.suite.results : o.results_root) + "/" + arms.fp_cand.id() + "/" + c.name + "/gate-" +
-             utc_stamp("%Y%m%dT%H%M%SZ") + "-" + std::to_string(::getpid());
+  arms.dir = unused_folder_name((o.results_root.empty() ? o.suite.results : o.results_root) + "/" + arms.fp_cand.id() + "/" +
+                                c.name + "/gate-" + utc_stamp("%Y%m%dT%H%M%SZ") + "-" + std::to_string(::getpid()));
+  auto claim = claim_run_folder(arms.dir, "");  // this gate's alone (util/run_folder.h)
+  if (!claim) return fail(claim.error().message);
   bc.result_dir = arms.dir;
   arms.base.out_dir = arms.dir + "/baseline";
   arms.cand.out_dir = arms.dir + "/candidate";
