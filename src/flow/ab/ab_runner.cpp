@@ -254,7 +254,7 @@ AbOutcome run_ab(const std::string& case_path, const AbRunOptions& opts_in) {
     out.message = msg;
     return out;
   };
-  auto resolved = resolve_case_context(case_path, o.suite, "", o.rehash);
+  auto resolved = judge_missing_model(resolve_case_context(case_path, o.suite, "", o.rehash), o.suite.golden);
   if (!resolved) return fail_early(resolved.exit_code(), resolved.error().message);
   CaseContext ctx = *resolved;
   const Case& c = ctx.c;

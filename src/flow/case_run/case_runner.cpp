@@ -471,7 +471,7 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
     run.message = msg;
     return run;
   };
-  auto resolved = resolve_run_context(case_path, o.suite, o.rehash);
+  auto resolved = judge_missing_model(resolve_run_context(case_path, o.suite, o.rehash), o.golden_root);
   if (!resolved) return fail_early(resolved.exit_code(), resolved.error().message);
   CaseContext ctx = *resolved;
   const Case& c = ctx.c;

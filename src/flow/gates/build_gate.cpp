@@ -414,7 +414,7 @@ void time_and_judge(const CaseContext& resolved, const GateArms& arms, const Evi
 BuildGateCase gate_case(const std::string& path, const BuildGateOptions& o, TeeText& say) {
   BuildGateCase bc;
   bc.case_path = path;
-  auto resolved = resolve_case_context(path, o.suite, o.candidate_runtime, o.rehash);
+  auto resolved = judge_missing_model(resolve_case_context(path, o.suite, o.candidate_runtime, o.rehash), o.suite.golden);
   if (!resolved) {
     bc.outcome = resolved.exit_code() == kResolveSkip ? "skipped" : "incomplete";
     bc.problems.push_back(resolved.error().message);

@@ -226,7 +226,7 @@ MatrixOutcome run_matrix(const std::string& case_path, const MatrixOptions& opts
     out.message = msg;
     return out;
   };
-  auto resolved = resolve_case_context(case_path, o.suite);
+  auto resolved = judge_missing_model(resolve_case_context(case_path, o.suite), o.suite.golden);
   if (!resolved) return fail_early(resolved.exit_code(), resolved.error().message);
   const CaseContext base = *resolved;
   const Case& c = base.c;
