@@ -351,7 +351,7 @@ AbOutcome run_ab(const std::string& case_path, const AbRunOptions& opts_in) {
     run_sustained(on, so, o);
     run_sustained(off, so, o);
   }
-  if (interrupted()) on.arm.errors.push_back("interrupted");
+  if (interrupted()) on.arm.errors.push_back(interrupted_text());
   finish_arm(on);
   finish_arm(off);
   r.on = on.arm;

@@ -454,6 +454,7 @@ int measure_and_compare(CaseContext& ctx, const ServerMode& server, const Eviden
   r.complete = true;
   compare_goldens(golden_check_options(o), r);
   server.note_golden(r);
+  if (!r.complete) return kRunIncomplete;  // a golden that could not be written
   return r.failures.empty() ? kRunPass : kRunFail;
 }
 

@@ -197,7 +197,8 @@ void compare_goldens(const GoldenCheckOptions& o, RunResult& r) {
   r.golden_dir = thr.dir;
   std::error_code ec;
   const bool have_thresholds = fs::exists(thr.golden_file, ec);
-  const bool have_answers = fs::is_directory(ref.answers_dir, ec);
+  // An empty answers folder holds no answers (a recording the disk stopped leaves one): recorded again.
+  const bool have_answers = fs::is_directory(ref.answers_dir, ec) && !fs::is_empty(ref.answers_dir, ec);
   const bool answers_only = o.record_missing_answers && !o.record_missing;
   const bool record_thresholds = own && o.record_missing && o.timing_root.empty() && !have_thresholds;
   const bool record_answers = own && (o.record_missing || o.record_missing_answers) && !have_answers;
@@ -245,7 +246,9 @@ void compare_goldens(const GoldenCheckOptions& o, RunResult& r) {
     return;
   }
   if (auto st = write_golden_plan(ref, *plan); !st) {
+    // Not a failed run: one that could not finish what it was asked (a full disk): incomplete, exit 2.
     r.failures.push_back("recording the golden failed: " + st.error().message);
+    r.complete = false;
     return;
   }
   if (record_thresholds) {

@@ -126,8 +126,10 @@ Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& opt
     note_free_memory();
     end_step();
   };
+  // After an interrupt the runtime's group was killed (runtime/process.h): the requests' connection
+  // errors are that kill's doing, not failures of their own; "interrupted" says it once below.
   auto fail = [&](const std::string& what, const Error& e) {
-    out.errors.push_back(what + ": " + e.message);
+    if (!interrupted()) out.errors.push_back(what + ": " + e.message);
   };
   auto out_of_time = [&](int round, int rounds) {
     if (Clock::now() <= deadline) return false;
@@ -231,7 +233,7 @@ Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& opt
     }
     note_free_memory_in_turn();
   }
-  if (interrupted()) out.errors.push_back("interrupted");
+  if (interrupted()) out.errors.push_back(interrupted_text());
   begin_step();
   if (launched) out.peak_rss_bytes = peak_rss_bytes(pgid);
   if (const auto busy1 = busy_cpu_seconds(); busy0 && busy1 && launched) {
