@@ -39,7 +39,8 @@ const char* kAbUsageText =
     "  --quiet              no progress lines\n"
     "exit: 0 the job's gates are not worse with the flag on and the answers satisfy the job,\n"
     "      1 otherwise (or the evidence shows the arms did not differ as asked),\n"
-    "      2 incomplete (a launch failed), 3 a gate unresolved within the budget, 64 usage, 125 skipped\n";
+    "      2 incomplete (a launch failed), 3 a gate unresolved within the budget, 64 usage, 125 skipped,\n"
+    "      128+N interrupted by signal N (130: SIGINT; no runtime is started after it)\n";
 
 }  // namespace
 
@@ -87,6 +88,10 @@ int ab_command(int argc, char** argv) {
   std::cout << ab_to_text(out.run);
   std::cout << "\nab report: " << out.run.output_dir << "/ab.txt\n";
   std::fflush(stdout);
+  if (interrupted()) {  // as `run` does: the report is incomplete, the exit says why
+    std::fprintf(stderr, "flashproof ab: %s; the report is incomplete\n", interrupted_text().c_str());
+    return 128 + interrupt_signal();
+  }
   return out.exit_code;
 }
 

@@ -187,6 +187,8 @@ int accept_one(const std::string& run_dir, const std::string& golden_root, const
   if (plan->golden) {
     std::cout << show_figures(*plan->golden, previous.get(), previous_file);
     std::cout << show_kernel_families(*plan->golden, previous.get());
+    if (const std::string busy = busy_golden_text(*plan->golden); !busy.empty())
+      std::cout << "BUSY RECORDING: this run was " << busy << "\n";
     changes = changes || golden_to_json(*plan->golden) != golden_before;
     std::cout << "files: " << paths.golden_file << (golden_before.empty() ? " (new)" : "") << ", " << paths.verdict_file
               << " (verdict " << to_string(r->verdict.activity)

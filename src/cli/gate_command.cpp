@@ -3,6 +3,7 @@
 // (flow/gates/upgrade_gate.h).
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <iostream>
@@ -61,7 +62,8 @@ const char* kGateUsageText =
     "                             the first showed room for both, both launches are up and their requests\n"
     "                             alternate, so that the machine's own drift weighs on both alike)\n"
     "exit: 0 no regression, 1 regression (a gated figure, a lost kernel or a changed answer), 2 incomplete\n"
-    "      or bad input, 3 unresolved within the budget, 64 usage, 125 every case skipped\n\n"
+    "      or bad input, 3 unresolved within the budget, 64 usage, 125 every case skipped, 128+N interrupted\n"
+    "      by signal N (gate.json says so)\n\n"
     "Against stored goldens (when the old build is gone): says what changed between this fingerprint and\n"
     "the baseline's (field by field), runs every case against the baseline's goldens and answers, proves\n"
     "again that fused attention is active, and fails on any lost kernel, regression beyond tolerance or\n"
@@ -189,7 +191,12 @@ int gate_command(int argc, char** argv) {
   }
   g.run.suite = b.suite = *suite;
   install_child_cleanup_handlers();
-  if (side_by_side) return run_build_gate(cases, b, std::cout).exit_code;
+  if (side_by_side) {
+    const int code = run_build_gate(cases, b, std::cout).exit_code;
+    if (!interrupted()) return code;
+    std::fprintf(stderr, "flashproof gate: %s; gate.json says so\n", interrupted_text().c_str());
+    return 128 + interrupt_signal();
+  }
   if (!b.candidate_runtime.empty())
     args.usage_error("--candidate-runtime needs --baseline-runtime (the side-by-side gate)");
   if (!b.runtime_cpus.empty()) args.usage_error("--runtime-cpus needs --baseline-runtime (the side-by-side gate)");

@@ -203,7 +203,8 @@ int run_command(int argc, char** argv) {
     if (!run.message.empty()) std::cerr << "flashproof run: " << run.message << "\n";
     for (const auto& f : failure_explanation(run.result)) std::cerr << "FAIL " << run.result.case_name << ": " << f << "\n";
     for (const auto& l : run.result.golden_lines)
-      if (starts_with(l, "figures not compared") || (l.find(" [gate] ") != std::string::npos && l.find("cannot resolve") != std::string::npos))
+      if (starts_with(l, "figures not compared") || starts_with(l, "BUSY RECORDING") ||
+          (l.find(" [gate] ") != std::string::npos && l.find("cannot resolve") != std::string::npos))
         std::cerr << "note " << run.result.case_name << ": " << l << "\n";
     if (!run.result_file.empty()) std::cerr << "result: " << run.result_file << "\n";
     if (run.exit_code != kRunSkip) {

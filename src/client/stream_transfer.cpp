@@ -104,7 +104,9 @@ Result<StreamResult> StreamTransfer::finish(CURLcode code) {
                  std::to_string(body_bytes_) + " bytes received)");
   }
   if (result_.http_status < 200 || result_.http_status >= 300) {
-    return error(http_error_text(result_.http_status, error_body_));
+    Error e = error(http_error_text(result_.http_status, error_body_));
+    e.status = static_cast<int>(result_.http_status);  // the server's answer, kept as a value (flow/passes/evidence_pass.cpp)
+    return e;
   }
   if (!result_.done) {
     return error("stream ended without data: [DONE] after " + std::to_string(parser_.events_dispatched()) +

@@ -1,6 +1,8 @@
 #include "golden/answers.h"
 
+#include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <cerrno>
 #include <cstring>
 #include <dtl/dtl.hpp>
@@ -16,49 +18,111 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool is_utf8_continuation(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
+// The length (1..4) of the valid UTF-8 character at s[i], or 0 when none starts there (a stray
+// continuation byte, an overlong form, a surrogate, a sequence cut short).
+size_t utf8_length_at(std::string_view s, size_t i) {
+  const auto b = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char c = b(i);
+  if (c < 0x80) return 1;
+  size_t len = 0;
+  unsigned char lo = 0x80, hi = 0xBF;  // the second byte's range (Unicode table 3-7)
+  if (c >= 0xC2 && c <= 0xDF) len = 2;
+  else if (c >= 0xE0 && c <= 0xEF) len = 3, lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
+  else if (c >= 0xF0 && c <= 0xF4) len = 4, lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
+  if (len == 0 || i + len > s.size()) return 0;
+  for (size_t k = 1; k < len; ++k)
+    if (b(i + k) < (k == 1 ? lo : 0x80) || b(i + k) > (k == 1 ? hi : 0xBF)) return 0;
+  return len;
+}
 
-// Appends the display pieces of one line (no '\n' inside).
+// The next character's end from i: a valid character whole, an invalid byte alone.
+size_t next_char(std::string_view s, size_t i) { return i + std::max<size_t>(1, utf8_length_at(s, i)); }
+
+// Appends the display pieces of one line (no '\n' inside), `width` characters at most each; a
+// byte that is not UTF-8 is one character, shown as U+FFFD (the first-difference line names it).
 void wrap_line(std::string_view line, size_t width, std::vector<std::string>& out) {
+  struct Char {
+    size_t at, len;  // len 0: a byte that is not UTF-8
+  };
+  std::vector<Char> chars;
+  for (size_t i = 0; i < line.size();) {
+    const size_t len = utf8_length_at(line, i);
+    chars.push_back({i, len});
+    i += std::max<size_t>(len, 1);
+  }
+  auto piece = [&](size_t from, size_t to) {
+    std::string p;
+    for (size_t k = from; k < to; ++k)
+      p += chars[k].len ? std::string(line.substr(chars[k].at, chars[k].len)) : std::string("\xEF\xBF\xBD");
+    return p;
+  };
   size_t pos = 0;
-  while (line.size() - pos > width) {
-    size_t cut = std::string::npos;
-    size_t space = line.rfind(' ', pos + width - 1);
-    // Only a space that leaves a reasonably full piece; otherwise cut hard at the width.
-    if (space != std::string_view::npos && space >= pos + width / 4) cut = space + 1;
-    if (cut == std::string::npos) {
-      cut = pos + width;
-      while (cut > pos && is_utf8_continuation(line[cut])) --cut;
-      if (cut == pos) cut = pos + width;  // not UTF-8 at all: bytes it is
-    }
-    out.emplace_back(std::string(line.substr(pos, cut - pos)) + "\\");
+  while (chars.size() - pos > width) {
+    // At the last space within the width that leaves a reasonably full piece; otherwise hard at the width.
+    size_t cut = pos + width;
+    for (size_t k = pos + width; k-- > pos + width / 4;)
+      if (chars[k].len == 1 && line[chars[k].at] == ' ') {
+        cut = k + 1;
+        break;
+      }
+    out.push_back(piece(pos, cut) + "\\");
     pos = cut;
   }
-  out.emplace_back(line.substr(pos));
+  out.push_back(piece(pos, chars.size()));
 }
 
-std::string describe_at(std::string_view text, size_t i) {
+// Up to `chars` characters of `text` from byte i, quoted: always whole characters, so the quote is
+// valid UTF-8 whatever the text; a byte that is not UTF-8 is shown as U+FFFD and named after it.
+std::string describe_at(std::string_view text, size_t i, size_t chars = 24) {
   if (i >= text.size()) return "end of text";
-  return quote(text.substr(i, 24));
+  std::string window, bad;
+  for (size_t n = 0; n < chars && i < text.size(); ++n) {
+    const size_t len = utf8_length_at(text, i);
+    if (len) {
+      window.append(text.substr(i, len));
+      i += len;
+      continue;
+    }
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned char>(text[i]));
+    bad += (bad.empty() ? "" : " ") + std::string(hex);
+    window += "\xEF\xBF\xBD";  // U+FFFD
+    ++i;
+  }
+  return quote(window) + (bad.empty() ? "" : " (bytes that are not UTF-8, shown as U+FFFD: " + bad + ")");
 }
 
-// "first difference at byte N (line L, column C): reference has X, run has Y", 1-based.
+// "first difference at character N (line L, column C): reference has X, run has Y", 1-based, counted
+// in characters (a byte that is not UTF-8 counts as one); the byte offset too where it differs. The
+// difference starts at the character holding the first differing byte: "é" against "è" (C3 A9, C3
+// A8) differ at their second byte, and are quoted from their first.
 std::string first_difference(std::string_view expected, std::string_view actual) {
   size_t i = 0;
   while (i < expected.size() && i < actual.size() && expected[i] == actual[i]) ++i;
-  size_t line = 1, line_start = 0;
-  for (size_t k = 0; k < i; ++k)
+  size_t start = 0, chars = 0, line = 1, column = 0;
+  for (size_t k = 0; k < i;) {
+    const size_t next = next_char(expected, k);
+    if (next > i) break;  // the differing byte is inside this character: it starts here
+    ++chars;
+    ++column;
     if (expected[k] == '\n') {
       ++line;
-      line_start = k + 1;
+      column = 0;
     }
-  return "first difference at byte " + std::to_string(i + 1) + " (line " + std::to_string(line) + ", column " +
-         std::to_string(i - line_start + 1) + "): reference has " + describe_at(expected, i) + ", run has " +
-         describe_at(actual, i) + "\n";
+    k = start = next;
+  }
+  const std::string at = "character " + std::to_string(chars + 1) + (start == chars ? "" : ", byte " + std::to_string(start + 1));
+  return "first difference at " + at + " (line " + std::to_string(line) + ", column " + std::to_string(column + 1) +
+         "): reference has " + describe_at(expected, start) + ", run has " + describe_at(actual, start) + "\n";
 }
 
 // Exact bytes of a file (no gunzip: an answer is whatever bytes the model sent).
 Result<std::string> read_exact(const std::string& path) {
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (fs::is_directory(st))
+    return make_error(path + ": a folder, not a reference answer file (remove it, or record the answer again with accept)");
+  if (fs::exists(st) && !fs::is_regular_file(st)) return make_error(path + ": not a regular file, so not a reference answer");
   std::ifstream in(path, std::ios::binary);
   if (!in) return make_error(path + ": cannot open: " + std::strerror(errno));
   std::ostringstream ss;

@@ -3,12 +3,14 @@
 // the diff exists only to show a person what changed.
 //
 // Readable diffs of unreadable answers: a random-weight model can answer with one long line of
-// garbage. Before diffing, each line is cut for display into pieces of at most `wrap_width` bytes
-// (default 80): at the last space inside the width (the space stays on the left piece), or, when
-// there is none, at the width itself moved back to a UTF-8 character boundary. Every piece but the
+// garbage. Before diffing, each line is cut for display into pieces of at most `wrap_width`
+// characters (default 80): at the last space inside the width (the space stays on the left piece),
+// or, when there is none, at the width itself; a byte that is not UTF-8 counts as one character and
+// shows as U+FFFD, so every piece is valid UTF-8. Every piece but the
 // last of a cut line ends with a '\' so a wrap is never mistaken for a real newline. Since display
 // pieces can hide a difference (a trailing newline, "\r"), the diff also says where the first
-// differing byte is.
+// difference is, by character (and by byte where that differs), quoting whole characters from the
+// character that holds the first differing byte: every quote is valid UTF-8.
 #pragma once
 
 #include <cstddef>
@@ -29,7 +31,7 @@ struct AnswerComparison {
   //   --- reference/<prompt_id>
   //   +++ run/<prompt_id>
   //   @@ -a,b +c,d @@ hunks (dtl, 3 lines of context) over the display pieces
-  //   first difference at byte N (line L, column C): reference has X, run has Y
+  //   first difference at character N[, byte B] (line L, column C): reference has X, run has Y
   std::string diff;
 };
 

@@ -188,8 +188,27 @@ void judge_allowing_for_slower_cores(Comparison& out, const Golden& golden, cons
 }  // namespace
 
 bool Comparison::failed() const {
-  return !memory_moves.empty() || std::any_of(figures.begin(), figures.end(), [](const FigureComparison& f) { return f.failed; });
+  return !memory_moves.empty() || !untrustworthy.empty() ||
+         std::any_of(figures.begin(), figures.end(), [](const FigureComparison& f) { return f.failed; });
 }
+
+namespace {
+
+std::string busy_text(double load) {
+  if (!std::isfinite(load) || load <= kBusyGoldenLimit) return "";
+  return "recorded while other processes took " + significant_pct(load, 3) + " of the machine's CPU time (" + kOtherLoadFigure + " " +
+         significant(load, 3) + ", above the " + significant_pct(kBusyGoldenLimit, 3) +
+         " a quiet recording stays under): its host-clock figures carry that load and would hide a real slowdown, so every run "
+         "judged against it fails as UNTRUSTWORTHY GOLDEN; record it again on a quiet machine";
+}
+
+}  // namespace
+
+std::string busy_golden_text(const Golden& golden) {
+  auto g = golden.figures.find(kOtherLoadFigure);
+  return g == golden.figures.end() ? "" : busy_text(g->second.median);
+}
+
 
 Result<Comparison> compare_to_golden(const Golden& golden, const std::vector<Measured>& measured, const GoldenOrigin& origin) {
   std::map<std::string, const Measured*> by_name;
@@ -220,6 +239,19 @@ Result<Comparison> compare_to_golden(const Golden& golden, const std::vector<Mea
                  " of its CPU time while this run was timed, against " + significant_pct(load->golden, 6) + "; host-clock figures cannot tell a slower build "
                  "from a busier machine tonight and are not failed (memory, GPU kernel time and answers are judged)";
     not_judged_on_host_clock(out, "BUSIER", "not judged tonight: " + out.busier);
+  }
+  // A golden recorded on a busy machine: its host-clock figures would hide a real slowdown; the
+  // comparison fails instead of passing, however busy tonight is (kBusyGoldenLimit).
+  if (auto g = golden.figures.find(kOtherLoadFigure); g != golden.figures.end() && g->second.median > kBusyGoldenLimit) {
+    auto now = by_name.find(kOtherLoadFigure);
+    const bool known = now != by_name.end() && !now->second->launch_medians.empty() && all_finite(now->second->launch_medians);
+    out.untrustworthy = "the golden was recorded on a busy machine: other processes took " + significant_pct(g->second.median, 3) +
+                        " of its CPU time while the golden was recorded (above " + significant_pct(kBusyGoldenLimit, 3) + ")" +
+                        (known ? ", " + significant_pct(median(now->second->launch_medians), 3) + " while this run was timed" : std::string()) +
+                        "; its host-clock figures carry that load and would hide a real slowdown, so they prove nothing; "
+                        "record the golden again on a quiet machine";
+    for (auto& c : out.figures)
+      if (on_host_clock(c) && !c.failed && c.status != FigureStatus::missing) c.message = "UNTRUSTWORTHY GOLDEN " + c.message;
   }
   // Slower cores than at the recording, by either reference: host-clock regressions are judged again
   // at the golden's core speed (kSlowerMargin).

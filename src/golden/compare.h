@@ -63,6 +63,20 @@ struct FigureComparison {
 inline constexpr const char* kOtherLoadFigure = "machine.other_load";
 inline constexpr double kBusierMargin = 0.25;
 
+// The other way round: a golden recorded on a busy machine. Its host-clock figures carry that load
+// (a tiny chat case's TTFT p95 186.9 ms recorded beside a second recording, 11.2 ms on a quiet
+// machine), so a night judged against it passes whatever it does: a real 4x slowdown
+// (--cpu-share 0.25) read "better by 59%" on a quiet night, and "better by 73%" against a golden
+// recorded at load 0.90 on a night at 0.80 (how busy a load makes a figure is not proportional, so
+// no allowance repairs it). A golden whose machine.other_load is above kBusyGoldenLimit is recorded
+// all the same (a recording's answers and verdict do not depend on the load; the concurrency test
+// records four at once) and marked as busy by that figure, said when it is recorded and accepted
+// (busy_golden_text). Every comparison against it is UNTRUSTWORTHY: it fails
+// (Comparison::untrustworthy) with the golden's load and how to record it again, instead of passing;
+// host-clock regressions are still listed as regressions; memory, GPU kernel time and answers are
+// judged as always.
+inline constexpr double kBusyGoldenLimit = kBusierMargin;
+
 // How fast this machine's cores were beside each launch (measure/reference_workload.h: the median
 // time of a fixed single-threaded workload), one per launch. A night whose reference is at least
 // kSlowerMargin slower than the golden's recording cannot tell a slower build from slower cores on a
@@ -90,8 +104,13 @@ struct Comparison {
   std::string busier;                     // non-empty: the machine was busier than at the recording (in words)
   std::string other_machine;              // non-empty: the golden was recorded on another machine (in words)
   std::string slower;                     // non-empty: this machine's cores were slower than at the recording (in words: which reference, both values)
-  bool failed() const;                    // any figure failed, or the KV cache moved
+  std::string untrustworthy;              // non-empty: the golden was recorded on a busy machine (in words, both loads): a failure
+  bool failed() const;                    // any figure failed, the KV cache moved, or the golden is untrustworthy
 };
+
+// "recorded while other processes took 50% of the machine's CPU time (machine.other_load 0.5, above the
+// 25% a quiet recording stays under): ..." for a golden above kBusyGoldenLimit, else "".
+std::string busy_golden_text(const Golden& golden);
 
 // A golden recorded on another physical machine of the same fingerprint id (another GPU, by its
 // UUID: the same model of GPU, driver and runtime build) judges what the GPU measures, not what the

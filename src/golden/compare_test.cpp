@@ -263,6 +263,39 @@ TEST(GoldenCompare, ABusierNightDoesNotFailHostClockFigures) {
   EXPECT_TRUE(quiet->failed());
 }
 
+// The other way round (issue 47): a golden recorded while a second recording ran (TTFT p95 186.9
+// ms, machine.other_load 0.50) and a quiet night 4x slower than a quiet build (11.2 ms -> 70 ms): the
+// figure reads "improved", and the comparison fails as untrustworthy instead of passing; on a night
+// as busy as the recording too (a 4x slowdown read "better by 73%" at 0.90 against 0.80).
+TEST(GoldenCompare, AGoldenRecordedBusyIsNeverPassed) {
+  Golden g = golden_with("ttft_ms_p95", ttft(186.9, 5, 5));
+  g.figures[kOtherLoadFigure] = {0.50, 0.02, 5, Direction::lower_is_better, false, BandSource::launches};
+  EXPECT_THAT(busy_golden_text(g), HasSubstr("recorded while other processes took 50% of the machine's CPU time (machine.other_load 0.5"));
+  std::vector<Measured> quiet = {launches("ttft_ms_p95", {70, 71, 69}), Measured{kOtherLoadFigure, {0.02, 0.01, 0.03}, MinEffect{0.05, 0}}};
+  auto r = compare_to_golden(g, quiet);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_THAT(r->untrustworthy, HasSubstr("other processes took 50% of its CPU time while the golden was recorded (above 25%), "
+                                          "2% while this run was timed"));
+  EXPECT_TRUE(r->failed());
+  for (const auto& f : r->figures) {
+    if (f.name == "ttft_ms_p95") {
+      EXPECT_THAT(f.message, HasSubstr("UNTRUSTWORTHY GOLDEN ttft_ms_p95: improved"));
+    }
+  }
+  // A night as busy as the recording: no better.
+  quiet[1].launch_medians = {0.45, 0.5, 0.55};
+  auto busy = compare_to_golden(g, quiet);
+  ASSERT_TRUE(busy.ok());
+  EXPECT_FALSE(busy->untrustworthy.empty());
+  EXPECT_TRUE(busy->failed());
+  // A quiet golden is neither marked nor distrusted.
+  g.figures[kOtherLoadFigure].median = 0.05;
+  EXPECT_EQ(busy_golden_text(g), "");
+  auto fine = compare_to_golden(g, quiet);
+  ASSERT_TRUE(fine.ok());
+  EXPECT_TRUE(fine->untrustworthy.empty());
+}
+
 // Slower cores than at the recording (a fixed reference workload +25%, no other load: what 11 of 20
 // same-build nights of completion-realistic-long looked like): host-clock regressions are not
 // failed, said SLOWER MACHINE; memory is still judged. Within the margin, the same change fails.

@@ -263,6 +263,8 @@ Result<RunningServer> start_server(LaunchSpec spec, const Adapter& adapter, Star
     spec.env["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID";
   }
   for (int attempt = 0;; ++attempt) {
+    // No runtime is started after SIGINT/SIGTERM/SIGHUP: the harness is on its way out.
+    if (interrupted()) return make_error(interrupted_text() + ": no runtime started after it");
     auto t0 = Clock::now();
     FP_TRY(Process p, Process::spawn(spec.argv, spec.env, spec.log_path, spec.cgroup_procs, spec.cpus));
     RunningServer s;
@@ -274,9 +276,10 @@ Result<RunningServer> start_server(LaunchSpec spec, const Adapter& adapter, Star
     while (true) {
       if (interrupted()) {
         p.stop(1.0);
-        return make_error("interrupted while waiting for the runtime to become ready");
+        return make_error(interrupted_text() + " while waiting for the runtime to become ready");
       }
-      ExitInfo e = p.poll();
+      // The group, not only the child: a wrapper's child that crashed ends the launch too.
+      ExitInfo e = p.runtime_end();
       if (e.exited) {
         auto log = read_file(spec.log_path);
         if (attempt < 2 && log && std::regex_search(*log, port_taken)) {
@@ -306,6 +309,7 @@ Result<RunningServer> start_server(LaunchSpec spec, const Adapter& adapter, Star
       }
       if (ready) {
         s.ready_s = seconds_since(t0);
+        p.watch_group();  // the process that answered is in it by now (a wrapper's child included)
         s.process = std::move(p);
         return s;
       }

@@ -2,15 +2,19 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -18,6 +22,7 @@
 #include <fstream>
 #include <thread>
 
+#include "runtime/launch_guardian.h"
 #include "util/text.h"
 
 extern char** environ;
@@ -66,27 +71,157 @@ ExitInfo decode(int status) {
   return e;
 }
 
+std::string signal_text(int sig) { return "signal " + std::to_string(sig) + " (" + strsignal(sig) + ")"; }
+
+// PIDFD_GET_INFO with PIDFD_INFO_EXIT (linux/pidfd.h of Linux 6.15; older headers lack it): the exit
+// status of a process one holds a pidfd to, kept by the kernel after its parent reaped it.
+struct PidfdInfo {
+  uint64_t mask, cgroupid;
+  uint32_t pid, tgid, ppid, ruid, rgid, euid, egid, suid, sgid, fsuid, fsgid;
+  int32_t exit_code;
+};
+static_assert(sizeof(PidfdInfo) == 64, "PIDFD_INFO_SIZE_VER0");
+constexpr uint64_t kPidfdInfoExit = 1u << 3;
+constexpr unsigned long kPidfdGetInfo = _IOWR(0xFF, 11, PidfdInfo);
+
+std::optional<ExitInfo> pidfd_exit(int pidfd) {
+  PidfdInfo info{};
+  info.mask = kPidfdInfoExit;
+  if (::ioctl(pidfd, kPidfdGetInfo, &info) != 0 || !(info.mask & kPidfdInfoExit)) return std::nullopt;
+  return decode(info.exit_code);
+}
+
+bool pidfd_ended(int pidfd) {
+  pollfd p{pidfd, POLLIN, 0};
+  return ::poll(&p, 1, 0) > 0 && (p.revents & (POLLIN | POLLHUP)) != 0;
+}
+
+std::vector<std::string> cmdline_of(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline", std::ios::binary);
+  std::vector<std::string> argv;
+  std::string arg;
+  while (std::getline(in, arg, '\0')) argv.push_back(arg);
+  return argv;
+}
+
+long long now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
 }  // namespace
+
+std::string program_name(const std::vector<std::string>& argv) {
+  if (argv.empty()) return "?";
+  auto base = [](const std::string& p) { return std::filesystem::path(p).filename().string(); };
+  const std::string first = base(argv[0]);
+  if (!starts_with(first, "ld-") || first.find(".so") == std::string::npos) return first;
+  size_t i = 1;
+  while (i < argv.size() && starts_with(argv[i], "--")) {
+    const std::string& o = argv[i];
+    const bool takes_value = o == "--library-path" || o == "--preload" || o == "--argv0" || o == "--audit" ||
+                             o == "--glibc-hwcaps-prepend" || o == "--glibc-hwcaps-mask";
+    i += takes_value ? 2 : 1;
+  }
+  return i < argv.size() ? base(argv[i]) : first;
+}
 
 std::string ExitInfo::describe() const {
   if (!exited) return "still running";
-  if (signal) return std::string("killed by signal ") + std::to_string(signal) + " (" + strsignal(signal) + ")";
-  return "exited with status " + std::to_string(code);
+  std::string text;
+  if (signal) {
+    text = "killed by " + signal_text(signal);
+  } else {
+    text = "exited with status " + std::to_string(code);
+    if (code > 128 && code < 128 + 65)
+      text += " (128 + " + std::to_string(code - 128) + ": a shell's way of saying its child was killed by " + signal_text(code - 128) + ")";
+  }
+  return who.empty() ? text : text + " [" + who + "]";
 }
 
-Process::Process(Process&& o) noexcept : pid_(o.pid_), exit_(o.exit_) { o.pid_ = -1; }
+Process::Process(Process&& o) noexcept
+    : pid_(o.pid_), name_(std::move(o.name_)), exit_(o.exit_), members_(std::move(o.members_)), stopping_(o.stopping_),
+      last_watch_ms_(o.last_watch_ms_) {
+  o.pid_ = -1;
+  o.members_.clear();
+}
 
 Process& Process::operator=(Process&& o) noexcept {
   if (this != &o) {
     stop(0.5);
+    release_members();
     pid_ = o.pid_;
+    name_ = std::move(o.name_);
     exit_ = o.exit_;
+    members_ = std::move(o.members_);
+    stopping_ = o.stopping_;
+    last_watch_ms_ = o.last_watch_ms_;
     o.pid_ = -1;
+    o.members_.clear();
   }
   return *this;
 }
 
-Process::~Process() { stop(2.0); }
+Process::~Process() {
+  stop(2.0);
+  release_members();
+}
+
+void Process::release_members() {
+  for (auto& m : members_)
+    if (m.pidfd >= 0) ::close(m.pidfd);
+  members_.clear();
+}
+
+void Process::forget_group() {
+  unregister_group(pid_);
+  guardian_message(launch_guardian_fd(), -pid_);
+}
+
+void Process::watch_group() {
+  if (pid_ <= 0 || exit_.exited || stopping_) return;
+  last_watch_ms_ = now_ms();
+  for (pid_t p : live_processes_in_group(pid_)) {
+    if (p == pid_) continue;
+    bool known = false;
+    for (const auto& m : members_) known = known || m.pid == p;
+    if (known) continue;
+    const int fd = static_cast<int>(::syscall(SYS_pidfd_open, p, 0));
+    if (fd < 0) continue;  // gone meanwhile, or a kernel without pidfds (before 5.3)
+    Member m;
+    m.pid = p;
+    m.pidfd = fd;
+    m.name = program_name(cmdline_of(p));
+    members_.push_back(std::move(m));
+  }
+}
+
+void Process::note_member_ends(bool before_stop) {
+  for (auto& m : members_) {
+    if (m.ended == 0 && pidfd_ended(m.pidfd)) m.ended = before_stop ? 1 : 2;
+    if (m.ended != 0 && !m.end) m.end = pidfd_exit(m.pidfd);
+  }
+}
+
+ExitInfo Process::runtime_end() {
+  const ExitInfo own = poll();
+  note_member_ends(!stopping_);
+  // While the started process runs, only a child killed by a signal ends the runtime: a wrapper's
+  // helpers may exit non-zero as scripts do, and a pipe's writer dies of SIGPIPE. Once it has ended
+  // with status 0 (a pipeline's last command, `| cat`), a child that failed says more than that.
+  const Member* crashed = nullptr;
+  for (const auto& m : members_) {
+    if (m.ended != 1 || !m.end) continue;
+    const bool killed = m.end->signal != 0 && m.end->signal != SIGPIPE;
+    const bool failed = m.end->signal == 0 && m.end->code != 0;
+    if (!killed && !(failed && own.exited && own.signal == 0 && own.code == 0)) continue;
+    if (!crashed || (killed && crashed->end->signal == 0)) crashed = &m;
+  }
+  if (!crashed) return own;
+  ExitInfo e = *crashed->end;
+  e.who = crashed->name + " (pid " + std::to_string(crashed->pid) + "), in the process group of " + name_ + " (pid " +
+          std::to_string(pid_) + "), which flashproof started and which did not exec it";
+  return e;
+}
 
 Result<Process> Process::spawn(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
                                const std::string& log_path, const std::string& cgroup_procs,
@@ -114,6 +249,7 @@ Result<Process> Process::spawn(const std::vector<std::string>& argv, const std::
   for (auto& s : env_strings) envp.push_back(s.data());
   envp.push_back(nullptr);
   const pid_t parent = ::getpid();
+  const int guardian = launch_guardian_fd();
   cpu_set_t cpu_set;
   CPU_ZERO(&cpu_set);
   for (int c : cpus)
@@ -128,6 +264,7 @@ Result<Process> Process::spawn(const std::vector<std::string>& argv, const std::
   }
   if (pid == 0) {
     ::setpgid(0, 0);
+    guardian_message(guardian, ::getpid());  // before exec: no process of the group escapes it
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != parent) ::_exit(127);  // the harness died before prctl took effect
     int devnull = ::open("/dev/null", O_RDONLY);
@@ -170,6 +307,7 @@ Result<Process> Process::spawn(const std::vector<std::string>& argv, const std::
   ::close(err_pipe[0]);
   Process p;
   p.pid_ = pid;
+  p.name_ = program_name(argv);
   if (n == sizeof child_errno && child_errno < 0) {
     p.stop(0);
     return make_error(cgroup_procs + ": the runtime could not join this cgroup: " + std::strerror(-child_errno));
@@ -184,12 +322,15 @@ Result<Process> Process::spawn(const std::vector<std::string>& argv, const std::
 
 ExitInfo Process::poll() {
   if (pid_ <= 0 || exit_.exited) return exit_;
+  if (now_ms() - last_watch_ms_ >= 50) watch_group();
   int status = 0;
   pid_t r = ::waitpid(pid_, &status, WNOHANG);
   if (r == pid_) {
+    note_member_ends(!stopping_);
+    stopping_ = true;  // what ends from here on, ends by the kill below
     exit_ = decode(status);
     ::kill(-pid_, SIGKILL);  // any grandchildren of the group go too
-    unregister_group(pid_);
+    forget_group();
   }
   return exit_;
 }
@@ -203,6 +344,8 @@ void Process::signal_group(int sig) {
 ExitInfo Process::stop(double grace_s) {
   if (pid_ <= 0) return exit_;
   if (!poll().exited) {
+    note_member_ends(true);  // what ended before this is the runtime's own doing
+    stopping_ = true;
     ::kill(-pid_, SIGCONT);  // a stopped (SIGSTOP) group cannot act on SIGTERM
     ::kill(-pid_, SIGTERM);
     auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(grace_s);
@@ -214,9 +357,10 @@ ExitInfo Process::stop(double grace_s) {
       while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
       }
       exit_ = decode(status);
-      unregister_group(pid_);
+      forget_group();
     }
   }
+  note_member_ends(false);
   return exit_;
 }
 
@@ -231,6 +375,8 @@ void install_child_cleanup_handlers() {
 bool interrupted() { return g_interrupted != 0; }
 
 int interrupt_signal() { return g_interrupted; }
+
+std::string interrupted_text() { return g_interrupted ? "interrupted by " + signal_text(g_interrupted) : std::string(); }
 
 std::vector<pid_t> live_processes_in_group(pid_t pgid) {
   std::vector<pid_t> out;

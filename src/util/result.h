@@ -10,6 +10,7 @@ namespace fp {
 
 struct Error {
   std::string message;
+  int status = 0;  // what the other side answered, where the failure is such an answer (an HTTP status); 0: none
 };
 
 template <typename T>

@@ -23,6 +23,7 @@
 #include "golden/answers.h"
 #include "golden/fingerprint.h"
 #include "runtime/process.h"
+#include "util/run_folder.h"
 #include "util/text.h"
 
 namespace fp {
@@ -253,7 +254,7 @@ AbOutcome run_ab(const std::string& case_path, const AbRunOptions& opts_in) {
     out.message = msg;
     return out;
   };
-  auto resolved = resolve_case_context(case_path, o.suite, "", o.rehash);
+  auto resolved = judge_missing_model(resolve_case_context(case_path, o.suite, "", o.rehash), o.suite.golden);
   if (!resolved) return fail_early(resolved.exit_code(), resolved.error().message);
   CaseContext ctx = *resolved;
   const Case& c = ctx.c;
@@ -281,9 +282,12 @@ AbOutcome run_ab(const std::string& case_path, const AbRunOptions& opts_in) {
   r.runtime_version = fpr.runtime_version;
   r.runtime_build = fpr.runtime_build;
   r.fingerprint_id = fpr.id();
-  const std::string dir = o.out_dir.empty() ? o.results_root + "/" + fpr.id() + "/" + c.name + "/ab-" +
-                                                  utc_stamp("%Y%m%dT%H%M%SZ") + "-" + std::to_string(getpid())
+  const std::string dir = o.out_dir.empty() ? unused_folder_name(o.results_root + "/" + fpr.id() + "/" + c.name + "/ab-" +
+                                                                     utc_stamp("%Y%m%dT%H%M%SZ") + "-" + std::to_string(getpid()))
                                             : o.out_dir;
+  // This A/B's alone until its result is written (util/run_folder.h).
+  auto claim = claim_run_folder(dir, o.out_dir.empty() ? "" : "--out");
+  if (!claim) return fail_early(kAbIncomplete, claim.error().message);
   r.output_dir = dir;
 
   ArmState off, on;
@@ -347,7 +351,7 @@ AbOutcome run_ab(const std::string& case_path, const AbRunOptions& opts_in) {
     run_sustained(on, so, o);
     run_sustained(off, so, o);
   }
-  if (interrupted()) on.arm.errors.push_back("interrupted");
+  if (interrupted()) on.arm.errors.push_back(interrupted_text());
   finish_arm(on);
   finish_arm(off);
   r.on = on.arm;

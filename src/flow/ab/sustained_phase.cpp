@@ -36,7 +36,7 @@ Result<SustainedPass> run_sustained_phase(const CaseContext& ctx, const Sustaine
     const Prompt& p = ctx.prompts[i % ctx.prompts.size()];
     return build_request(ctx, server.base_url, p, c.shape.max_output_tokens, c.plan.timeout_s);
   };
-  if (auto w = stream_request(make(0)); !w) out.errors.push_back("sustained warm-up request: " + w.error().message);
+  if (auto w = stream_request(make(0)); !w && !interrupted()) out.errors.push_back("sustained warm-up request: " + w.error().message);
 
   // Closed loop in chunks: `conc` in flight, the next sent as one ends. Each chunk is sized from the
   // rate so far to fill the time left (at least `conc` requests), so the phase ends near duration_s.
@@ -51,18 +51,23 @@ Result<SustainedPass> run_sustained_phase(const CaseContext& ctx, const Sustaine
     for (size_t i = 0; i < n; ++i) chunk.push_back(make(next + i));
     const double chunk_start = seconds_since(t0);
     auto results = stream_concurrent(chunk, conc);
+    // The first failure of a chunk, and how many more: a runtime that died (or was stopped by an
+    // interrupt, said once below) fails every request still to come in the same way.
+    size_t failed = 0;
     for (size_t i = 0; i < results.size(); ++i) {
       const std::string id = ctx.prompts[(next + i) % ctx.prompts.size()].id;
       if (!results[i]) {
-        out.errors.push_back("sustained request " + id + ": " + results[i].error().message);
+        if (failed++ == 0 && !interrupted()) out.errors.push_back("sustained request " + id + ": " + results[i].error().message);
         continue;
       }
       out.requests.push_back({id, chunk_start + results[i]->start_offset_s, *results[i]});
     }
+    if (failed > 1 && !interrupted())
+      out.errors.back() += " (" + std::to_string(failed) + " of the " + std::to_string(results.size()) + " requests of this chunk failed)";
     next += chunk.size();
   }
   out.wall_s = seconds_since(t0);
-  if (interrupted()) out.errors.push_back("interrupted");
+  if (interrupted()) out.errors.push_back(interrupted_text());
   server.process.stop(5.0);
   std::stable_sort(out.requests.begin(), out.requests.end(),
                    [](const SustainedRequest& a, const SustainedRequest& b) { return a.start_s < b.start_s; });

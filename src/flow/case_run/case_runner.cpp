@@ -32,6 +32,7 @@
 #include "report/result_file.h"
 #include "runtime/cpu_quota.h"
 #include "util/disk_space.h"
+#include "util/run_folder.h"
 #include "util/text.h"
 #include "util/utf8.h"
 
@@ -514,7 +515,7 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
     run.message = msg;
     return run;
   };
-  auto resolved = resolve_run_context(case_path, o.suite, o.rehash);
+  auto resolved = judge_missing_model(resolve_run_context(case_path, o.suite, o.rehash), o.golden_root);
   if (!resolved) return fail_early(resolved.exit_code(), resolved.error().message);
   CaseContext ctx = *resolved;
   const Case& c = ctx.c;
@@ -531,11 +532,13 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
   r.fingerprint_id = fpr.id();
   ctx.runtime_build = fpr.runtime_build;
 
-  ctx.out_dir = o.out_dir.empty() ? o.results_root + "/" + fpr.id() + "/" + c.name + "/" + utc_stamp("%Y%m%dT%H%M%SZ") + "-" + std::to_string(getpid())
+  ctx.out_dir = o.out_dir.empty() ? unused_folder_name(o.results_root + "/" + fpr.id() + "/" + c.name + "/" +
+                                                      utc_stamp("%Y%m%dT%H%M%SZ") + "-" + std::to_string(getpid()))
                                   : o.out_dir;
-  std::error_code ec;
-  fs::create_directories(ctx.out_dir, ec);
-  if (ec) return fail_early(kRunIncomplete, ctx.out_dir + ": cannot create the run folder: " + ec.message());
+  // The folder is this run's alone until the result is written (util/run_folder.h): nothing is
+  // written into one that another run holds or held.
+  auto claim = claim_run_folder(ctx.out_dir, o.out_dir.empty() ? "" : "--out");
+  if (!claim) return fail_early(kRunIncomplete, claim.error().message);
   r.output_dir = ctx.out_dir;
   auto finish = [&](int code) {
     run.exit_code = code;

@@ -100,6 +100,11 @@ void compare_thresholds(const GoldenPaths& paths, const std::string& id, const s
       r.failures.push_back((f.memory || f.guard ? "" : "figure ") + f.message + " (compare " + paths.golden_file +
                            " with " + r.output_dir + "/result.txt)");
   }
+  if (!cmp->untrustworthy.empty()) {
+    r.golden_lines.push_back("UNTRUSTWORTHY GOLDEN: " + cmp->untrustworthy);
+    r.failures.push_back("UNTRUSTWORTHY GOLDEN: " + cmp->untrustworthy + " (remove " + paths.golden_file + " and run `flashproof run " +
+                         r.case_file + " --record-missing` when the machine is quiet)");
+  }
   if (!cmp->busier.empty()) r.golden_lines.push_back("BUSIER: " + cmp->busier);
   if (!cmp->slower.empty()) r.golden_lines.push_back("SLOWER MACHINE: " + cmp->slower);
   if (!cmp->other_machine.empty()) r.golden_lines.push_back("OTHER MACHINE: " + cmp->other_machine);
@@ -192,7 +197,8 @@ void compare_goldens(const GoldenCheckOptions& o, RunResult& r) {
   r.golden_dir = thr.dir;
   std::error_code ec;
   const bool have_thresholds = fs::exists(thr.golden_file, ec);
-  const bool have_answers = fs::is_directory(ref.answers_dir, ec);
+  // An empty answers folder holds no answers (a recording the disk stopped leaves one): recorded again.
+  const bool have_answers = fs::is_directory(ref.answers_dir, ec) && !fs::is_empty(ref.answers_dir, ec);
   const bool answers_only = o.record_missing_answers && !o.record_missing;
   const bool record_thresholds = own && o.record_missing && o.timing_root.empty() && !have_thresholds;
   const bool record_answers = own && (o.record_missing || o.record_missing_answers) && !have_answers;
@@ -240,6 +246,7 @@ void compare_goldens(const GoldenCheckOptions& o, RunResult& r) {
     return;
   }
   if (auto st = write_golden_plan(ref, *plan); !st) {
+    // Not a failed run: one that could not finish what it was asked (a full disk): incomplete, exit 2.
     r.failures.push_back("recording the golden failed: " + st.error().message);
     r.complete = false;  // a golden that cannot be written (a full disk): incomplete, exit 2, never a pass
     return;
@@ -248,6 +255,9 @@ void compare_goldens(const GoldenCheckOptions& o, RunResult& r) {
     r.golden_status = "recorded";
     r.golden_lines.push_back("recorded " + ref.golden_file + " from " + std::to_string(r.launches) +
                              (r.attached.empty() ? " launches" : " separated rounds of requests (attached: band source \"rounds\")"));
+    // Kept, and said: a busy machine's golden is marked by its own load figure (golden/compare.h kBusyGoldenLimit).
+    if (const std::string busy = busy_golden_text(*plan->golden); !busy.empty())
+      r.golden_lines.push_back("BUSY RECORDING: " + ref.golden_file + " was " + busy);
   }
   if (record_answers) {
     r.golden_lines.push_back("recorded " + std::to_string(r.answers.size()) + " reference answers and the verdict (" +

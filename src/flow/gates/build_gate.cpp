@@ -23,6 +23,7 @@
 #include "runtime/cpu_quota.h"
 #include "runtime/process.h"
 #include "util/format_number.h"
+#include "util/run_folder.h"
 #include "util/text.h"
 
 namespace fp {
@@ -418,7 +419,7 @@ void time_and_judge(const CaseContext& resolved, const GateArms& arms, const Evi
 BuildGateCase gate_case(const std::string& path, const BuildGateOptions& o, TeeText& say) {
   BuildGateCase bc;
   bc.case_path = path;
-  auto resolved = resolve_case_context(path, o.suite, o.candidate_runtime, o.rehash);
+  auto resolved = judge_missing_model(resolve_case_context(path, o.suite, o.candidate_runtime, o.rehash), o.suite.golden);
   if (!resolved) {
     bc.outcome = resolved.exit_code() == kResolveSkip ? "skipped" : "incomplete";
     bc.problems.push_back(resolved.error().message);
@@ -442,8 +443,10 @@ BuildGateCase gate_case(const std::string& path, const BuildGateOptions& o, TeeT
   };
   GateArms arms{*resolved, *resolved, {}, {}, "", {}, {}};
   if (auto st = fingerprint_arms(c, o, arms, say); !st) return fail(st.error().message);
-  arms.dir = (o.results_root.empty() ? o.suite.results : o.results_root) + "/" + arms.fp_cand.id() + "/" + c.name + "/gate-" +
-             utc_stamp("%Y%m%dT%H%M%SZ") + "-" + std::to_string(::getpid());
+  arms.dir = unused_folder_name((o.results_root.empty() ? o.suite.results : o.results_root) + "/" + arms.fp_cand.id() + "/" +
+                                c.name + "/gate-" + utc_stamp("%Y%m%dT%H%M%SZ") + "-" + std::to_string(::getpid()));
+  auto claim = claim_run_folder(arms.dir, "");  // this gate's alone (util/run_folder.h)
+  if (!claim) return fail(claim.error().message);
   bc.result_dir = arms.dir;
   arms.base.out_dir = arms.dir + "/baseline";
   arms.cand.out_dir = arms.dir + "/candidate";

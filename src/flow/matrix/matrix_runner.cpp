@@ -19,6 +19,7 @@
 #include "runtime/kv_cache_types.h"
 #include "runtime/launch_line.h"
 #include "runtime/process.h"
+#include "util/run_folder.h"
 #include "util/text.h"
 
 namespace fp {
@@ -245,7 +246,7 @@ MatrixOutcome run_matrix(const std::string& case_path, const MatrixOptions& opts
     out.message = msg;
     return out;
   };
-  auto resolved = resolve_case_context(case_path, o.suite);
+  auto resolved = judge_missing_model(resolve_case_context(case_path, o.suite), o.suite.golden);
   if (!resolved) return fail_early(resolved.exit_code(), resolved.error().message);
   const CaseContext base = *resolved;
   const Case& c = base.c;
@@ -297,13 +298,14 @@ MatrixOutcome run_matrix(const std::string& case_path, const MatrixOptions& opts
   m.runtime_version = fingerprint->runtime_version;
   m.runtime_build = fingerprint->runtime_build;
   m.fingerprint_id = fingerprint->id();
-  const std::string dir = o.out_dir.empty() ? o.results_root + "/" + m.fingerprint_id + "/" + c.name + "/matrix-" +
-                                                  utc_stamp("%Y%m%dT%H%M%SZ") + "-" + std::to_string(getpid())
+  const std::string dir = o.out_dir.empty() ? unused_folder_name(o.results_root + "/" + m.fingerprint_id + "/" + c.name + "/matrix-" +
+                                                                     utc_stamp("%Y%m%dT%H%M%SZ") + "-" + std::to_string(getpid()))
                                             : o.out_dir;
+  // This matrix's alone until its report is written (util/run_folder.h).
+  auto claim = claim_run_folder(dir, o.out_dir.empty() ? "" : "--out");
+  if (!claim) return fail_early(kMatrixIncomplete, claim.error().message);
   m.output_dir = dir;
   std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) return fail_early(kMatrixIncomplete, dir + ": cannot create the matrix folder: " + ec.message());
 
   // Every row, planned before any runs, so the table always has every row.
   std::vector<CaseContext> row_contexts;

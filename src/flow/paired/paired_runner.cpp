@@ -459,6 +459,7 @@ PairedOutcome run_paired(const PairedArm& a, const PairedArm& b, const PairedPla
     }
     block_s.push_back(seconds_since(b0));
     o.blocks = k + 1;
+    if (interrupted()) break;  // said below: an interrupt is not a launch that failed
     if (!o.errors.empty()) {
       o.stopped = "a launch failed";
       break;
@@ -500,7 +501,10 @@ PairedOutcome run_paired(const PairedArm& a, const PairedArm& b, const PairedPla
     }
   }
   if (restore && !runtime_cpus.empty()) ::sched_setaffinity(0, sizeof harness_cpus, &harness_cpus);
-  if (interrupted()) o.errors.push_back("interrupted");
+  if (interrupted()) {
+    o.stopped = interrupted_text();
+    o.errors.push_back(o.stopped);
+  }
   if (o.stopped.empty()) o.stopped = "plan.max_blocks (" + std::to_string(plan.max_blocks) + ") reached";
   o.wall_s = seconds_since(t0);
   decide_paired(o, plan);

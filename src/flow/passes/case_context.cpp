@@ -13,6 +13,7 @@
 #include "evidence/verdict.h"
 #include "flow/passes/gpu_machine.h"
 #include "flow/passes/gpu_probe.h"
+#include "golden/fingerprint.h"
 #include "measure/nvml.h"
 #include "report/redact.h"
 #include "runtime/ctest_gpus.h"
@@ -27,17 +28,39 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Whether the case names a model file that is not on this machine (the loader then fails; the case
-// is skipped with its message, not failed: this box does not hold that model).
-bool model_missing(const std::string& case_path, const std::string& suite_root) {
+// The case's name when it names a model file that is not on this machine (the loader then fails;
+// the case is skipped with its message, or failed where it was set up here: judge_missing_model),
+// else "". The name is the file's stem when the case does not give one.
+std::string model_missing(const std::string& case_path, const std::string& suite_root) {
   auto text = read_file(case_path);  // never blocks: a named pipe is refused (util/text.h)
-  if (!text) return false;
+  if (!text) return "";
   auto j = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object() || !j.contains("model") || !j["model"].is_object() || !j["model"].contains("path") || !j["model"]["path"].is_string())
-    return false;
+    return "";
   const fs::path model = j["model"]["path"].get<std::string>();
   std::error_code ec;
-  return !fs::exists(model.is_absolute() ? model : fs::path(suite_root) / model, ec);
+  if (fs::exists(model.is_absolute() ? model : fs::path(suite_root) / model, ec)) return "";
+  if (j.contains("name") && j["name"].is_string() && !j["name"].get<std::string>().empty()) return j["name"].get<std::string>();
+  return fs::path(case_path).stem().string();
+}
+
+// A golden of `case_name` recorded on this machine's hardware under `golden_root`: its file (or
+// folder), else "".
+std::string golden_of_this_machine(const std::string& golden_root, const std::string& case_name) {
+  std::error_code ec;
+  if (golden_root.empty() || !fs::is_directory(golden_root, ec)) return "";
+  const Fingerprint here = machine_fingerprint();
+  std::vector<fs::path> folders;
+  for (const auto& e : fs::directory_iterator(golden_root, ec))
+    if (e.is_directory(ec)) folders.push_back(e.path());
+  std::sort(folders.begin(), folders.end());
+  for (const auto& dir : folders) {
+    auto recorded = load_fingerprint((dir / "fingerprint.json").string());
+    if (!recorded || !same_hardware(*recorded, here)) continue;
+    for (const fs::path& p : {dir / (case_name + ".json"), dir / case_name})
+      if (fs::exists(p, ec)) return p.string();
+  }
+  return "";
 }
 
 // Why a case cannot run on this machine, or "" when it can: the case expects GPU backends
@@ -130,7 +153,8 @@ Result<std::vector<Prompt>> case_prompts(const Case& c, const Suite& suite, cons
 
 // Why the case file did not load: a skip when its model is not on this machine, else bad input.
 ResolvedCase load_failure(const std::string& case_path, const Suite& suite, const Error& error) {
-  if (model_missing(case_path, suite.root)) return ResolvedCase::skip("model not on this machine: " + error.message);
+  if (const std::string name = model_missing(case_path, suite.root); !name.empty())
+    return ResolvedCase::skip_missing_model("model not on this machine: " + error.message, name);
   return error;
 }
 
@@ -226,6 +250,21 @@ ResolvedCase resolve_run_context(const std::string& case_path, const Suite& suit
     return *attached;
   }
   return resolve_launched(*c, suite, "", rehash);
+}
+
+ResolvedCase judge_missing_model(ResolvedCase resolved, const std::string& golden_root) {
+  const std::string name = resolved.missing_model_case();
+  if (name.empty()) return resolved;
+  std::string why = resolved.error().message;
+  if (starts_with(why, "SKIP: ")) why = why.substr(6);
+  const std::string golden = golden_of_this_machine(golden_root, name);
+  if (!golden.empty())
+    return ResolvedCase(make_error(why + "; but this machine has a golden for case " + quote(name) + " (" + golden +
+                                   "): the case was set up here and its deployed model is gone, a failure, not a skip; "
+                                   "put the model back, or remove that golden if the case is retired on this machine"));
+  return ResolvedCase::skip(why + "; no golden of this machine holds case " + quote(name) + " (" +
+                            (golden_root.empty() ? std::string("no golden folder") : golden_root) +
+                            "): the case was never set up here");
 }
 
 std::vector<std::string> shown_launch(const CaseContext& ctx, const std::vector<std::string>& extra_args) {

@@ -57,6 +57,14 @@ class ResolvedCase {
   ResolvedCase(Error error, int exit_code = kResolveIncomplete) : context_(std::move(error)), exit_code_(exit_code) {}  // NOLINT
   // "SKIP: <why>" with kResolveSkip.
   static ResolvedCase skip(const std::string& why) { return ResolvedCase(make_error("SKIP: " + why), kResolveSkip); }
+  // The same for a case whose model file is not on this machine: judge_missing_model decides.
+  static ResolvedCase skip_missing_model(const std::string& why, const std::string& case_name) {
+    ResolvedCase r = skip(why);
+    r.missing_model_case_ = case_name;
+    return r;
+  }
+  // The case's name when it was skipped for its missing model, else "".
+  const std::string& missing_model_case() const { return missing_model_case_; }
 
   bool ok() const { return context_.ok(); }
   explicit operator bool() const { return ok(); }
@@ -70,7 +78,16 @@ class ResolvedCase {
  private:
   Result<CaseContext> context_;
   int exit_code_ = kResolveIncomplete;
+  std::string missing_model_case_;
 };
+
+// A missing model is a skip only where the case was never set up here (issue 47: a nightly on a box
+// whose deployed model was deleted stayed green). Where this machine has a golden for the case
+// under `golden_root` (a fingerprint folder recorded on this machine's hardware, golden/fingerprint.h
+// same_hardware, holding <case>.json or <case>/), the skip becomes a failure (kResolveIncomplete)
+// naming the model path and that golden; otherwise the skip says no golden of this machine has the
+// case. Anything else passes through unchanged.
+ResolvedCase judge_missing_model(ResolvedCase resolved, const std::string& golden_root);
 
 // Loads a case and resolves what its passes share: adapter, signatures, the runtime executable, the
 // model (checked against its sha256, each shard of a split GGUF) and the prompts; flag_value is the case's "use" value, out_dir

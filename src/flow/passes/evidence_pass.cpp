@@ -76,9 +76,11 @@ Result<LoadAnswers> send_job_load(const CaseContext& ctx, const std::string& bas
   else answers = stream_concurrent(reqs, static_cast<int>(reqs.size()));
   LoadAnswers out;
   for (size_t i = 0; i < answers.size(); ++i) {
-    if (!answers[i])
-      return make_error((answers.size() > 1 ? "request " + std::to_string(i + 1) + " of " + std::to_string(answers.size()) + ": " : "") +
-                        answers[i].error().message);
+    if (!answers[i]) {
+      Error e = answers[i].error();  // its status too: a refusal is told from a breakage by it
+      e.message = (answers.size() > 1 ? "request " + std::to_string(i + 1) + " of " + std::to_string(answers.size()) + ": " : "") + e.message;
+      return e;
+    }
     out.prompt_tokens += std::max(0, answers[i]->prompt_tokens);
     out.completion_tokens += std::max(0, answers[i]->completion_tokens);
     if (out.system_fingerprint.empty()) out.system_fingerprint = answers[i]->system_fingerprint;
@@ -165,6 +167,12 @@ Result<EvidenceLaunch> launch_evidence(const CaseContext& ctx, const std::vector
   auto answer = send_job_load(fitted_ctx, server->base_url);
   const ExitInfo e = answer ? ExitInfo{} : ended_by_itself(server->process);
   server->process.stop(5.0);
+  // A runtime that answered "400 Bad Request" (a prompt longer than its context: "exceeds the available
+  // context size") refused the input: the same answer with any instrument, so no launch without
+  // them; its own words first.
+  if (!answer && !e.exited && answer.error().status >= 400 && answer.error().status < 500)
+    return make_error("the runtime refused the evidence requests (" + l.load + "): " + answer.error().message + "\nlog " + log_path +
+                      " ends:\n" + log_tail(log_path));
   if (!answer)
     l.end = classify_launch_failure(LaunchPhase::Requests, e, false,
                                     "the request failed (" + l.load + "): " + answer.error().message + "\nlog " + log_path +

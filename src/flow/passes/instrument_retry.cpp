@@ -10,10 +10,10 @@ namespace fp {
 
 ExitInfo ended_by_itself(Process& p, double wait_s) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(wait_s);
-  ExitInfo e = p.poll();
+  ExitInfo e = p.runtime_end();
   while (!e.exited && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    e = p.poll();
+    e = p.runtime_end();
   }
   return e;
 }

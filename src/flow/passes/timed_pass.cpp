@@ -132,8 +132,10 @@ Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& opt
     note_free_memory();
     end_step();
   };
+  // After an interrupt the runtime's group was killed (runtime/process.h): the requests' connection
+  // errors are that kill's doing, not failures of their own; "interrupted" says it once below.
   auto fail = [&](const std::string& what, const Error& e) {
-    out.errors.push_back(what + ": " + e.message);
+    if (!interrupted()) out.errors.push_back(what + ": " + e.message);
   };
   auto out_of_time = [&](int round, int rounds) {
     if (Clock::now() <= deadline) return false;
@@ -237,7 +239,7 @@ Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& opt
     }
     note_free_memory_in_turn();
   }
-  if (interrupted()) out.errors.push_back("interrupted");
+  if (interrupted()) out.errors.push_back(interrupted_text());
   begin_step();
   if (launched) out.peak_rss_bytes = peak_rss_bytes(pgid);
   if (const auto busy1 = busy_cpu_seconds(); busy0 && busy1 && launched) {
@@ -260,10 +262,19 @@ Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& opt
   if (options.machine_samples) out.throughput_samples_ms.push_back(speed_after.throughput_ms);
   out.reference_ms = (speed_before->reference_ms + speed_after.reference_ms) / 2;
   out.throughput_ms = (speed_before->throughput_ms + speed_after.throughput_ms) / 2;
+  // How the runtime ended by itself, if it did, before stop() ends it: a crashed grandchild behind a
+  // wrapper that does not exec included (runtime/process.h runtime_end).
+  const ExitInfo own_end = launched->process.runtime_end();
   ExitInfo e = launched->process.stop(5.0);
   end_step();
-  if (!out.errors.empty() && e.exited && (e.signal == SIGKILL || e.signal == SIGSEGV || e.signal == SIGABRT))
-    out.errors.push_back("the runtime " + e.describe());
+  // The cause before its symptoms (the requests' connection errors); after an interrupt the
+  // harness killed it itself.
+  if (interrupted()) {
+  } else if (!out.errors.empty() && own_end.exited && (own_end.signal || own_end.code != 0)) {
+    out.errors.insert(out.errors.begin(), "the runtime " + own_end.describe());
+  } else if (!out.errors.empty() && e.exited && (e.signal == SIGKILL || e.signal == SIGSEGV || e.signal == SIGABRT)) {
+    out.errors.insert(out.errors.begin(), "the runtime " + e.describe());
+  }
   return out;
 }
 
