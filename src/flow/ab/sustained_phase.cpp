@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "client/metrics_scraper.h"
 #include "client/stream_metrics.h"
 #include "flow/passes/request_builder.h"
 #include "runtime/launcher.h"
@@ -28,6 +29,9 @@ Result<SustainedPass> run_sustained_phase(const CaseContext& ctx, const Sustaine
   out.log_path = ctx.out_dir + "/sustained.log";
   FP_TRY(int port, free_loopback_port());
   out.argv = expand_argv(c, ctx.runtime, ctx.model_path, port, ctx.flag_value, ctx.adapter.timed_args);
+  FP_TRY(MetricsData metrics, load_metrics_data(c.runtime));
+  for (const auto& a : metrics.launch_args)  // the runtime's own gauges, scraped over the phase
+    if (std::find(out.argv.begin(), out.argv.end(), a) == out.argv.end()) out.argv.push_back(a);
   LaunchSpec spec{out.argv, c.launch.env, out.log_path, port, c.plan.ready_timeout_s};
   FP_TRY(RunningServer server, start_server(spec, ctx.adapter));
   out.argv = server.argv;
@@ -40,6 +44,11 @@ Result<SustainedPass> run_sustained_phase(const CaseContext& ctx, const Sustaine
 
   // Closed loop in chunks: `conc` in flight, the next sent as one ends. Each chunk is sized from the
   // rate so far to fill the time left (at least `conc` requests), so the phase ends near duration_s.
+  std::optional<MetricsScraper> scraper;
+  if (metrics.present) {
+    scraper.emplace(server.base_url, metrics);
+    scraper->start();
+  }
   const auto t0 = Clock::now();
   size_t next = 0;
   while (out.errors.empty() && !interrupted() && seconds_since(t0) < options.duration_s) {
@@ -62,6 +71,14 @@ Result<SustainedPass> run_sustained_phase(const CaseContext& ctx, const Sustaine
     next += chunk.size();
   }
   out.wall_s = seconds_since(t0);
+  if (scraper) {
+    out.server_gauges = scraper->stop();
+    for (const auto& r : out.requests) {
+      if (r.result.prompt_tokens < 0 || r.result.completion_tokens < 0) out.server_gauges->own_known = false;
+      out.server_gauges->own_prompt_tokens += std::max(r.result.prompt_tokens, 0);
+      out.server_gauges->own_output_tokens += std::max(r.result.completion_tokens, 0);
+    }
+  }
   if (interrupted()) out.errors.push_back("interrupted");
   server.process.stop(5.0);
   std::stable_sort(out.requests.begin(), out.requests.end(),

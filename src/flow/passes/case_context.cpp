@@ -4,7 +4,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 
 #include <nlohmann/json.hpp>
 
@@ -22,6 +21,7 @@
 #include "util/file_hash_cache.h"
 #include "util/model_files.h"
 #include "util/text.h"
+#include "util/regex.h"
 
 namespace fp {
 namespace {
@@ -70,7 +70,7 @@ Result<std::string> missing_device(const CaseContext& ctx) {
   std::vector<std::string> wanted;
   for (const auto& b : c.expect.backends) {
     if (b == "CPU" || b == kAllGpus) continue;
-    if (ctx.signatures.gpu_backend && std::regex_match(b, ctx.signatures.gpu_backend->regex)) continue;
+    if (ctx.signatures.gpu_backend && regex_match(b, ctx.signatures.gpu_backend->regex)) continue;
     wanted.push_back(b);
   }
   if (wanted.empty() || ctx.adapter.list_devices_args.empty()) return std::string();

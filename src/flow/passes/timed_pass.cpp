@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "client/arrival_schedule.h"
+#include "client/metrics_scraper.h"
 #include "flow/passes/progress.h"
 #include "flow/passes/prompt_tokens.h"
 #include "flow/passes/request_builder.h"
@@ -40,6 +41,15 @@ struct MachineSpeed {
 };
 MachineSpeed time_machine_speed() { return {time_reference_workload(), time_throughput_reference()}; }
 
+// flashproof's own token counts (the answers' usage) beside the server's counters.
+void own_token_counts(const std::vector<TimedRequest>& requests, ServerGauges& g) {
+  for (const auto& r : requests) {
+    if (r.result.prompt_tokens < 0 || r.result.completion_tokens < 0) g.own_known = false;
+    g.own_prompt_tokens += std::max(r.result.prompt_tokens, 0);
+    g.own_output_tokens += std::max(r.result.completion_tokens, 0);
+  }
+}
+
 }  // namespace
 
 size_t level_requests(const Case& c, int level, size_t prompts) {
@@ -66,6 +76,8 @@ Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& opt
   std::optional<RunningServer> launched;
   std::optional<MachineSpeed> speed_before;
   std::string base_url;
+  const auto metrics = load_metrics_data(c.runtime);
+  if (!metrics) return metrics.error();
   if (c.attach) {
     base_url = c.attach->endpoint;
   } else {
@@ -75,6 +87,9 @@ Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& opt
     out.log_path = ctx.out_dir + "/timed.log";
     FP_TRY(int port, free_loopback_port());
     out.argv = expand_argv(c, ctx.runtime, ctx.model_path, port, ctx.flag_value, ctx.adapter.timed_args);
+    if (metrics && metrics->present)  // the runtime's own gauges, scraped beside the measured requests
+      for (const auto& a : metrics->launch_args)
+        if (std::find(out.argv.begin(), out.argv.end(), a) == out.argv.end()) out.argv.push_back(a);
     LaunchSpec spec{out.argv, c.launch.env, out.log_path, port, c.plan.ready_timeout_s, ctx.cgroup_procs, ctx.runtime_cpus};
     FP_TRY(RunningServer server, start_server(spec, ctx.adapter));
     out.argv = server.argv;
@@ -174,6 +189,11 @@ Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& opt
   }
 
   note_free_memory();
+  std::optional<MetricsScraper> scraper;
+  if (metrics->present) {
+    scraper.emplace(base_url, *metrics);
+    scraper->start();
+  }
   end_step();
   const std::vector<int> levels = options.levels ? c.plan.concurrency : std::vector<int>{};
   for (size_t k = 0; k < levels.size(); ++k) {
@@ -233,6 +253,11 @@ Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& opt
   }
   if (interrupted()) out.errors.push_back("interrupted");
   begin_step();
+  if (scraper) {
+    out.server_gauges = scraper->stop();
+    own_token_counts(out.requests, *out.server_gauges);
+    own_token_counts(out.probes, *out.server_gauges);
+  }
   if (launched) out.peak_rss_bytes = peak_rss_bytes(pgid);
   if (const auto busy1 = busy_cpu_seconds(); busy0 && busy1 && launched) {
     const auto runtime1 = thread_cpu_seconds(pgid);
