@@ -280,7 +280,7 @@ Status load_expect(const JsonFields& top, Case& c) {
   }
   if (e.has("degraded")) {
     if (!e.raw()["degraded"].is_boolean())
-      return e.error("degraded", quote(e.raw()["degraded"].dump()) +
+      return e.error("degraded", e.raw()["degraded"].dump() +
                                      " is not true or false; false: the fused path must run on the cache's own K/V types "
                                      "(\"active, degraded\" fails), true: expected degraded, or leave it out");
     if (!c.expect.fused_attention)

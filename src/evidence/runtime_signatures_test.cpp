@@ -30,7 +30,7 @@ TEST(RuntimeSignatures, LlamaServerFileLoads) {
   EXPECT_EQ(r->runtime, "llama-server");
   EXPECT_GE(r->log.size(), 14u);
   EXPECT_EQ(r->placement.size(), 6u);  // nodes, split headers and three device listings
-  EXPECT_EQ(r->kernels.size(), 9u);  // five families, the catch-all, soft_max; Vulkan's two ops
+  EXPECT_EQ(r->kernels.size(), 11u);  // five families, the catch-all, soft_max; Vulkan's two ops; two conversion kernels
   ASSERT_TRUE(r->device_timings.has_value());
   EXPECT_EQ(r->device_timings->env.at("GGML_VK_PERF_LOGGER"), "1");
   ASSERT_TRUE(r->record_prefix.has_value());

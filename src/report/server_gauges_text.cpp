@@ -28,7 +28,7 @@ std::vector<std::string> server_gauges_lines(const ServerGauges& g, const std::s
   }
   std::vector<std::string> peaks;
   for (const auto& [role, v] : g.peaks)
-    peaks.push_back(role_words(role) + " " + (role == "kv_cache_usage_ratio" ? fixed(v * 100, 1) + "%" : readable(v)));
+    peaks.push_back(role_words(role) + " " + (role == "kv_cache_usage_ratio" ? fixed(v * 100, 1) + "%" : fmt("%.0f", v)));
   std::string line = phase + ": the runtime's gauges at their peak (" + std::to_string(g.scrapes) + " scrapes of " + g.endpoint +
                      (g.failed_scrapes ? ", " + std::to_string(g.failed_scrapes) + " failed" : "") + "): " +
                      (peaks.empty() ? std::string("none") : join(peaks, ", "));
@@ -38,14 +38,14 @@ std::vector<std::string> server_gauges_lines(const ServerGauges& g, const std::s
   out.push_back(line);
   auto grown = [&](const std::string& role) -> std::string {
     auto it = g.growth.find(role);
-    return it == g.growth.end() ? std::string("not exposed") : readable(it->second);
+    return it == g.growth.end() ? std::string("not exposed") : fmt("%.0f", it->second);
   };
   out.push_back(phase + ": tokens, the runtime's counters against flashproof's own: prompt " + grown("prompt_tokens") +
                 " (the runtime counts prompt tokens it did not take from its cache) against " +
                 (g.own_known ? std::to_string(g.own_prompt_tokens) : std::string("unknown")) + ", output " + grown("predicted_tokens") +
                 " against " + (g.own_known ? std::to_string(g.own_output_tokens) : std::string("unknown")));
   if (g.queued())
-    out.push_back(phase + ": QUEUED: the runtime deferred requests (peak " + readable(g.peaks.at("requests_deferred")) +
+    out.push_back(phase + ": QUEUED: the runtime deferred requests (peak " + fmt("%.0f", g.peaks.at("requests_deferred")) +
                   "): these timings include waiting for a free slot, not only attention kernels");
   if (g.kv_cache_full())
     out.push_back(phase + ": KV CACHE FULL: the runtime's KV cache usage reached " + fixed(g.peaks.at("kv_cache_usage_ratio") * 100, 1) +

@@ -38,7 +38,7 @@ TEST(MetricsData, ErrorsNameTheFieldAndWhatIsValid) {
   ASSERT_FALSE(r);
   EXPECT_NE(r.error().message.find("\"llamacpp:requests_in_flight\" is not in the example"), std::string::npos) << r.error().message;
   j = shipped();
-  j["example_lacks"] = {"requests_deferred"};
+  j["example_lacks"] = {"kv_cache_usage_ratio", "requests_deferred"};
   r = parse_metrics_data(j, "f.json: metrics");
   ASSERT_FALSE(r);
   EXPECT_NE(r.error().message.find("is in the example, but example_lacks names it"), std::string::npos) << r.error().message;

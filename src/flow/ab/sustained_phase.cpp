@@ -29,9 +29,6 @@ Result<SustainedPass> run_sustained_phase(const CaseContext& ctx, const Sustaine
   out.log_path = ctx.out_dir + "/sustained.log";
   FP_TRY(int port, free_loopback_port());
   out.argv = expand_argv(c, ctx.runtime, ctx.model_path, port, ctx.flag_value, ctx.adapter.timed_args);
-  FP_TRY(MetricsData metrics, load_metrics_data(c.runtime));
-  for (const auto& a : metrics.launch_args)  // the runtime's own gauges, scraped over the phase
-    if (std::find(out.argv.begin(), out.argv.end(), a) == out.argv.end()) out.argv.push_back(a);
   LaunchSpec spec{out.argv, c.launch.env, out.log_path, port, c.plan.ready_timeout_s};
   FP_TRY(RunningServer server, start_server(spec, ctx.adapter));
   out.argv = server.argv;
@@ -45,8 +42,8 @@ Result<SustainedPass> run_sustained_phase(const CaseContext& ctx, const Sustaine
   // Closed loop in chunks: `conc` in flight, the next sent as one ends. Each chunk is sized from the
   // rate so far to fill the time left (at least `conc` requests), so the phase ends near duration_s.
   std::optional<MetricsScraper> scraper;
-  if (metrics.present) {
-    scraper.emplace(server.base_url, metrics);
+  if (ctx.metrics.present) {  // timed_args turned the endpoint on (flow/passes/case_context.h)
+    scraper.emplace(server.base_url, ctx.metrics);
     scraper->start();
   }
   const auto t0 = Clock::now();

@@ -76,8 +76,6 @@ Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& opt
   std::optional<RunningServer> launched;
   std::optional<MachineSpeed> speed_before;
   std::string base_url;
-  const auto metrics = load_metrics_data(c.runtime);
-  if (!metrics) return metrics.error();
   if (c.attach) {
     base_url = c.attach->endpoint;
   } else {
@@ -87,9 +85,6 @@ Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& opt
     out.log_path = ctx.out_dir + "/timed.log";
     FP_TRY(int port, free_loopback_port());
     out.argv = expand_argv(c, ctx.runtime, ctx.model_path, port, ctx.flag_value, ctx.adapter.timed_args);
-    if (metrics && metrics->present)  // the runtime's own gauges, scraped beside the measured requests
-      for (const auto& a : metrics->launch_args)
-        if (std::find(out.argv.begin(), out.argv.end(), a) == out.argv.end()) out.argv.push_back(a);
     LaunchSpec spec{out.argv, c.launch.env, out.log_path, port, c.plan.ready_timeout_s, ctx.cgroup_procs, ctx.runtime_cpus};
     FP_TRY(RunningServer server, start_server(spec, ctx.adapter));
     out.argv = server.argv;
@@ -190,8 +185,8 @@ Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& opt
 
   note_free_memory();
   std::optional<MetricsScraper> scraper;
-  if (metrics->present) {
-    scraper.emplace(base_url, *metrics);
+  if (ctx.metrics.present) {  // timed_args turned the endpoint on (flow/passes/case_context.h)
+    scraper.emplace(base_url, ctx.metrics);
     scraper->start();
   }
   end_step();
