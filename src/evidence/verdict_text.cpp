@@ -75,7 +75,7 @@ std::string format_verdict(const Verdict& v) {
     out << "DEGRADED: the fused path runs on converted data: K/V " << d.k_type << "-" << d.v_type;
     if (!d.converted_to.empty()) out << " converted to " << d.converted_to;
     out << "\n";
-    if (!d.quote.empty()) out << "    the runtime (line " << d.line << "): " << quote(d.quote) << "\n";
+    if (!d.quote.empty()) out << "    the runtime (line " << d.line << "): \"" << d.quote << "\"\n";  // whole: its words
     if (!d.kernels_say.empty()) out << "    kernels: " << d.kernels_say << "\n";
     out << "    cause: " << d.cause << "\n";
     out << "    this build compiles: "

@@ -17,19 +17,27 @@ std::string role_words(const std::string& role) {
   return role;
 }
 
+// The endpoint without its host and port ("/metrics"): the port is new in every launch, and result
+// files diff cleanly (launch lines say {port} for the same reason).
+std::string endpoint_path(const std::string& url) {
+  const size_t scheme = url.find("://");
+  const size_t path = url.find('/', scheme == std::string::npos ? 0 : scheme + 3);
+  return path == std::string::npos ? url : url.substr(path);
+}
+
 }  // namespace
 
 std::vector<std::string> server_gauges_lines(const ServerGauges& g, const std::string& phase) {
   std::vector<std::string> out;
   if (!g.measured()) {
-    out.push_back(phase + ": the runtime's metrics not measured (" + std::to_string(g.scrapes) + " scrapes of " + g.endpoint +
+    out.push_back(phase + ": the runtime's metrics not measured (" + std::to_string(g.scrapes) + " scrapes of " + endpoint_path(g.endpoint) +
                   (g.last_error.empty() ? "" : "; " + g.last_error) + ")");
     return out;
   }
   std::vector<std::string> peaks;
   for (const auto& [role, v] : g.peaks)
     peaks.push_back(role_words(role) + " " + (role == "kv_cache_usage_ratio" ? fixed(v * 100, 1) + "%" : fmt("%.0f", v)));
-  std::string line = phase + ": the runtime's gauges at their peak (" + std::to_string(g.scrapes) + " scrapes of " + g.endpoint +
+  std::string line = phase + ": the runtime's gauges at their peak (" + std::to_string(g.scrapes) + " scrapes of " + endpoint_path(g.endpoint) +
                      (g.failed_scrapes ? ", " + std::to_string(g.failed_scrapes) + " failed" : "") + "): " +
                      (peaks.empty() ? std::string("none") : join(peaks, ", "));
   std::vector<std::string> hidden;

@@ -97,7 +97,7 @@ gauges)
   run "$(write_case gauges "" "" 2)"
   [ $rc -eq 0 ] || { cat "$result"; fail "exit $rc, expected 0"; }
   has "server_gauges.1 = timed runs: the runtime's gauges at their peak ("
-  has "/metrics"
+  has " scrapes of /metrics)"
   has "requests processing "
   has "requests deferred (queued) 0"
   has "not exposed by this build: KV cache usage"
