@@ -33,7 +33,7 @@ for arg in "$@"; do
 done
 
 build_packages=(cmake g++ make pkg-config libgtest-dev libgmock-dev libcurl4-openssl-dev
-                nlohmann-json3-dev libdtl-dev libboost-math-dev libssl-dev python3 python3-numpy python3-yaml xz-utils
+                nlohmann-json3-dev libdtl-dev libboost-math-dev libpcre2-dev libssl-dev python3 python3-numpy python3-yaml xz-utils
                 libvulkan1 mesa-vulkan-drivers)
 
 # Debian's chromium renders the HTML report in the report:render_chromium test (that test skips,

@@ -47,7 +47,7 @@ install(FILES ${CMAKE_BINARY_DIR}/flashproof-config.cmake ${CMAKE_BINARY_DIR}/fl
 install(FILES tests/expect_failure.cmake DESTINATION ${FP_CMAKE_DIR} RENAME flashproof_expect_failure.cmake)
 
 # cpack -G DEB (in the build folder): flashproof_<version>_<arch>.deb. Depends come from
-# dpkg-shlibdeps (the libraries the binary links: libcurl, zlib, libstdc++, libc); cmake (recommended)
+# dpkg-shlibdeps (the libraries the binary links: libcurl, zlib, libpcre2-8, libstdc++, libc); cmake (recommended)
 # configures a suite; llama-server (or another runtime) is the operator's own.
 # Boost.Math (libboost-math-dev) is header-only: a build dependency (ci/setup.sh), compiled in, none at run time.
 set(CPACK_PACKAGE_NAME flashproof)

@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <regex>
 
 #include "case/effect_defaults.h"
 #include "util/json_fields.h"
 #include "util/model_files.h"
+#include "util/regex.h"
 #include "util/text.h"
 
 namespace fp {
@@ -14,8 +14,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::regex kName(R"([a-z0-9][a-z0-9._-]{0,80})");
-const std::regex kSha(R"([0-9a-f]{64})");
+const Regex kName(R"([a-z0-9][a-z0-9._-]{0,80})");
+const Regex kSha(R"([0-9a-f]{64})");
 
 // A path inside the suite, or an error naming the field.
 Result<std::string> suite_path(const JsonFields& f, const std::string& key, const std::string& root,
@@ -34,36 +34,29 @@ Result<std::string> suite_path(const JsonFields& f, const std::string& key, cons
 }
 
 // The {name} placeholders of one argument (a name holds no brace), and whether a brace stands
-// outside them. A plain scan, not std::regex: libstdc++'s regex recursed once per character and
-// overflowed the stack on a long argument (found by fuzz/fuzz_case).
+// outside them.
 struct ArgPlaceholders {
   std::vector<std::string> names;
   bool stray_brace = false;
 };
 
 ArgPlaceholders scan_placeholders(const std::string& a) {
+  static const Regex placeholder(R"(\{([^{}]*)\})"), brace("[{}]");
   ArgPlaceholders p;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (a[i] == '}') p.stray_brace = true;
-    if (a[i] != '{') continue;
-    size_t close = a.find_first_of("{}", i + 1);
-    if (close == std::string::npos || a[close] == '{') {
-      p.stray_brace = true;
-      continue;
-    }
-    p.names.push_back(a.substr(i + 1, close - i - 1));
-    i = close;
+  size_t outside = 0;  // start of the text after the last placeholder
+  for (const RegexMatch& m : regex_find_all(a, placeholder)) {
+    p.stray_brace = p.stray_brace || regex_search(std::string_view(a).substr(outside, m.position(0) - outside), brace);
+    p.names.push_back(m.str(1));
+    outside = m.position(0) + m.length(0);
   }
+  p.stray_brace = p.stray_brace || regex_search(std::string_view(a).substr(outside), brace);
   return p;
 }
 
-// [A-Za-z_][A-Za-z0-9_]* (without '_' first unless allowed), checked without std::regex, which
-// recurses per character (see scan_placeholders).
+// [A-Za-z_][A-Za-z0-9_]* (without '_' first unless allowed).
 bool is_identifier(const std::string& s, bool underscore_first) {
-  if (s.empty()) return false;
-  const auto alpha = [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); };
-  if (!alpha(s[0]) && !(underscore_first && s[0] == '_')) return false;
-  return std::all_of(s.begin() + 1, s.end(), [&](char c) { return alpha(c) || (c >= '0' && c <= '9') || c == '_'; });
+  static const Regex name("[A-Za-z][A-Za-z0-9_]*"), name_or_underscore("[A-Za-z_][A-Za-z0-9_]*");
+  return regex_match(s, underscore_first ? name_or_underscore : name);
 }
 
 Status check_placeholders(const JsonFields& launch, const std::vector<std::string>& argv) {
@@ -116,7 +109,7 @@ Status load_model_sha256(const JsonFields& m, ModelRef& model) {
   if (model.shard_sha256.size() != static_cast<size_t>(std::max(shards, 1)))
     return m.error("sha256", std::to_string(model.shard_sha256.size()) + " values; " + how);
   for (const auto& sha : model.shard_sha256)
-    if (!std::regex_match(sha, kSha)) return m.error("sha256", quote(sha) + " is not a sha256; " + how);
+    if (!regex_match(sha, kSha)) return m.error("sha256", quote(sha) + " is not a sha256; " + how);
   model.sha256 = join(model.shard_sha256, ",");
   return ok_status();
 }
@@ -154,7 +147,7 @@ Status load_shape(const JsonFields& top, const Suite& suite, Case& c) {
     if (!s.has("prompt_tokens")) return s.error("synthetic_prompts", "needs \"prompt_tokens\": how many tokens each synthetic prompt holds");
   } else {
     FP_TRY(c.shape.prompt_set, s.string("prompt_set"));
-    if (!std::regex_match(c.shape.prompt_set, kName))
+    if (!regex_match(c.shape.prompt_set, kName))
       return s.error("prompt_set", "expected a name of a folder of prompts (lowercase letters, digits, . _ -)");
     std::vector<std::string> looked;
     for (const std::string& d : suite.prompt_dirs()) {
@@ -265,7 +258,7 @@ Status load_flag(const JsonFields& top, Case& c) {
 
 Status load_expect(const JsonFields& top, Case& c) {
   FP_TRY(JsonFields e, top.object("expect"));
-  FP_TRY_STATUS(e.only_keys({"fused_attention", "backend", "evidence"}));
+  FP_TRY_STATUS(e.only_keys({"fused_attention", "backend", "evidence", "degraded"}));
   FP_TRY(c.expect.fused_attention, e.boolean("fused_attention"));
   const char* backend_form = "expected a backend name as the runtime logs it (CPU, CUDA0), a list of them "
                              "([\"CUDA0\", \"CUDA1\"]) or \"all-gpus\"";
@@ -291,6 +284,16 @@ Status load_expect(const JsonFields& top, Case& c) {
         return e.error("evidence", quote(level) + " is not an evidence level; valid: log, placement, kernels");
     if (c.expect.evidence.empty())
       return e.error("evidence", "empty list; name the levels that must yield an answer (log, placement, kernels) or leave the field out for every level the platform can produce");
+  }
+  if (e.has("degraded")) {
+    if (!e.raw()["degraded"].is_boolean())
+      return e.error("degraded", e.raw()["degraded"].dump() +
+                                     " is not true or false; false: the fused path must run on the cache's own K/V types "
+                                     "(\"active, degraded\" fails), true: expected degraded, or leave it out");
+    if (!c.expect.fused_attention)
+      return e.error("degraded", "applies to fused attention expected active only (expect.fused_attention is false)");
+    FP_TRY(bool d, e.boolean("degraded"));
+    c.expect.degraded = d;
   }
   return ok_status();
 }
@@ -422,7 +425,7 @@ Status load_plan(const JsonFields& top, Case& c) {
   if (p.has("min_effect")) {
     FP_TRY(JsonFields m, p.object("min_effect"));
     for (const auto& [figure, value] : m.raw().items()) {
-      if (!std::regex_match(figure, kName))
+      if (!regex_match(figure, kName))
         return m.error(figure, "expected a figure name such as ttft_ms or itl_ms");
       FP_TRY(c.plan.min_effect[figure], parse_effect(m, figure, c.job));
     }
@@ -590,13 +593,13 @@ Result<Case> parse_case_text(const std::string& text, const std::string& path, c
   Case c;
   c.file = path;
   FP_TRY(c.name, top.string("name"));
-  if (!std::regex_match(c.name, kName)) return top.error("name", "expected lowercase letters, digits, '.', '_' or '-' (at most 81)");
+  if (!regex_match(c.name, kName)) return top.error("name", "expected lowercase letters, digits, '.', '_' or '-' (at most 81)");
   const std::string stem = fs::path(path).stem().string();
   if (c.name != stem) return top.error("name", "must equal the file's name without .json (" + quote(stem) + "), so that no two cases share a name");
   FP_TRY(c.description, top.string_or("description", ""));
   FP_TRY(c.job, parse_job(top));
   FP_TRY(c.runtime, top.string("runtime"));
-  if (!std::regex_match(c.runtime, kName)) return top.error("runtime", "expected a runtime name such as llama-server");
+  if (!regex_match(c.runtime, kName)) return top.error("runtime", "expected a runtime name such as llama-server");
   if (top.has("attach")) FP_TRY_STATUS(load_attach(top, c));
   if (!c.attach) FP_TRY_STATUS(load_model(top, suite.root, c));
   FP_TRY_STATUS(load_shape(top, suite, c));
@@ -618,7 +621,7 @@ Result<Case> parse_case_text(const std::string& text, const std::string& path, c
   if (top.has("labels")) {
     FP_TRY(c.labels, top.string_list("labels"));
     for (const auto& l : c.labels)
-      if (!std::regex_match(l, kName)) return top.error("labels", "label " + quote(l) + " is not valid; expected lowercase letters, digits, . _ -");
+      if (!regex_match(l, kName)) return top.error("labels", "label " + quote(l) + " is not valid; expected lowercase letters, digits, . _ -");
   }
   if (top.has("ctest")) {
     // Read by CMake only (cmake/FlashproofCases.cmake); validated here so a typo is caught early.

@@ -79,6 +79,9 @@ struct Expectation {
   // Evidence levels that must yield an answer ("log", "placement", "kernels"); empty: every level
   // the platform can produce (evidence/verdict.h default_evidence_levels).
   std::vector<std::string> evidence;
+  // "degraded": false requires the fused path on the cache's own K/V types (a verdict "active,
+  // degraded" fails); true expects it degraded (a known conversion, kept in view); absent: either.
+  std::optional<bool> degraded;
 };
 
 inline constexpr double kDefaultMinEffect = 0.05;

@@ -101,6 +101,20 @@ TEST_F(CaseFileTest, AKeyGivenTwiceIsAnErrorNamingIt) {
   EXPECT_THAT(parse_case_text(text, "c1.json", suite()).error().message, HasSubstr("field \"job\" is given twice"));
 }
 
+TEST_F(CaseFileTest, ExpectDegradedIsTrueOrFalseForFusedAttentionExpectedActive) {
+  EXPECT_FALSE(load(good_)->expect.degraded.has_value());
+  good_["expect"]["degraded"] = false;
+  auto c = load(good_);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c->expect.degraded, std::optional<bool>(false));
+  good_["expect"]["degraded"] = "no";
+  EXPECT_THAT(error_of(good_), AllOf(HasSubstr("c1.json"), HasSubstr("expect.degraded"), HasSubstr("\"no\" is not true or false"),
+                                     HasSubstr("false: the fused path must run on the cache's own K/V types")));
+  good_["expect"]["degraded"] = false;
+  good_["expect"]["fused_attention"] = false;
+  EXPECT_THAT(error_of(good_), AllOf(HasSubstr("expect.degraded"), HasSubstr("fused attention expected active only")));
+}
+
 TEST_F(CaseFileTest, OutOfRange) {
   good_["plan"]["repetitions"] = 0;
   EXPECT_THAT(error_of(good_), AllOf(HasSubstr("plan.repetitions\" = 0"), HasSubstr("out of range")));

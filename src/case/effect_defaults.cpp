@@ -1,9 +1,9 @@
 #include "case/effect_defaults.h"
 
 #include <algorithm>
-#include <regex>
 
 #include "case/case_file.h"
+#include "util/regex.h"
 #include "util/text.h"
 
 namespace fp {
@@ -29,9 +29,9 @@ const std::vector<FloorRow>& floor_table() {
 }
 
 std::string base_figure_name(const std::string& figure) {
-  static const std::regex level(R"(c[0-9]+\.(.+))");
-  std::smatch m;
-  return std::regex_match(figure, m, level) ? m[1].str() : figure;
+  static const Regex level(R"(c[0-9]+\.(.+))");
+  RegexMatch m;
+  return regex_match(figure, level, m) ? m.str(1) : figure;
 }
 
 double default_floor(const std::string& figure) {

@@ -201,7 +201,7 @@ TEST(BackendNames, EveryNodeRunsOnItsSplitsBackend) {
       if (path.size() < 7 || path.substr(path.size() - 7) != ".log.gz") continue;
       std::string split;
       int checked = 0;
-      std::smatch m;
+      RegexMatch m;
       for (const auto& rec : split_records(read_text(path), sigs)) {
         for (const auto& rule : sigs.placement) {
           if (!rule_search(rule, rec.text, m)) continue;

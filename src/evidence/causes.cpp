@@ -35,12 +35,10 @@ Result<std::vector<std::string>> texts_of(const json& v, const std::string& wher
   return out;
 }
 
-Result<std::regex> compile(const std::string& pattern, const std::string& where) {
-  try {
-    return std::regex(pattern, std::regex::ECMAScript);
-  } catch (const std::regex_error& e) {
-    return error_at(where, "value " + quote(pattern) + " is not a valid ECMAScript regex (" + e.what() + ")");
-  }
+Result<Regex> compile(const std::string& pattern, const std::string& where) {
+  auto re = Regex::compile(pattern);
+  if (!re) return error_at(where, "value " + quote(pattern) + " is " + re.error().message);
+  return re;
 }
 
 // {"head_size": [40, 64]} for in / not_in.
@@ -215,7 +213,7 @@ bool holds(const FactTest& t, const Facts& f) {
   switch (t.kind) {
     case FactTest::Kind::In: return std::find(t.values.begin(), t.values.end(), v) != t.values.end();
     case FactTest::Kind::NotIn: return std::find(t.values.begin(), t.values.end(), v) == t.values.end();
-    case FactTest::Kind::Matches: return std::regex_search(v, t.regex);
+    case FactTest::Kind::Matches: return regex_search(v, t.regex);
     case FactTest::Kind::Below:
     case FactTest::Kind::AtMost: {
       auto a = fact_number(f, t.fact);
@@ -239,20 +237,19 @@ bool holds(const FactTest& t, const Facts& f) {
 bool holds(const ConditionGroup& g, Facts& facts, const std::vector<LogRecord>& records) {
   if (!g.log_pattern.empty()) {
     bool found = false;
-    std::smatch m;
+    RegexMatch m;
     for (const auto& r : records) {
-      const std::string head = r.text.substr(0, 4096);
-      if (!std::regex_search(head, m, g.log)) continue;
+      if (!regex_search(r.text, g.log, m)) continue;
       found = true;
       for (const auto& [fact, idx] : g.log_facts)
-        if (m[idx].matched) facts[fact] = m[idx].str();
+        if (m[static_cast<size_t>(idx)].matched) facts[fact] = m.str(static_cast<size_t>(idx));
       break;
     }
     if (!found) return false;
   }
   if (!g.no_log_pattern.empty())
     for (const auto& r : records)
-      if (std::regex_search(r.text.substr(0, 4096), g.no_log)) return false;
+      if (regex_search(r.text, g.no_log)) return false;
   for (const auto& t : g.facts)
     if (!holds(t, facts)) return false;
   return true;
@@ -312,7 +309,7 @@ Result<CauseRules> parse_cause_rules(const json& obj, const std::string& where) 
     if (!l.is_object()) return error_at(where + ".log_facts", "value is not an object of fact -> pattern");
     for (const auto& [fact, p] : l.items()) {
       FP_TRY(std::string pattern, text_of(p, where + ".log_facts." + fact));
-      FP_TRY(std::regex re, compile(pattern, where + ".log_facts." + fact));
+      FP_TRY(Regex re, compile(pattern, where + ".log_facts." + fact));
       if (re.mark_count() < 1) return error_at(where + ".log_facts." + fact, "pattern " + quote(pattern) + " has no group 1 (the value)");
       rules.log_facts[fact] = re;
       rules.log_fact_patterns[fact] = pattern;
@@ -357,14 +354,12 @@ void add_default_facts(const CauseRules& rules, Facts& facts) {
 }
 
 void add_log_facts(const std::vector<LogRecord>& records, const CauseRules& rules, Facts& facts) {
-  std::smatch m;
+  RegexMatch m;
   for (const auto& [fact, re] : rules.log_facts) {
     if (facts.count(fact)) continue;
     std::string value;
-    for (const auto& r : records) {
-      const std::string head = r.text.substr(0, 4096);
-      if (std::regex_search(head, m, re) && m[1].matched) value = m[1].str();
-    }
+    for (const auto& r : records)
+      if (regex_search(r.text, re, m) && m[1].matched) value = m.str(1);
     if (!value.empty()) facts[fact] = value;
   }
 }

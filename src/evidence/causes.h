@@ -8,12 +8,12 @@
 
 #include <map>
 #include <optional>
-#include <regex>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "util/regex.h"
 #include "util/result.h"
 
 namespace fp {
@@ -29,7 +29,7 @@ struct FactTest {
   std::string fact;
   enum class Kind { In, NotIn, Matches, Below, AtMost, DiffersFrom, NotMultipleOf } kind = Kind::In;
   std::vector<std::string> values;  // In, NotIn
-  std::regex regex;                 // Matches
+  Regex regex;                      // Matches
   std::string pattern;
   std::optional<double> number;     // Below or AtMost a number; NotMultipleOf a whole number
   std::string other_fact;           // Below or AtMost another fact, DiffersFrom another fact
@@ -40,7 +40,7 @@ struct FactTest {
 struct ConditionGroup {
   std::vector<FactTest> facts;
   std::string log_pattern, no_log_pattern;
-  std::regex log, no_log;
+  Regex log, no_log;
   std::map<std::string, int> log_facts;  // fact name -> group of `log` captured into the facts
 };
 
@@ -65,7 +65,7 @@ struct CauseRules {
   std::map<std::string, std::vector<std::string>> argv_facts;
   std::map<std::string, std::string> argv_defaults;  // fact -> value when no flag names it
   // Facts the log states: fact -> pattern, group 1 the value (last match wins).
-  std::map<std::string, std::regex> log_facts;
+  std::map<std::string, Regex> log_facts;
   std::map<std::string, std::string> log_fact_patterns;
   std::vector<CauseRule> rules;
 };

@@ -20,7 +20,7 @@ KernelTally device_timing_tally(std::string_view log, const DeviceTimings& t, co
     ++line_no;
     // Timing lines are printed whole; the runtime's own records around them carry a prefix.
     const std::string line = trim(raw);
-    std::smatch m;
+    RegexMatch m;
     if (devices < 0 && rule_search(t.devices, line, m)) devices = std::atoi(capture(t.devices, m, "count").c_str());
     if (rule_search(t.block, line, m)) {
       in_block = true;
@@ -68,7 +68,7 @@ KernelTally device_timing_tally(std::string_view log, const DeviceTimings& t, co
 
 bool timed_backend_expected(const std::vector<std::string>& expected_backends, const DeviceTimings& t) {
   for (const auto& b : expected_backends) {
-    std::smatch m;
+    RegexMatch m;
     if (rule_search(t.backend, b, m)) return true;
   }
   return false;

@@ -41,11 +41,9 @@ Result<LastWordsRule> parse_last_words(const json& obj, const std::string& where
   FP_TRY(r.name, text(obj, "name", where));
   FP_TRY(r.pattern, text(obj, "pattern", where));
   FP_TRY(r.comment, text(obj, "comment", where));
-  try {
-    r.regex = std::regex(r.pattern, std::regex::ECMAScript);
-  } catch (const std::regex_error& e) {
-    return error_at(where + ".pattern", "value " + quote(r.pattern) + " is not a valid ECMAScript regex (" + e.what() + ")");
-  }
+  auto re = Regex::compile(r.pattern);
+  if (!re) return error_at(where + ".pattern", "value " + quote(r.pattern) + " is " + re.error().message);
+  r.regex = std::move(*re);
   FP_TRY(r.examples, texts(obj, "examples", where));
   FP_TRY(r.counter_examples, texts(obj, "counter_examples", where));
   if (r.examples.empty()) return error_at(where + ".examples", "missing: every pattern needs at least one sample line that it matches");
@@ -135,8 +133,8 @@ Result<InstrumentRules> parse_instrument_rules(const json& obj, const std::strin
     const KnownBreakage& b = rules.known_breakages[i];
     const std::string words = trim(b.runtime_words);
     const bool found = std::any_of(rules.last_words.begin(), rules.last_words.end(), [&](const LastWordsRule& r) {
-      std::smatch m;
-      return std::regex_search(words, m, r.regex) && m.str(0) == words;
+      RegexMatch m;
+      return regex_search(words, r.regex, m) && m.str(0) == words;
     });
     if (!found)
       return error_at(where + ".known_breakages[" + std::to_string(i) + "].runtime_words",
@@ -152,10 +150,9 @@ std::string last_words(const std::string& log_text, const InstrumentRules& rules
     const std::string line = trim(raw);
     if (line.empty()) continue;
     last = line;
-    const std::string head = line.substr(0, 4096);  // libstdc++'s regex recurses per character
     for (const auto& r : rules.last_words) {
-      std::smatch m;
-      if (std::regex_search(head, m, r.regex)) {
+      RegexMatch m;
+      if (regex_search(line, r.regex, m)) {
         matched = m.str(0);
         break;
       }

@@ -10,13 +10,13 @@
 // tests iterate them. This part opens no file: runtime_signatures.h hands it the JSON.
 #pragma once
 
-#include <regex>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "evidence/causes.h"
+#include "util/regex.h"
 #include "util/result.h"
 
 namespace fp {
@@ -30,7 +30,7 @@ std::string instrument_label(const std::string& name);
 // One pattern of the runtime's last words.
 struct LastWordsRule {
   std::string name, pattern, comment;
-  std::regex regex;
+  Regex regex;
   std::vector<std::string> examples, counter_examples;
 };
 

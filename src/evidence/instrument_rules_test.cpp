@@ -26,9 +26,9 @@ TEST(InstrumentRules, EveryPatternAndBreakageMatchesItsSamplesAndNotItsCounterEx
     ASSERT_TRUE(sigs.ok()) << sigs.error().message;
     const InstrumentRules& rules = sigs->instruments;
     for (const auto& r : rules.last_words) {
-      for (const auto& ex : r.examples) EXPECT_TRUE(std::regex_search(ex, r.regex)) << runtime << ": " << r.name << ": " << ex;
+      for (const auto& ex : r.examples) EXPECT_TRUE(regex_search(ex, r.regex)) << runtime << ": " << r.name << ": " << ex;
       for (const auto& ex : r.counter_examples)
-        EXPECT_FALSE(std::regex_search(ex, r.regex)) << runtime << ": " << r.name << " matches its counter example " << ex;
+        EXPECT_FALSE(regex_search(ex, r.regex)) << runtime << ": " << r.name << " matches its counter example " << ex;
     }
     for (const auto& b : rules.known_breakages) {
       ASSERT_FALSE(b.examples.empty()) << b.name;

@@ -175,6 +175,11 @@ double KernelSummary::attention_share() const {
   return static_cast<double>(fused_ns + unfused_ns) / static_cast<double>(total_ns);
 }
 
+double KernelSummary::conversion_share() const {
+  if (total_ns <= 0) return 0;
+  return static_cast<double>(conversion_ns) / static_cast<double>(total_ns);
+}
+
 KernelSummary classify_kernels(const KernelTally& tally, const RuntimeSignatures& sigs) {
   KernelSummary s;
   s.source = tally.source;
@@ -199,15 +204,36 @@ KernelSummary classify_kernels(const KernelTally& tally, const RuntimeSignatures
                                            rule.backend) == s.backends_with_patterns.end())
       s.backends_with_patterns.push_back(rule.backend);
   }
-  std::vector<Ranked> fused, unfused;
-  std::smatch m;
+  std::vector<Ranked> fused, unfused, conversion;
+  RegexMatch m;
   for (const auto& k : tally.kernels) {
     add_saturating(s.total_launches, k.launches);
     add_saturating(s.total_ns, k.gpu_ns);
+    for (const Rule* r : rules) {  // conversion kernels apart: they are not attention
+      if (r->kind != RuleKind::ConversionKernel || !rule_search(*r, k.name, m)) continue;
+      add_saturating(s.conversion_launches, k.launches);
+      add_saturating(s.conversion_ns, k.gpu_ns);
+      conversion.push_back({k.gpu_ns, k.name});
+      const std::string type = capture(*r, m, "type");
+      add_saturating(s.conversion_ns_by_type[type], k.gpu_ns);
+      if (!type.empty() && std::find(s.conversion_types.begin(), s.conversion_types.end(), type) == s.conversion_types.end())
+        s.conversion_types.push_back(type);
+      break;
+    }
     for (const Rule* r : rules) {
       const Rule& rule = *r;
-      if (!rule_search(rule, k.name, m)) continue;
+      if (rule.kind == RuleKind::ConversionKernel || !rule_search(rule, k.name, m)) continue;
       bool is_fused = rule.kind == RuleKind::FusedKernel;
+      if (is_fused && (rule.captures.count("k_type") || rule.captures.count("v_type"))) {
+        const auto named = [&](const std::string& role) {
+          const std::string t = capture(rule, m, role);
+          auto it = rule.type_names.find(t);
+          return it == rule.type_names.end() ? t : it->second;
+        };
+        const std::string pair = named("k_type") + "-" + named("v_type");
+        if (std::find(s.fused_kv_types.begin(), s.fused_kv_types.end(), pair) == s.fused_kv_types.end())
+          s.fused_kv_types.push_back(pair);
+      }
       add_saturating(is_fused ? s.fused_launches : s.unfused_launches, k.launches);
       add_saturating(is_fused ? s.fused_ns : s.unfused_ns, k.gpu_ns);
       (is_fused ? fused : unfused).push_back({k.gpu_ns, k.name});
@@ -231,6 +257,7 @@ KernelSummary classify_kernels(const KernelTally& tally, const RuntimeSignatures
   s.unfused_names.assign(unfused_set.begin(), unfused_set.end());
   s.top_fused = top3(std::move(fused));
   s.top_unfused = top3(std::move(unfused));
+  s.top_conversion = top3(std::move(conversion));
   for (auto& [backend, ranked] : by_backend) s.top_by_backend[backend] = top3(std::move(ranked));
   return s;
 }

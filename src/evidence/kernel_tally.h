@@ -83,12 +83,22 @@ struct KernelSummary {
   std::map<int, long long> fused_launches_by_device;
   // Attention kernels by family (evidence/kernel_set.h family_shares turns them into shares).
   std::map<std::string, KernelFamilyTally> families;
+  // Kernels that convert the KV cache for the fused ones (rules of kind conversion_kernel), counted
+  // apart from attention: launches, GPU time, up to 3 names (most GPU time first), the types converted.
+  long long conversion_launches = 0, conversion_ns = 0;
+  std::vector<std::string> top_conversion;
+  std::vector<std::string> conversion_types;
+  std::map<std::string, long long> conversion_ns_by_type;  // "" for kernels whose rule captures no type
+  // The K/V types the fused kernels read ("f16-f16"), from rules that capture them, distinct.
+  std::vector<std::string> fused_kv_types;
   bool devices_known = false;  // every kernel line names its device
   std::string status, reason;  // from the tally header
 
   bool has_records() const { return records > 0; }
   // Fused plus unfused attention GPU time over all GPU time (0 when no time).
   double attention_share() const;
+  // Conversion kernels' GPU time over all GPU time (0 when no time).
+  double conversion_share() const;
 };
 
 KernelSummary classify_kernels(const KernelTally& tally, const RuntimeSignatures& sigs);

@@ -83,15 +83,19 @@ TEST(KernelTally, HugeCountsSaturateInsteadOfOverflowing) {
   EXPECT_GE(s.attention_share(), 0.0);
 }
 
-// Found by fuzz/fuzz_kernel_tally: a very long kernel name overflowed the stack in std::regex.
-TEST(KernelTally, VeryLongKernelNameIsClassifiedByItsHead) {
-  std::string name = "flash_attn_ext_f16";
-  for (int i = 0; i < 200000; ++i) name += "_flash_attn";
+// Found by fuzz/fuzz_kernel_tally: a very long kernel name overflowed the stack in std::regex. Read
+// whole now (PCRE2): a name of 2.6 MB is classified, and its K/V types read from its template.
+TEST(KernelTally, VeryLongKernelNameIsReadWhole) {
+  std::string name = "void flash_attn_ext_vec<128, 1, (ggml_type)7, (ggml_type)7, false>(";
+  for (int i = 0; i < 200000; ++i) name += "char const*, ";
+  name += "long)";
   auto t = parse_kernel_tally("1\t2\t" + name + "\n", "long.tsv");
   ASSERT_TRUE(t) << t.error().message;
   KernelSummary s = classify_kernels(*t, fp::testing::llama_signatures());
   EXPECT_EQ(s.records, 1u);
   EXPECT_EQ(s.total_launches, 1);
+  EXPECT_EQ(s.fused_launches, 1);
+  EXPECT_EQ(s.fused_kv_types, std::vector<std::string>{"q5_1-q5_1"});
 }
 
 }  // namespace

@@ -4,12 +4,10 @@
 #include <cstdlib>
 #include <limits>
 
+#include "util/split_list.h"
+
 namespace fp {
 namespace {
-
-// libstdc++'s regex recurses per character; signature lines are short, so a record longer than
-// this (a logged request body) is searched only in its head.
-constexpr size_t kMaxSearched = 4096;
 
 double to_mib(const Rule& rule, const std::string& text) { return std::atof(text.c_str()) * rule.scale_to_mib; }
 
@@ -23,7 +21,7 @@ int count_value(const std::string& text) {
   return static_cast<int>(std::clamp<long long>(v, std::numeric_limits<int>::min(), std::numeric_limits<int>::max()));
 }
 
-StateLine state_line(const Rule& rule, const std::smatch& m, Quote q, const RuntimeSignatures& sigs) {
+StateLine state_line(const Rule& rule, const RegexMatch& m, Quote q, const RuntimeSignatures& sigs) {
   StateLine s;
   s.kind = rule.kind;
   s.state = capture(rule, m, "state");
@@ -39,7 +37,7 @@ StateLine state_line(const Rule& rule, const std::smatch& m, Quote q, const Runt
   return s;
 }
 
-void apply(LogScan& scan, const Rule& rule, const std::smatch& m, Quote q, const RuntimeSignatures& sigs) {
+void apply(LogScan& scan, const Rule& rule, const RegexMatch& m, Quote q, const RuntimeSignatures& sigs) {
   switch (rule.kind) {
     case RuleKind::Requested:
     case RuleKind::Decision:
@@ -60,6 +58,24 @@ void apply(LogScan& scan, const Rule& rule, const std::smatch& m, Quote q, const
       break;
     case RuleKind::Fatal:
       scan.fatal.push_back(std::move(q));
+      break;
+    case RuleKind::Degraded:
+      scan.degraded.push_back({capture(rule, m, "k_type"), capture(rule, m, "v_type"), capture(rule, m, "to_type"),
+                               rule.cause, rule.remedy, std::move(q)});
+      break;
+    case RuleKind::CompiledPairs: {
+      BuildKernels& b = scan.build_kernels;
+      if (rule.captures.count("pairs")) {
+        b.fa_pairs = split_list(capture(rule, m, "pairs"), ',', ListItems::NonEmptyUnique);
+        b.fa_pairs_stated = true;
+      }
+      if (rule.captures.count("all")) b.fa_all_pairs = capture(rule, m, "all") == "1";
+      b.quotes.push_back(std::move(q));
+      break;
+    }
+    case RuleKind::GpuArchs:
+      scan.build_kernels.gpu_archs = capture(rule, m, "archs");
+      scan.build_kernels.quotes.push_back(std::move(q));
       break;
     case RuleKind::GraphSplits:
     case RuleKind::GraphNodes: {
@@ -103,25 +119,33 @@ std::map<std::string, double> last_by_device(const std::vector<DeviceMib>& lines
 LogScan scan_log(const std::vector<LogRecord>& records, const RuntimeSignatures& sigs) {
   LogScan scan;
   scan.attention_backends = sigs.attention_backends;
-  std::smatch m;
+  RegexMatch m;
   for (const auto& rec : records) {
-    std::string head;
-    const std::string* text = &rec.text;
-    if (rec.text.size() > kMaxSearched) {
-      head = rec.text.substr(0, kMaxSearched);
-      text = &head;
-    }
     for (const auto& rule : sigs.log) {
-      if (!rule_search(rule, *text, m)) continue;
-      apply(scan, rule, m, Quote{*text, rec.line, rule.name, rec.process}, sigs);
+      if (!rule_search(rule, rec.text, m)) continue;
+      apply(scan, rule, m, Quote{rec.text, rec.line, rule.name, rec.process}, sigs);
     }
   }
   return scan;
 }
 
+std::string BuildKernels::fa_pairs_field() const {
+  if (fa_all_pairs) return "all";
+  std::string out;
+  for (const auto& p : fa_pairs) out += (out.empty() ? "" : ",") + p;
+  return out;
+}
+
+std::optional<bool> BuildKernels::compiles(const std::string& k, const std::string& v) const {
+  if (fa_all_pairs) return true;
+  if (!fa_pairs_stated) return std::nullopt;
+  return std::find(fa_pairs.begin(), fa_pairs.end(), k + "-" + v) != fa_pairs.end();
+}
+
 bool LogScan::empty() const {
   return states.empty() && reasons.empty() && fatal.empty() && graph_splits.empty() && graph_nodes.empty() &&
-         kv_buffers.empty() && kv_totals.empty() && compute_buffers.empty() && notes.empty() && kv_tokens.empty();
+         kv_buffers.empty() && kv_totals.empty() && compute_buffers.empty() && notes.empty() && kv_tokens.empty() &&
+         degraded.empty() && !build_kernels.stated();
 }
 
 std::string quoted_with_process(const Quote& q) { return q.process.empty() ? q.text : "(" + q.process + ") " + q.text; }

@@ -61,6 +61,29 @@ struct KvTotal {
   Quote quote;
 };
 
+// The runtime runs the fused path on data it converts first, by its own word (a degraded rule).
+struct DegradedLine {
+  std::string k_type, v_type;  // the K/V pair the build has no kernel for
+  std::string to_type;         // what it converts to ("f16"); "" when the line does not say
+  std::string cause, remedy;   // the rule's templates (not filled: the build's pairs come later)
+  Quote quote;
+};
+
+// What the build says it compiled (llama.cpp's system_info): part of its identity.
+struct BuildKernels {
+  std::vector<std::string> fa_pairs;  // K/V pairs with fused kernels ("q4_0-q4_0"), as the build lists them
+  bool fa_pairs_stated = false;       // the build printed its list (FA_QUANTS)
+  bool fa_all_pairs = false;          // the build compiled every pair (FA_ALL_QUANTS = 1)
+  std::string gpu_archs;              // "500,610,...,900" (CUDA ARCHS); "" when not stated
+  std::vector<Quote> quotes;
+
+  bool stated() const { return fa_pairs_stated || fa_all_pairs || !gpu_archs.empty(); }
+  // The pairs as the fingerprint keeps them: "all", "q4_0-q4_0,q8_0-q8_0,...", or "" when not stated.
+  std::string fa_pairs_field() const;
+  // Whether the build has fused kernels for K/V `k`-`v`; nullopt when it did not say.
+  std::optional<bool> compiles(const std::string& k, const std::string& v) const;
+};
+
 // The resolved state and the line that settled it.
 struct ResolvedState {
   std::optional<bool> fused;  // null: nothing said, or auto without a resolution line
@@ -83,6 +106,8 @@ struct LogScan {
   std::vector<KvTotal> kv_totals;
   std::vector<DeviceMib> compute_buffers;
   std::vector<CountLine> kv_tokens;  // KV cache capacity in tokens (vLLM "GPU KV cache size")
+  std::vector<DegradedLine> degraded;  // the fused path on converted data, by the runtime's word
+  BuildKernels build_kernels;          // what the build compiled, when it says
   std::vector<std::string> attention_backends;  // copied from the signatures: what an expectation may name
 
   // True when no rule matched any record.

@@ -62,7 +62,7 @@ RunBackends run_backends(const std::vector<LogRecord>& records, const RuntimeSig
   int width = 0;
   for (const auto& rule : sigs.placement) width = std::max(width, rule.name_width);
   RunBackends backends(width);
-  std::smatch m;
+  RegexMatch m;
   for (const auto& rec : records)
     for (const auto& rule : sigs.placement) {
       if (rule.kind != RuleKind::Device && rule.kind != RuleKind::Split) continue;
@@ -81,7 +81,7 @@ Placement scan_placement(const std::vector<LogRecord>& records, const RuntimeSig
   if (sigs.placement.empty()) return p;
   p.backends = run_backends(records, sigs);  // a first pass: names resolve against every backend the log names
   std::string split;  // the whole name of the split the next nodes belong to
-  std::smatch m;
+  RegexMatch m;
   for (const auto& rec : records) {
     for (const auto& rule : sigs.placement) {
       if (rule.kind == RuleKind::Device || !rule_search(rule, rec.text, m)) continue;

@@ -1,9 +1,7 @@
 #include "evidence/runtime_signatures.h"
 
 #include <algorithm>
-#include <cctype>
 #include <set>
-#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -36,12 +34,16 @@ const std::vector<KindInfo>& kinds() {
       {RuleKind::KvBuffer, "kv_buffer", "log", {"device", "mib"}, {}},
       {RuleKind::KvTotal, "kv_total", "log", {"mib"}, {"cells", "streams", "k_type", "k_mib", "v_type", "v_mib"}},
       {RuleKind::ComputeBuffer, "compute_buffer", "log", {"device", "mib"}, {}},
+      {RuleKind::Degraded, "degraded", "log", {"k_type", "v_type"}, {"to_type"}},
+      {RuleKind::CompiledPairs, "compiled_pairs", "log", {}, {"pairs", "all"}},
+      {RuleKind::GpuArchs, "gpu_archs", "log", {"archs"}, {}},
       {RuleKind::FusedNode, "fused_node", "placement", {"backend"}, {"index", "op", "name"}},
       {RuleKind::UnfusedNode, "unfused_node", "placement", {"backend"}, {"index", "op", "name"}},
       {RuleKind::Split, "split", "placement", {"index"}, {"backend"}},
       {RuleKind::Device, "device", "placement", {"name"}, {"description"}},
-      {RuleKind::FusedKernel, "fused_kernel", "kernels", {}, {}},
+      {RuleKind::FusedKernel, "fused_kernel", "kernels", {}, {"k_type", "v_type"}},
       {RuleKind::UnfusedKernel, "unfused_kernel", "kernels", {}, {}},
+      {RuleKind::ConversionKernel, "conversion_kernel", "kernels", {}, {"type"}},
   };
   return table;
 }
@@ -88,13 +90,9 @@ Result<std::vector<std::string>> get_strings(const json& obj, const std::string&
 }
 
 Status compile_pattern(Rule& rule, const Where& where) {
-  try {
-    rule.regex = std::regex(rule.pattern, std::regex::ECMAScript | std::regex::optimize);
-  } catch (const std::regex_error& e) {
-    return where.at("pattern").error("value " + quote(rule.pattern) + " is not a valid ECMAScript regex (" +
-                                     e.what() + ")");
-  }
-  rule.literal = required_literal(rule.pattern);
+  auto re = Regex::compile(rule.pattern);
+  if (!re) return where.at("pattern").error("value " + quote(rule.pattern) + " is " + re.error().message);
+  rule.regex = std::move(*re);
   return ok_status();
 }
 
@@ -155,7 +153,8 @@ Status parse_answer(const json& obj, Rule& rule, const Where& where) {
 Result<Rule> parse_signature_rule(const json& obj, const std::string& section, const Where& where) {
   if (!obj.is_object()) return where.error("value " + quote(obj.dump()) + " is not an object");
   FP_TRY_STATUS(where.only_keys(obj, {"name", "kind", "pattern", "captures", "fused", "states", "scale_to_mib", "comment",
-                                     "examples", "counter_examples", "backend", "family", "name_width", "source"}));
+                                     "examples", "counter_examples", "backend", "family", "name_width", "source",
+                                     "type_names", "cause", "remedy"}));
   Rule rule;
   FP_TRY(rule.name, get_string(obj, "name", where, true));
   FP_TRY(std::string kind, get_string(obj, "kind", where, true));
@@ -196,6 +195,27 @@ Result<Rule> parse_signature_rule(const json& obj, const std::string& section, c
       return where.at("name_width").error("value " + quote(w.dump()) +
                                           " is not the width the backend name is cut to, a whole number 1..64");
     rule.name_width = w.get<int>();
+  }
+  if (obj.contains("type_names")) {
+    const json& t = obj.at("type_names");
+    if (rule.kind != RuleKind::FusedKernel || !(rule.captures.count("k_type") || rule.captures.count("v_type")))
+      return where.at("type_names").error("belongs to fused_kernel rules with a \"k_type\" or \"v_type\" capture only");
+    if (!t.is_object() || t.empty())
+      return where.at("type_names").error("value " + quote(t.dump()) + " is not an object of captured type -> type name");
+    for (const auto& [k, v] : t.items()) {
+      if (!v.is_string() || v.get<std::string>().empty())
+        return where.at("type_names").at(k).error("value " + quote(v.dump()) + " is not a type name such as \"f16\"");
+      rule.type_names[k] = v.get<std::string>();
+    }
+  }
+  const bool degraded = rule.kind == RuleKind::Degraded;
+  for (const char* key : {"cause", "remedy"}) {
+    if (obj.contains(key) && !degraded)
+      return where.at(key).error("belongs to rules of kind \"degraded\" only");
+    if (!degraded) continue;
+    FP_TRY(std::string text, get_string(obj, key, where, true));
+    if (text.empty()) return where.at(key).error("value \"\" is empty; say it in the runtime's terms, {k_type} and {v_type} filled in");
+    (std::string(key) == "cause" ? rule.cause : rule.remedy) = text;
   }
   FP_TRY(rule.examples, get_strings(obj, "examples", where));
   FP_TRY(rule.counter_examples, get_strings(obj, "counter_examples", where));
@@ -256,9 +276,9 @@ Status parse_attention_backends(const json& obj, const Where& where, RuntimeSign
   FP_TRY(sigs.attention_backends, get_strings(obj, "names", where));
   if (sigs.attention_backends.empty())
     return where.at("names").error("missing: the attention backend names an expectation may use");
-  const std::regex name_re("[A-Za-z][A-Za-z0-9_]*");
+  const Regex name_re("[A-Za-z][A-Za-z0-9_]*");
   for (size_t i = 0; i < sigs.attention_backends.size(); ++i)
-    if (!std::regex_match(sigs.attention_backends[i], name_re))
+    if (!regex_match(sigs.attention_backends[i], name_re))
       return where.at("names").index(i).error("value " + quote(sigs.attention_backends[i]) +
                                               " is not a backend name (letters, digits, _)");
   if (obj.contains("aliases")) {
@@ -443,70 +463,15 @@ std::string RuntimeSignatures::canonical_backend(const std::string& text) const 
   return t;
 }
 
-bool rule_search(const Rule& rule, const std::string& text, std::smatch& match) {
-  // libstdc++'s regex recurses per character: a long record (a logged request body, found by
-  // fuzz/fuzz_log) overflowed the stack. Only the head is searched; match still points into text.
-  const auto end = text.size() > kMaxSearchedBytes ? text.begin() + kMaxSearchedBytes : text.end();
-  if (!rule.literal.empty() && std::string_view(text.data(), static_cast<size_t>(end - text.begin())).find(rule.literal) ==
-                                   std::string_view::npos)
-    return false;
-  return std::regex_search(text.begin(), end, match, rule.regex);
+bool rule_search(const Rule& rule, std::string_view text, RegexMatch& match) {
+  return regex_search(text, rule.regex, match);
 }
 
-std::string capture(const Rule& rule, const std::smatch& match, const std::string& role) {
+std::string capture(const Rule& rule, const RegexMatch& match, const std::string& role) {
   auto it = rule.captures.find(role);
   if (it == rule.captures.end() || static_cast<size_t>(it->second) >= match.size()) return "";
-  if (!match[it->second].matched) return "";
-  return match[it->second].str();
-}
-
-std::string required_literal(const std::string& p) {
-  std::string best, cur;
-  int depth = 0;
-  auto flush = [&] {
-    if (cur.size() > best.size()) best = cur;
-    cur.clear();
-  };
-  auto quantifier = [&](char c) {  // the quantified char is not required in full
-    if (c != '+' && !cur.empty()) cur.pop_back();
-    flush();
-  };
-  for (size_t i = 0; i < p.size(); ++i) {
-    char c = p[i];
-    if (c == '\\') {
-      if (i + 1 >= p.size()) break;
-      char n = p[++i];
-      bool literal = !std::isalnum(static_cast<unsigned char>(n));
-      if (depth == 0 && literal) cur += n;
-      else flush();
-    } else if (c == '[') {
-      flush();
-      size_t j = i + 1;
-      if (j < p.size() && p[j] == '^') ++j;
-      if (j < p.size() && p[j] == ']') ++j;
-      while (j < p.size() && p[j] != ']') j += (p[j] == '\\') ? 2 : 1;
-      i = j;
-    } else if (c == '(') {
-      flush();
-      ++depth;
-    } else if (c == ')') {
-      flush();
-      --depth;
-    } else if (c == '|') {
-      if (depth == 0) return "";
-    } else if (c == '?' || c == '*' || c == '+') {
-      quantifier(c);
-    } else if (c == '{') {
-      quantifier(c);
-      while (i < p.size() && p[i] != '}') ++i;
-    } else if (c == '^' || c == '$' || c == '.') {
-      flush();
-    } else if (depth == 0) {
-      cur += c;
-    }
-  }
-  flush();
-  return best;
+  if (!match[static_cast<size_t>(it->second)].matched) return "";
+  return match.str(static_cast<size_t>(it->second));
 }
 
 }  // namespace fp

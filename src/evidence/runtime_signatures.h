@@ -5,12 +5,13 @@
 #include <functional>
 #include <map>
 #include <optional>
-#include <regex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "evidence/causes.h"
 #include "evidence/instrument_rules.h"
+#include "util/regex.h"
 #include "util/result.h"
 
 namespace fp {
@@ -30,6 +31,12 @@ enum class RuleKind {
   KvBuffer,       // captures "device", "mib"
   KvTotal,        // capture "mib"; optional "cells", "streams", "k_type", "k_mib", "v_type", "v_mib"
   ComputeBuffer,  // captures "device", "mib"
+  Degraded,       // the fused path runs on data the runtime converts first, by its own word: captures
+                  // "k_type", "v_type" (the pair it has no kernel for); optional "to_type"; keys
+                  // "cause" and "remedy" (templates: {k_type} {v_type} {to_type} {compiled_pairs})
+  CompiledPairs,  // the K/V pairs the build compiled fused kernels for: optional captures "pairs"
+                  // (a comma-separated list of K-V pairs) and "all" (every pair compiled)
+  GpuArchs,       // the GPU architectures the build compiled for: capture "archs"
   // section "placement" (level 2)
   FusedNode,      // capture "backend"; optional "index", "op", "name"
   UnfusedNode,    // capture "backend"; optional "index", "op", "name"
@@ -37,8 +44,11 @@ enum class RuleKind {
   Device,         // a backend of the run by its whole name (the device list a runtime prints at start):
                   // capture "name"; optional "description"
   // section "kernels" (level 3), matched against a demangled kernel name
-  FusedKernel,
+  FusedKernel,       // optional captures "k_type", "v_type": the K/V types the kernel reads, named
+                     // through the rule's "type_names" (ggml's "(ggml_type)1" -> f16)
   UnfusedKernel,
+  ConversionKernel,  // converts the KV cache for the fused kernel (dequantize to f16); optional
+                     // capture "type" (the type converted from). Counted apart: not attention.
 };
 
 // The data file's spelling of a kind ("requested", "fused_node", ...).
@@ -49,8 +59,7 @@ struct Rule {
   std::string name;
   RuleKind kind = RuleKind::Requested;
   std::string pattern;
-  std::regex regex;
-  std::string literal;                    // a substring every match contains ("" = no prefilter)
+  Regex regex;
   std::map<std::string, int> captures;    // role -> group index
   std::optional<bool> fused;              // Decision: constant answer
   std::map<std::string, std::optional<bool>> states;  // captured "state" -> fused (null: undecided)
@@ -61,6 +70,8 @@ struct Rule {
                                           // "device_timings"), not the probe's kernel names
   int name_width = 0;                     // node rules: the backend name is printed cut to this many
                                           // characters (ggml's "%5.5s"); 0: printed whole
+  std::map<std::string, std::string> type_names;  // fused kernel rules: captured type -> type name
+  std::string cause, remedy;              // degraded rules: templates, {capture or fact} filled in
   std::string comment;
   std::vector<std::string> examples;
   std::vector<std::string> counter_examples;
@@ -124,17 +135,9 @@ Result<RuntimeSignatures> parse_runtime_signatures(const std::string& json_text,
                                                    const std::string& runtime,
                                                    const SignaturesLoader& load_same_as = nullptr);
 
-// rule_search looks at no more than this many leading bytes of a text: libstdc++'s regex recurses
-// per character and a long enough text overflows the stack. Signature lines are far shorter; the
-// longest demangled kernel name seen (fixtures, tests/gpu/recorded) is about 5,100 bytes.
-inline constexpr size_t kMaxSearchedBytes = 16384;
-
-// Searches text (its first kMaxSearchedBytes) with the rule: a cheap substring prefilter, then the regex.
-bool rule_search(const Rule& rule, const std::string& text, std::smatch& match);
+// Searches the whole text with the rule (util/regex.h: records of any length are read whole).
+bool rule_search(const Rule& rule, std::string_view text, RegexMatch& match);
 // Text of the capture with that role, "" when the rule has no such role or the group did not match.
-std::string capture(const Rule& rule, const std::smatch& match, const std::string& role);
-
-// A literal that every match of an ECMAScript pattern must contain (longest top-level run), or "".
-std::string required_literal(const std::string& pattern);
+std::string capture(const Rule& rule, const RegexMatch& match, const std::string& role);
 
 }  // namespace fp

@@ -155,6 +155,12 @@ VerdictInput verdict_input(const RuntimeSignatures& sigs) {
   in.hints = sigs.hints;
   in.attention_backends = sigs.attention_backends;
   if (sigs.gpu_backend) in.gpu_backend_pattern = sigs.gpu_backend->pattern;
+  for (const auto& rule : sigs.log)
+    if (rule.kind == RuleKind::Degraded) {
+      in.degraded_cause = rule.cause;
+      in.degraded_remedy = rule.remedy;
+      break;
+    }
   return in;
 }
 
@@ -205,6 +211,7 @@ Verdict decide(const VerdictInput& in_given) {
         v.missing_required.push_back("level " + std::to_string(f.level) + " " + f.name + " is required and yielded nothing: " +
                                      f.unavailable_why);
   if (!v.missing_required.empty()) v.activity = Activity::NoEvidence;
+  find_degradation(in, v);
   v.explanation = explain(v, in.log);
   return v;
 }

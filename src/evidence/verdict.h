@@ -66,6 +66,9 @@ struct VerdictInput {
   // RuntimeSignatures::gpu_backend: the pattern whose group 1 turns a GPU backend name into the
   // device number the kernel probe records (CUDA1 -> 1); empty: kernels are not compared per device.
   std::string gpu_backend_pattern;
+  // The runtime data's words for a degradation the kernels show without the runtime's line (its
+  // first rule of kind degraded): templates of cause and remedy. Empty: kernels alone never say it.
+  std::string degraded_cause, degraded_remedy;
 };
 
 // A VerdictInput with the runtime's hints, attention backends and GPU backend pattern filled in.
@@ -95,6 +98,7 @@ struct Verdict {
   bool measured_disagreement = false;
   bool silent_fallback = false;       // log says enabled; placement or kernels say not on the expected backend
   bool partial_offload = false;       // fused op partly on the expected backend, partly elsewhere
+  std::optional<Degradation> degraded;  // active, but on data the runtime converted first
   std::string explanation;            // one paragraph for a person
 };
 
@@ -105,6 +109,13 @@ Verdict decide(const VerdictInput& in);
 // explain share.
 bool verdict_as_expected(const Verdict& v, bool expect_fused);
 bool verdict_as_expected(Activity activity, bool disagreement, bool expect_fused);
+
+// A case's expectation on degradation (expect.degraded) against the verdict: "" when it holds (or
+// the case says nothing), else why not ("the runtime converts K/V q5_1-q5_1 to f16 ...").
+std::string degradation_unexpected(const std::optional<Degradation>& d, std::optional<bool> expect_degraded);
+
+// "active, degraded: <cause> (the runtime, line N: "<its line>")": what the explanation says.
+std::string degradation_summary(const Degradation& d);
 
 // Evidence lost: every level that answered before (`before`, level names as evidence_level_names())
 // and is silent now (`now`), one line each: "EVIDENCE LOST: level 2 (placement) gave evidence

@@ -3,11 +3,11 @@
 #pragma once
 
 #include <optional>
-#include <regex>
 #include <string>
 #include <vector>
 
 #include "evidence/verdict.h"
+#include "util/regex.h"
 
 namespace fp::verdict_detail {
 
@@ -21,25 +21,26 @@ class GpuDevices {
   // knows no device.
   explicit GpuDevices(const std::string& pattern) {
     if (pattern.empty()) return;
-    try {
-      re_ = std::regex(pattern);
-      valid_ = true;
-    } catch (const std::regex_error&) {
-    }
+    auto re = Regex::compile(pattern);
+    if (!re) return;
+    re_ = std::move(*re);
+    valid_ = true;
   }
   // Whether a pattern was given and compiles.
   bool valid() const { return valid_; }
   // The device number of a GPU backend (CUDA1 -> 1), none for another backend.
   std::optional<int> device(const std::string& backend) const {
-    std::smatch m;
-    if (!valid_ || !std::regex_match(backend, m, re_) || m.size() < 2) return std::nullopt;
-    return std::stoi(m[1].str());
+    RegexMatch m;
+    if (!valid_ || !regex_match(backend, re_, m) || !m[1].matched || m[1].length > 9 ||
+        m.str(1).find_first_not_of("0123456789") != std::string::npos)
+      return std::nullopt;
+    return std::stoi(m.str(1));
   }
   // Whether `backend` is a GPU: it matches the pattern, or (without one) it is not the host.
   bool is_gpu(const std::string& backend) const { return valid_ ? device(backend).has_value() : backend != kCpuBackend; }
 
  private:
-  std::regex re_;
+  Regex re_;
   bool valid_ = false;
 };
 

@@ -39,4 +39,8 @@ LevelFinding placement_level(const VerdictInput& in, Verdict& v);
 // expected attention backend's kernels. Records the fused kernels per backend in `v`.
 LevelFinding kernel_level(const VerdictInput& in, Verdict& v);
 
+// "Active, degraded" (verdict_degraded.cpp): the runtime's line, or the kernels, say the fused path
+// ran on converted data; records it, with cause, remedy and cost, in `v` (an active verdict only).
+void find_degradation(const VerdictInput& in, Verdict& v);
+
 }  // namespace fp::verdict_detail

@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "util/format_number.h"
 #include "util/text.h"
 
 namespace fp {
@@ -42,6 +43,7 @@ std::string explain(const Verdict& v, const LogScan* log) {
   }
   std::string text = join(parts, "; ") + ": " + conclusion(v);
   if (v.disagreement) text += ". Levels disagree: " + v.disagreement_detail;
+  if (v.degraded) text += ". " + degradation_summary(*v.degraded);
   return text;
 }
 
@@ -49,7 +51,7 @@ std::string explain(const Verdict& v, const LogScan* log) {
 
 std::string format_verdict(const Verdict& v) {
   std::ostringstream out;
-  out << "verdict: " << to_string(v.activity) << "\n";
+  out << "verdict: " << verdict_state_text(v.activity, v.degraded.has_value()) << "\n";
   out << "expected backend: " << (v.expected_backend.empty() ? "(not given, not inferable)" : v.expected_backend);
   if (!v.expected_from.empty()) out << " (" << v.expected_from << ")";
   out << "\n";
@@ -68,6 +70,27 @@ std::string format_verdict(const Verdict& v) {
   }
   if (v.partial_offload) out << "partial offload: the fused op is split between backends\n";
   if (v.silent_fallback) out << "silent fallback: the log says enabled, the evidence says otherwise\n";
+  if (v.degraded) {
+    const Degradation& d = *v.degraded;
+    out << "DEGRADED: the fused path runs on converted data: K/V " << d.k_type << "-" << d.v_type;
+    if (!d.converted_to.empty()) out << " converted to " << d.converted_to;
+    out << "\n";
+    if (!d.quote.empty()) out << "    the runtime (line " << d.line << "): \"" << d.quote << "\"\n";  // whole: its words
+    if (!d.kernels_say.empty()) out << "    kernels: " << d.kernels_say << "\n";
+    out << "    cause: " << d.cause << "\n";
+    out << "    this build compiles: "
+        << (d.all_pairs_compiled ? std::string("every K/V pair")
+                                 : d.compiled_pairs.empty() ? std::string("(not stated in the log)") : join(d.compiled_pairs, ", "))
+        << "\n";
+    out << "    remedy: " << d.remedy << "\n";
+    if (d.conversion_share) {
+      out << "    cost: converting the KV cache " << fixed(*d.conversion_share * 100, 1) << "% of GPU time";
+      if (!d.conversion_kernels.empty()) out << " (" << join(d.conversion_kernels, ", ") << ")";
+      out << "\n";
+    } else {
+      out << "    cost: not measured (needs a kernel tally, level 3)\n";
+    }
+  }
   if (v.backends_by_process.size() > 1)
     for (const auto& [proc, backends] : v.backends_by_process) out << "process " << proc << ": " << join(backends, ", ") << "\n";
   if (v.disagreement) out << "DISAGREEMENT: " << v.disagreement_detail << "\n";

@@ -58,6 +58,24 @@ inline std::optional<std::map<std::string, int>> backends_from_text(const std::s
   return out;
 }
 
+// "Active, degraded": the fused path ran, but on data the runtime converted first, by its own word
+// (ggml-cuda converts a K/V pair it has no fused kernel for to f16 and calls it slow), or by the
+// kernels (the fused kernels read another type than the cache holds, beside conversion kernels).
+struct Degradation {
+  std::string k_type, v_type;      // the K/V pair without a fused kernel ("q5_1", "q5_1")
+  std::string converted_to;        // what the fused kernels read instead ("f16"); "" unknown
+  std::string quote;               // the runtime's own line ("" when only the kernels say it)
+  size_t line = 0;                 // its line in the log
+  std::string kernels_say;         // level 3's words ("fused kernels read f16-f16; the KV cache holds q5_1-q5_1"), "" none
+  std::string cause, remedy;       // the runtime data's words, filled in
+  std::vector<std::string> compiled_pairs;  // the pairs this build compiled (its own list), empty when unstated
+  bool all_pairs_compiled = false;          // the build compiled every pair
+  // The cost, measured at level 3: conversion kernels' share of all GPU time and their names (most
+  // GPU time first); none without a kernel tally.
+  std::optional<double> conversion_share;
+  std::vector<std::string> conversion_kernels;
+};
+
 // The verdict as a run's result keeps it (report/run_result.h), typed; the report writers make the
 // words (result.txt, result.json, the HTML, the golden's verdict.json).
 struct RunVerdict {
@@ -68,12 +86,19 @@ struct RunVerdict {
   std::vector<std::string> levels_unavailable;    // "level 3 kernels: no tally given (...)"
   std::vector<std::string> quotes;                // everything relied on, level by level
   bool as_expected = false;                       // evidence/verdict.h verdict_as_expected for the case
+  std::optional<Degradation> degraded;            // active, but on converted data (activity Active only)
 };
 
-// "active (CPU 30)": the activity, and where the fused op ran when placement saw it.
+// "active", "active, degraded", "not active", "no evidence".
+inline std::string verdict_state_text(Activity a, bool degraded) {
+  return to_string(a) + (degraded && a == Activity::Active ? ", degraded" : "");
+}
+
+// "active (CPU 30)", "active, degraded (CUDA0 68)": the activity, and where the fused op ran when
+// placement saw it.
 inline std::string verdict_text(const RunVerdict& v) {
   const std::string b = backends_text(v.fused_backends);
-  return to_string(v.activity) + (b.empty() ? "" : " (" + b + ")");
+  return verdict_state_text(v.activity, v.degraded.has_value()) + (b.empty() ? "" : " (" + b + ")");
 }
 
 }  // namespace fp

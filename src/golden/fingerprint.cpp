@@ -5,11 +5,12 @@
 #include <algorithm>
 #include <cctype>
 #include <fstream>
-#include <regex>
 #include <thread>
 
 #include "measure/nvml.h"
 #include "util/json_fields.h"
+#include "util/split_list.h"
+#include "util/regex.h"
 #include "util/text.h"
 
 namespace fp {
@@ -36,6 +37,8 @@ const std::vector<StringField>& string_fields() {
       {"runtime_version", &Fingerprint::runtime_version, true},
       {"runtime_build", &Fingerprint::runtime_build, true},
       {"runtime_build_log", &Fingerprint::runtime_build_log, true},
+      {"runtime_fa_pairs", &Fingerprint::runtime_fa_pairs, true, true},
+      {"runtime_gpu_archs", &Fingerprint::runtime_gpu_archs, true, true},
       {"model_sha256", &Fingerprint::model_sha256, false},
       {"launch", &Fingerprint::launch, false},
       {"flashproof_version", &Fingerprint::flashproof_version, true},
@@ -164,6 +167,27 @@ std::string describe_changes(const std::vector<FieldChange>& changes, const std:
   return out;
 }
 
+bool fa_pair_compiled(const std::string& pairs, const std::string& pair) {
+  if (pairs == "all") return true;
+  const auto list = split_list(pairs, ',', ListItems::NonEmptyUnique);
+  return std::find(list.begin(), list.end(), pair) != list.end();
+}
+
+FaPairChange fa_pair_change(const std::string& before, const std::string& after) {
+  FaPairChange c;
+  c.all_before = before == "all";
+  c.all_after = after == "all";
+  const auto b = c.all_before ? std::vector<std::string>{} : split_list(before, ',', ListItems::NonEmptyUnique);
+  const auto a = c.all_after ? std::vector<std::string>{} : split_list(after, ',', ListItems::NonEmptyUnique);
+  if (!c.all_before)
+    for (const auto& p : a)
+      if (std::find(b.begin(), b.end(), p) == b.end()) c.added.push_back(p);
+  if (!c.all_after)
+    for (const auto& p : b)
+      if (std::find(a.begin(), a.end(), p) == a.end()) c.removed.push_back(p);
+  return c;
+}
+
 bool same_hardware(const Fingerprint& a, const Fingerprint& b) {
   return a.cpu_model == b.cpu_model && a.cores == b.cores && a.gpu_name == b.gpu_name;
 }
@@ -186,16 +210,15 @@ Fingerprint machine_fingerprint() {
 }
 
 std::string build_stated_in_log(const std::string& log_text, size_t limit) {
-  static const std::regex kBuild(R"((?:^|[\s:(])build:? b?([0-9]+)\b)");
+  static const Regex kBuild(R"((?:^|[\s:(])build:? b?([0-9]+)\b)");
   const size_t end = std::min(limit, log_text.size());
   for (size_t pos = 0; pos < end;) {
     size_t nl = log_text.find('\n', pos);
     if (nl == std::string::npos) nl = log_text.size();
-    std::string line = log_text.substr(pos, std::min<size_t>(nl - pos, 1024));  // long lines are request dumps
+    const std::string_view line = std::string_view(log_text).substr(pos, nl - pos);
     pos = nl + 1;
-    if (line.find("build") == std::string::npos) continue;
-    std::smatch m;
-    if (std::regex_search(line, m, kBuild)) return m[1];
+    RegexMatch m;
+    if (regex_search(line, kBuild, m)) return m.str(1);
   }
   return "";
 }

@@ -28,6 +28,10 @@ struct Fingerprint {
   // Runtime
   std::string runtime, runtime_version, runtime_build;  // adapter name, `--version` text, build id (build_regex)
   std::string runtime_build_log;                         // the build id the runtime's own log states; empty: not stated
+  // What the build says it compiled, from its own log (llama.cpp's system_info), known after the
+  // evidence pass: the K/V pairs with fused kernels ("q4_0-q4_0,q8_0-q8_0,f16-f16,bf16-bf16", "all"
+  // for every pair) and the GPU architectures ("500,610,...,900"); empty: not stated.
+  std::string runtime_fa_pairs, runtime_gpu_archs;
   // Case (empty in the machine part)
   std::string model_sha256;
   std::string launch;  // the case's launch argv template, space-joined (placeholders unexpanded: stable)
@@ -57,6 +61,18 @@ struct FieldChange {
 std::vector<FieldChange> fingerprint_changes(const Fingerprint& before, const Fingerprint& after);
 // "  runtime_build: 11000 -> 11669\n" per change, or "  (no change)\n".
 std::string describe_changes(const std::vector<FieldChange>& changes, const std::string& indent = "  ");
+
+// The K/V pairs a fingerprint's runtime_fa_pairs names ("all": every pair), and the pairs that
+// differ between two of them: what the new build compiles that the old did not, and what it no
+// longer compiles.
+struct FaPairChange {
+  std::vector<std::string> added, removed;
+  bool all_before = false, all_after = false;
+  bool any() const { return !added.empty() || !removed.empty() || all_before != all_after; }
+};
+FaPairChange fa_pair_change(const std::string& before, const std::string& after);
+// Whether K/V `pair` ("q5_1-q5_1") has fused kernels in a build whose runtime_fa_pairs is `pairs`.
+bool fa_pair_compiled(const std::string& pairs, const std::string& pair);
 
 // Same CPU model, core count and GPU: goldens of one are a fair baseline for the other.
 bool same_hardware(const Fingerprint& a, const Fingerprint& b);

@@ -4,7 +4,9 @@
 #include <cstdio>
 
 #include "report/headroom_text.h"
+#include "report/server_gauges_text.h"
 #include "util/format_number.h"
+#include "report/degradation_text.h"
 #include "util/text.h"
 #include "util/utf8.h"
 
@@ -82,13 +84,14 @@ std::string ab_to_text(const AbRun& r) {
 
   out += "\n## Evidence (one verbose pass per arm)\n";
   for (const AbArm* a : {&r.on, &r.off}) {
-    out += "  arm " + pad(a->name, 4) + pad("(" + a->flag_value + "):", 8) + a->verdict +
+    out += "  arm " + pad(a->name, 4) + pad("(" + a->flag_value + "):", 8) + a->verdict + (a->degraded ? ", degraded" : "") +
            (a->verdict_backend.empty() ? "" : " (" + a->verdict_backend + ")") +
            (a->levels_used.empty() ? "" : " [" + join(a->levels_used, "+") + "]") + ", " +
            (a->verdict_as_required ? "as required" : std::string("NOT as required: must be ") + (a->name == "on" ? "active" : "not active")) +
            "; " + a->evidence_signals + "\n";
     out += "    timed launches tied to it: " + (a->signal_mismatches.empty() ? std::string("yes (same signals)") : join(a->signal_mismatches, "; ")) + "\n";
     out += "    probed check (timed configuration + kernel probe): " + a->probed_check + "\n";
+    if (a->degraded) out += "    " + degradation_text(*a->degraded) + "\n";
   }
 
   out += "\n## Headlines (figures that decide, were stated, or differ unpredicted)\n";
@@ -134,6 +137,8 @@ std::string ab_to_text(const AbRun& r) {
            " s at concurrency " + std::to_string(a->sustained_concurrency) + "\n";
     for (const auto& d : a->drift_lines) out += "    drift " + d + "\n";
     if (a->drift_lines.empty()) out += "    drift: not measured, fewer than 16 requests (a longer --sustained-s)\n";
+    if (a->sustained_gauges)
+      for (const auto& l : server_gauges_lines(*a->sustained_gauges, "sustained phase")) out += "    " + l + "\n";
   }
 
   out += "\n## Memory (last launch of each arm)\n";
@@ -192,6 +197,7 @@ nlohmann::ordered_json ab_to_json(const AbRun& r) {
                      {"evidence", {{"verdict", a->verdict}, {"backend", a->verdict_backend}, {"levels_used", a->levels_used},
                                    {"as_required", a->verdict_as_required}, {"explanation", a->verdict_explanation},
                                    {"quotes", a->verdict_quotes}, {"signals", a->evidence_signals},
+                                   {"degraded", a->degraded ? nlohmann::ordered_json(degradation_text(*a->degraded)) : nlohmann::ordered_json(nullptr)},
                                    {"signal_mismatches", a->signal_mismatches}, {"probed_check", a->probed_check},
                                    {"probed_mismatches", a->probed_mismatches}}},
                      {"launch", {{"timed_argv", a->timed_argv}, {"evidence_argv", a->evidence_argv}, {"evidence_env", a->evidence_env}}},
@@ -200,7 +206,8 @@ nlohmann::ordered_json ab_to_json(const AbRun& r) {
                      {"memory", {{"kv_buffer_mib", a->kv_mib_by_device}, {"compute_buffer_mib", a->compute_mib_by_device}, {"gpu", a->gpu_memory},
                                  {"headroom", headroom_json(a->headroom, a->headroom_why_not)}}},
                      {"sustained", {{"ran", a->sustained_ran}, {"wall_s", a->sustained_wall_s}, {"requests", a->sustained_requests},
-                                    {"concurrency", a->sustained_concurrency}, {"drift", a->drift_lines}}},
+                                    {"concurrency", a->sustained_concurrency}, {"drift", a->drift_lines},
+                                    {"server_gauges", a->sustained_gauges ? server_gauges_json(*a->sustained_gauges) : nlohmann::ordered_json(nullptr)}}},
                      {"answers", a->answers},
                      {"unstable_answers", a->unstable_answers},
                      {"errors", a->errors}};

@@ -11,7 +11,9 @@
 
 #include "measure/ab_stats.h"
 #include "measure/kv_headroom.h"
+#include "measure/server_gauges.h"
 #include "report/run_result.h"
+#include "evidence/verdict_types.h"
 #include "util/result.h"
 
 namespace fp {
@@ -26,6 +28,7 @@ struct AbArm {
   std::string verdict_explanation;
   std::vector<std::string> verdict_quotes;
   bool verdict_as_required = false;      // on: active; off: not active
+  std::optional<Degradation> degraded;   // the on arm ran the fused path on converted data
   std::string evidence_signals;          // e.g. "flash attention enabled; graph splits 1"
   std::vector<std::string> signal_mismatches;  // a timed launch that differs from the evidence pass
   std::string probed_check = "not run";        // flow/passes/probed_check.h
@@ -40,6 +43,7 @@ struct AbArm {
   std::string headroom_why_not = "no timed launch was measured";
   // Sustained phase
   bool sustained_ran = false;
+  std::optional<ServerGauges> sustained_gauges;  // the runtime's own metrics over the sustained phase
   double sustained_wall_s = 0;
   size_t sustained_requests = 0;
   int sustained_concurrency = 0;

@@ -43,7 +43,7 @@ std::string render_html_report(const ReportData& d) {
   out += "<table><tr><th>case</th><th>status</th><th>verdict</th><th>job</th><th>runtime</th><th>first failure</th></tr>";
   for (size_t i = 0; i < d.cases.size(); ++i) {
     const json& r = d.cases[i].result;
-    const std::string s = str(r, {"status"}), v = str(r, {"verdict", "state"}, "no evidence");
+    const std::string s = str(r, {"status"}), v = str(r, {"verdict", "state_text"}, str(r, {"verdict", "state"}, "no evidence"));
     auto failures = strings(r, "failures");
     out += "<tr><td><a href=\"#case-" + std::to_string(i) + "\">" + esc(str(r, {"case"})) + "</a></td><td>" + badge(s, status_class(s)) + "</td><td>" +
            badge(v, status_class(v)) + " " + esc(str(r, {"verdict", "backend"})) + "</td><td>" + esc(str(r, {"job"})) + "</td><td>" +

@@ -48,8 +48,9 @@ std::string golden_limit_text(const GoldenMark& g) {
 
 std::string verdict_block(const json& v, const json& expect) {
   std::string state = str(v, {"state"}, "no evidence");
+  const bool degraded = v.is_object() && v.contains("degraded") && v["degraded"].is_object();
   bool as_expected = v.is_object() && v.value("as_expected", false);
-  std::string out = "<h3>Verdict</h3><p>" + badge(state, status_class(state)) + " ";
+  std::string out = "<h3>Verdict</h3><p>" + (degraded ? badge(state + ", degraded", "warn") : badge(state, status_class(state))) + " ";
   std::string backend = str(v, {"backend"});
   if (!backend.empty()) out += "on <code>" + esc(backend) + "</code> ";
   out += as_expected ? badge("as expected", "ok") : badge("not as expected", "bad");
@@ -57,6 +58,18 @@ std::string verdict_block(const json& v, const json& expect) {
          std::string(expect.is_object() && expect.value("fused_attention", true) ? "active" : "not active") + " on <code>" +
          esc(str(expect, {"backend"})) + "</code></p>";
   out += "<p>" + esc(str(v, {"explanation"})) + "</p>";
+  if (degraded) {  // the fused path on data the runtime converted first
+    const json& d = v["degraded"];
+    out += "<p class=\"notes\"><b>Degraded:</b> K/V <code>" + esc(str(d, {"k_type"})) + "-" + esc(str(d, {"v_type"})) + "</code>";
+    if (!str(d, {"converted_to"}).empty()) out += " converted to <code>" + esc(str(d, {"converted_to"})) + "</code>";
+    out += ". " + esc(str(d, {"cause"})) + ".";
+    if (!str(d, {"runtime_says"}).empty()) out += "<br>The runtime: <code>" + esc(str(d, {"runtime_says"})) + "</code>";
+    if (!str(d, {"kernels_say"}).empty()) out += "<br>Kernels: " + esc(str(d, {"kernels_say"}));
+    out += "<br>Cost: " + (d.contains("conversion_share") && d["conversion_share"].is_number()
+                                ? esc(fixed(d["conversion_share"].get<double>() * 100, 1)) + "% of GPU time converting the KV cache"
+                                : std::string("not measured (no kernel tally)"));
+    out += "<br>Remedy: " + esc(str(d, {"remedy"})) + "</p>";
+  }
   auto used = strings(v, "levels_used"), unavailable = strings(v, "levels_unavailable");
   out += "<p>Evidence levels used: <b>" + esc(used.empty() ? "none" : join(used, ", ")) + "</b>";
   if (!unavailable.empty()) out += "; unavailable: " + esc(join(unavailable, "; "));

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "report/degradation_text.h"
 #include "util/text.h"
 #include "util/utf8.h"
 
@@ -41,7 +42,7 @@ nlohmann::ordered_json number_or_null(double v) { return std::isfinite(v) ? nloh
 
 std::string verdict_cell(const MatrixRow& r) {
   switch (r.outcome) {
-    case RowOutcome::Ran: return r.verdict + (r.silent_fallback ? " (silent fallback)" : "");
+    case RowOutcome::Ran: return r.verdict + (r.degraded ? ", degraded" : "") + (r.silent_fallback ? " (silent fallback)" : "");
     case RowOutcome::Refused: return "refused by the runtime";
     case RowOutcome::NotRun: return "not run";
     case RowOutcome::Failed: break;
@@ -155,6 +156,7 @@ std::string matrix_to_text(const MatrixRun& m) {
     if (!r.verdict.empty()) {
       out += "  verdict: " + r.verdict + (r.verdict_as_flag ? "" : " (not what the flag asked for)") + "; levels: " +
              (r.levels_used.empty() ? "none" : join(r.levels_used, ", ")) + "\n";
+      if (r.degraded) out += "  " + degradation_text(*r.degraded) + "\n";
       out += "  attention nodes: " + attention_nodes_text(r) + "\n";
       std::vector<std::string> splits;
       for (int s : r.graph_splits) splits.push_back(std::to_string(s));
@@ -217,6 +219,7 @@ nlohmann::ordered_json matrix_to_json(const MatrixRun& m) {
     row["detail"] = r.detail;
     row["verdict"] = r.verdict;
     row["verdict_as_flag"] = r.verdict_as_flag;
+    row["degraded"] = r.degraded ? nlohmann::ordered_json(degradation_text(*r.degraded)) : nlohmann::ordered_json(nullptr);
     row["silent_fallback"] = r.silent_fallback;
     row["disagreement"] = r.disagreement;
     row["levels_used"] = r.levels_used;

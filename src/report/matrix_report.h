@@ -6,10 +6,12 @@
 
 #include <cmath>
 #include <map>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "evidence/verdict_types.h"
 #include "util/result.h"
 
 namespace fp {
@@ -41,6 +43,7 @@ struct MatrixRow {
   std::string verdict;            // active | not active | no evidence
   bool verdict_as_flag = false;   // flag on: active where expected; off: not active (evidence/verdict.h)
   bool silent_fallback = false;
+  std::optional<Degradation> degraded;  // active, but on data the runtime converted first
   bool disagreement = false;
   std::vector<std::string> levels_used;
   std::string fused_op, unfused_op;  // as the placement names them (FLASH_ATTN, SOFT_MAX)

@@ -1,12 +1,12 @@
 #include "report/redact.h"
 
-#include <regex>
+#include "util/regex.h"
 
 namespace fp {
 
 bool is_secret_name(const std::string& name) {
-  static const std::regex secret("(api[-_]?key|token|secret|passw(or)?d|auth|credential)", std::regex::icase);
-  return std::regex_search(name, secret);
+  static const Regex secret("(api[-_]?key|token|secret|passw(or)?d|auth|credential)", true);
+  return regex_search(name, secret);
 }
 
 std::vector<std::string> redact_argv(const std::vector<std::string>& argv) {

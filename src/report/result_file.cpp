@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "report/headroom_text.h"
+#include "report/server_gauges_text.h"
 #include "util/format_number.h"
 #include "util/sha256.h"
 #include "util/text.h"
@@ -23,6 +24,32 @@ void line(std::string& out, const std::string& key, const std::string& value) {
   out += key + " = " + v + "\n";
 }
 
+nlohmann::ordered_json degradation_json(const Degradation& d) {
+  using json = nlohmann::ordered_json;
+  return {{"k_type", d.k_type}, {"v_type", d.v_type}, {"converted_to", d.converted_to}, {"runtime_says", d.quote},
+          {"line", d.line}, {"kernels_say", d.kernels_say}, {"cause", d.cause}, {"remedy", d.remedy},
+          {"compiled_pairs", d.compiled_pairs}, {"all_pairs_compiled", d.all_pairs_compiled},
+          {"conversion_share", d.conversion_share ? json(*d.conversion_share) : json(nullptr)},
+          {"conversion_kernels", d.conversion_kernels}};
+}
+
+Degradation degradation_from_json(const nlohmann::json& j) {
+  Degradation d;
+  d.k_type = j.value("k_type", "");
+  d.v_type = j.value("v_type", "");
+  d.converted_to = j.value("converted_to", "");
+  d.quote = j.value("runtime_says", "");
+  d.line = j.value("line", size_t{0});
+  d.kernels_say = j.value("kernels_say", "");
+  d.cause = j.value("cause", "");
+  d.remedy = j.value("remedy", "");
+  d.compiled_pairs = j.value("compiled_pairs", std::vector<std::string>{});
+  d.all_pairs_compiled = j.value("all_pairs_compiled", false);
+  if (j.contains("conversion_share") && j["conversion_share"].is_number()) d.conversion_share = j["conversion_share"].get<double>();
+  d.conversion_kernels = j.value("conversion_kernels", std::vector<std::string>{});
+  return d;
+}
+
 }  // namespace
 
 std::string result_to_text(const RunResult& r) {
@@ -39,6 +66,11 @@ std::string result_to_text(const RunResult& r) {
   line(out, "runtime.build", r.runtime_build);
   line(out, "flashproof.version", r.flashproof_version);
   line(out, "fingerprint", r.fingerprint_id);
+  // What the build says it compiled (its system_info): part of its identity.
+  if (r.fingerprint.is_object())
+    for (const char* key : {"runtime_fa_pairs", "runtime_gpu_archs"})
+      if (r.fingerprint.contains(key) && r.fingerprint[key].is_string() && !r.fingerprint[key].get<std::string>().empty())
+        line(out, std::string("fingerprint.") + key, r.fingerprint[key].get<std::string>());
   line(out, "model.path", r.model_path);
   line(out, "model.sha256", r.model_sha256);
   if (!r.attached.empty()) {
@@ -65,7 +97,18 @@ std::string result_to_text(const RunResult& r) {
   line(out, "expect.fused_attention", r.expect_fused ? "true" : "false");
   line(out, "expect.backend", r.expect_backend);
   const RunVerdict& v = r.verdict;
-  line(out, "verdict", to_string(v.activity));
+  line(out, "verdict", verdict_state_text(v.activity, v.degraded.has_value()));
+  if (v.degraded) {
+    const Degradation& d = *v.degraded;
+    line(out, "verdict.degraded.kv", d.k_type + "-" + d.v_type + (d.converted_to.empty() ? "" : " converted to " + d.converted_to));
+    if (!d.quote.empty()) line(out, "verdict.degraded.runtime_says", "line " + std::to_string(d.line) + ": " + d.quote);
+    if (!d.kernels_say.empty()) line(out, "verdict.degraded.kernels_say", d.kernels_say);
+    line(out, "verdict.degraded.cause", d.cause);
+    line(out, "verdict.degraded.remedy", d.remedy);
+    line(out, "verdict.degraded.cost", d.conversion_share ? fixed(*d.conversion_share * 100, 1) + "%" + " of GPU time in converting the KV cache" +
+                                                                (d.conversion_kernels.empty() ? "" : " (" + join(d.conversion_kernels, ", ") + ")")
+                                                          : "not measured (no kernel tally)");
+  }
   line(out, "verdict.backend", backends_text(v.fused_backends));
   line(out, "verdict.as_expected", v.as_expected ? "true" : "false");
   line(out, "verdict.levels_used", join(v.levels_used, "; "));
@@ -104,6 +147,10 @@ std::string result_to_text(const RunResult& r) {
     line(out, k + ".launch_medians", join(medians, " "));
   }
   line(out, "fidelity", r.fidelity);
+  if (r.server_gauges) {
+    const auto lines = server_gauges_lines(*r.server_gauges, "timed runs");
+    for (size_t i = 0; i < lines.size(); ++i) line(out, "server_gauges." + std::to_string(i + 1), lines[i]);
+  }
   for (const auto& [k, v] : r.workload) line(out, "workload." + k, v);
   line(out, "memory.kv_cache_mib", r.kv_cache_mib ? fixed(*r.kv_cache_mib, 3, "nan") : "not reported by the runtime");
   if (r.kv_cache_tokens) line(out, "memory.kv_cache_tokens", std::to_string(*r.kv_cache_tokens));
@@ -151,7 +198,9 @@ nlohmann::ordered_json result_to_json(const RunResult& r) {
   const RunVerdict& v = r.verdict;
   j["verdict"] = {{"state", to_string(v.activity)}, {"backend", backends_text(v.fused_backends)}, {"as_expected", v.as_expected},
                   {"levels_used", v.levels_used}, {"levels_unavailable", v.levels_unavailable},
-                  {"explanation", v.explanation}, {"quotes", v.quotes}, {"causes", r.verdict_causes}};
+                  {"explanation", v.explanation}, {"quotes", v.quotes}, {"causes", r.verdict_causes},
+                  {"state_text", verdict_state_text(v.activity, v.degraded.has_value())},
+                  {"degraded", v.degraded ? degradation_json(*v.degraded) : json(nullptr)}};
   j["signals"] = {{"evidence_pass", r.evidence_signals}, {"evidence_load", r.evidence_load}, {"timed_runs", r.timed_signals}, {"probed_check", r.probed_check},
                   {"mismatches", r.signal_mismatches}};
   json families = json::array();
@@ -171,6 +220,7 @@ nlohmann::ordered_json result_to_json(const RunResult& r) {
   j["launches"] = r.launches;
   j["figures"] = figs;
   j["fidelity"] = r.fidelity;
+  j["server_gauges"] = r.server_gauges ? server_gauges_json(*r.server_gauges) : json(nullptr);
   if (!r.workload.empty()) {
     json w = json::object();
     for (const auto& [k, v] : r.workload) w[k] = v;
@@ -237,6 +287,8 @@ Result<RunResult> load_result_json(const std::string& path) {
     r.verdict.explanation = j.at("verdict").at("explanation").get<std::string>();
     r.verdict.levels_used = j.at("verdict").value("levels_used", std::vector<std::string>{});
     r.verdict.levels_unavailable = j.at("verdict").value("levels_unavailable", std::vector<std::string>{});
+    if (j["verdict"].contains("degraded") && j["verdict"]["degraded"].is_object())  // absent in older result files
+      r.verdict.degraded = degradation_from_json(j["verdict"]["degraded"]);
     r.evidence_signals = j.at("signals").at("evidence_pass").get<std::string>();
     r.timed_signals = j.at("signals").at("timed_runs").get<std::string>();
     r.evidence_load = j["signals"].value("evidence_load", std::string());
@@ -302,6 +354,7 @@ Result<RunResult> load_result_json(const std::string& path) {
       return make_error(path + ": verdict.backend \"" + backend + "\" is not a placement such as \"CPU 30, CUDA0 126\" (backend, fused nodes)");
     r.verdict.fused_backends = *placed;
     r.verdict_causes = j.at("verdict").value("causes", std::vector<std::string>{});
+    if (j.contains("server_gauges") && j["server_gauges"].is_object()) r.server_gauges = server_gauges_from_json(j["server_gauges"]);
   } catch (const nlohmann::json::exception& e) {
     return make_error(path + ": not a valid result file: " + e.what());
   }

@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <regex>
 
 #include "util/json_fields.h"
 #include "runtime/runtime_data.h"
 #include "util/text.h"
+#include "util/regex.h"
 
 namespace fp {
 
@@ -89,11 +89,7 @@ Result<Adapter> load_adapter_file(const std::string& path, const std::string& ru
     FP_TRY(ad.list_devices_args, a.string_list("list_devices_args"));
   }
   for (const char* key : {"version_regex", "build_regex", "port_in_use_regex"}) {
-    try {
-      std::regex re(a.raw()[key].get<std::string>());
-    } catch (const std::regex_error& e) {
-      return a.error(key, std::string("not a valid regular expression: ") + e.what());
-    }
+    if (auto re = Regex::compile(a.raw()[key].get<std::string>()); !re) return a.error(key, re.error().message);
   }
   if (a.has("evidence_env")) {
     FP_TRY(JsonFields env, a.object("evidence_env"));

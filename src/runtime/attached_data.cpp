@@ -1,9 +1,9 @@
 #include "runtime/attached_data.h"
 
-#include <regex>
 
 #include "util/json_fields.h"
 #include "runtime/runtime_data.h"
+#include "util/regex.h"
 
 namespace fp {
 
@@ -23,11 +23,8 @@ Result<AttachedData> load_attached_data(const std::string& runtime) {
     }
   }
   FP_TRY(d.build_from_system_fingerprint, a.string_or("build_from_system_fingerprint", ""));
-  try {
-    std::regex re(d.build_from_system_fingerprint);
-  } catch (const std::regex_error& e) {
-    return a.error("build_from_system_fingerprint", std::string("not a valid regular expression: ") + e.what());
-  }
+  if (auto re = Regex::compile(d.build_from_system_fingerprint); !re)
+    return a.error("build_from_system_fingerprint", re.error().message);
   return d;
 }
 

@@ -10,7 +10,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <thread>
 
 #include "client/http_client.h"
@@ -18,6 +17,7 @@
 #include "util/text.h"
 #include "util/seconds_since.h"
 #include "util/utf8.h"
+#include "util/regex.h"
 
 namespace fp {
 namespace {
@@ -169,13 +169,13 @@ Result<RuntimeOutput> runtime_output(const RuntimeCommand& cmd, const std::vecto
 Result<RuntimeVersion> runtime_version(const RuntimeCommand& cmd, const Adapter& adapter, const std::string& scratch_dir) {
   FP_TRY(RuntimeOutput run, runtime_output(cmd, adapter.version_args, {}, scratch_dir));
   const std::string& out = run.text;
-  std::smatch m;
+  RegexMatch m;
   RuntimeVersion v;
-  if (!std::regex_search(out, m, std::regex(adapter.version_regex)))
+  if (!regex_search(out, Regex(adapter.version_regex), m))
     return make_error(join(run.argv, " ") + " " + run.exit + "; its output has no version matching " +
                       quote(adapter.version_regex) + ":\n" + run.tail);
-  v.text = m[1];
-  if (std::regex_search(out, m, std::regex(adapter.build_regex))) v.build = m[1];
+  v.text = m.str(1);
+  if (regex_search(out, Regex(adapter.build_regex), m)) v.build = m.str(1);
   return v;
 }
 
@@ -255,7 +255,7 @@ std::string text_tail(const std::string& text, size_t lines) {
 Result<RunningServer> start_server(LaunchSpec spec, const Adapter& adapter) { return start_server(std::move(spec), adapter, nullptr); }
 
 Result<RunningServer> start_server(LaunchSpec spec, const Adapter& adapter, StartFailure* why) {
-  const std::regex port_taken(adapter.port_in_use_regex);
+  const Regex port_taken(adapter.port_in_use_regex);
   // Under `ctest --resource-spec-file`, the GPUs CTest allotted this test (runtime/ctest_gpus.h).
   FP_TRY(auto ctest_gpus, ctest_gpu_ids());
   if (ctest_gpus) {
@@ -282,7 +282,7 @@ Result<RunningServer> start_server(LaunchSpec spec, const Adapter& adapter, Star
       ExitInfo e = p.runtime_end();
       if (e.exited) {
         auto log = read_file(spec.log_path);
-        if (attempt < 2 && log && std::regex_search(*log, port_taken)) {
+        if (attempt < 2 && log && regex_search(*log, port_taken)) {
           FP_TRY(int port, free_loopback_port());
           for (auto& a : spec.argv)
             if (a == std::to_string(spec.port)) a = std::to_string(port);

@@ -2,7 +2,8 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <regex>
+
+#include "util/regex.h"
 
 namespace fp {
 namespace {
@@ -10,7 +11,10 @@ namespace {
 namespace fs = std::filesystem;
 
 // llama.cpp's split_path format: "%s-%05d-of-%05d.gguf".
-const std::regex kSplit(R"((.*)-([0-9]{5})-of-([0-9]{5})\.gguf)");
+const Regex& split_pattern() {
+  static const Regex re(R"((.*)-([0-9]{5})-of-([0-9]{5})\.gguf)");
+  return re;
+}
 
 std::string shard_path(const std::string& stem, int index, int count) {
   char tail[32];
@@ -21,9 +25,9 @@ std::string shard_path(const std::string& stem, int index, int count) {
 }  // namespace
 
 SplitName split_name(const std::string& path) {
-  std::smatch m;
-  if (!std::regex_match(path, m, kSplit)) return {};
-  const int index = std::stoi(m[2]), count = std::stoi(m[3]);
+  RegexMatch m;
+  if (!regex_match(path, split_pattern(), m)) return {};
+  const int index = std::stoi(m.str(2)), count = std::stoi(m.str(3));
   if (index < 1 || count < 1 || index > count) return {};
   return {index, count};
 }
@@ -31,9 +35,9 @@ SplitName split_name(const std::string& path) {
 Result<std::vector<std::string>> model_files(const std::string& path) {
   const SplitName s = split_name(path);
   if (s.count == 0) return std::vector<std::string>{path};
-  std::smatch m;
-  std::regex_match(path, m, kSplit);
-  const std::string stem = m[1];
+  RegexMatch m;
+  regex_match(path, split_pattern(), m);
+  const std::string stem = m.str(1);
   if (s.index != 1)
     return make_error(path + ": shard " + std::to_string(s.index) + " of a split GGUF; name its first shard, " +
                       shard_path(stem, 1, s.count) + " (the runtime loads the others from it)");

@@ -29,6 +29,9 @@ foreach(pattern
     "## Same system\\?"
     "ttft_ms_p95 +off [0-9.]+ +on [0-9.]+ +on-off"
     "arm on: [0-9]+ requests in [0-9.]+ s at concurrency 2"
+    # the runtime's own gauges over the sustained phase (--metrics), its token counters against ours
+    "sustained phase: the runtime's gauges at their peak \\([0-9]+ scrapes of /metrics\\): requests deferred \\(queued\\) [0-9]+, requests processing [0-9]+"
+    "sustained phase: tokens, the runtime's counters against flashproof's own: prompt [0-9]+ [^\n]* against [0-9]+, output [0-9]+ against [0-9]+\n"
     "arm off timed: +[^\n]*-fa off")
   if(NOT text MATCHES "${pattern}")
     message(FATAL_ERROR "ab.txt lacks /${pattern}/; files kept in ${OUT}\n${text}")

@@ -42,7 +42,7 @@ TEST(VllmSignatures, FileLoadsNamingAttentionBackends) {
 
 TEST(VllmSignatures, EveryRuleMatchesItsExamplesAndNotItsCounterExamples) {
   const auto& sigs = vllm_signatures();
-  std::smatch m;
+  RegexMatch m;
   for (const auto* section : {&sigs.log, &sigs.kernels}) {
     for (const auto& rule : *section) {
       for (const auto& ex : rule.examples) {
@@ -63,9 +63,9 @@ TEST(VllmSignatures, EveryRuleMatchesItsExamplesAndNotItsCounterExamples) {
   }
   for (const auto* prefix : {&sigs.process_prefix, &sigs.record_prefix}) {
     ASSERT_TRUE(prefix->has_value());
-    for (const auto& ex : (*prefix)->examples) EXPECT_TRUE(std::regex_search(ex, m, (*prefix)->regex)) << ex;
+    for (const auto& ex : (*prefix)->examples) EXPECT_TRUE(regex_search(ex, (*prefix)->regex, m)) << ex;
     for (const auto& ex : (*prefix)->counter_examples)
-      EXPECT_FALSE(std::regex_search(ex, m, (*prefix)->regex) && m.position(0) == 0) << ex;
+      EXPECT_FALSE(regex_search(ex, (*prefix)->regex, m) && m.position(0) == 0) << ex;
   }
 }
 

@@ -96,6 +96,7 @@ void run_evidence(ArmState& s, const AbRunOptions& o) {
   s.arm.verdict_explanation = v.explanation;
   s.arm.verdict_quotes = v.quotes;
   s.arm.verdict_as_required = verdict_as_expected(v, /*expect_fused=*/s.arm.name == "on");
+  s.arm.degraded = v.degraded;
   s.evidence_signals = ev->signals;
   s.arm.evidence_signals = signals_text(ev->signals);
   s.evidence_ok = true;
@@ -171,6 +172,7 @@ void run_sustained(ArmState& s, const SustainedOptions& so, const AbRunOptions& 
   for (const auto& e : pass->errors) s.arm.errors.push_back(e);
   SustainedFigures f = sustained_figures(*pass, so.concurrency);
   s.arm.sustained_ran = true;
+  s.arm.sustained_gauges = pass->server_gauges;
   s.arm.sustained_wall_s = f.wall_s;
   s.arm.sustained_requests = f.requests;
   s.arm.sustained_concurrency = so.concurrency;

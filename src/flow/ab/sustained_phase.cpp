@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "client/metrics_scraper.h"
 #include "client/stream_metrics.h"
 #include "flow/passes/request_builder.h"
 #include "runtime/launcher.h"
@@ -40,6 +41,11 @@ Result<SustainedPass> run_sustained_phase(const CaseContext& ctx, const Sustaine
 
   // Closed loop in chunks: `conc` in flight, the next sent as one ends. Each chunk is sized from the
   // rate so far to fill the time left (at least `conc` requests), so the phase ends near duration_s.
+  std::optional<MetricsScraper> scraper;
+  if (ctx.metrics.present) {  // timed_args turned the endpoint on (flow/passes/case_context.h)
+    scraper.emplace(server.base_url, ctx.metrics);
+    scraper->start();
+  }
   const auto t0 = Clock::now();
   size_t next = 0;
   while (out.errors.empty() && !interrupted() && seconds_since(t0) < options.duration_s) {
@@ -67,6 +73,14 @@ Result<SustainedPass> run_sustained_phase(const CaseContext& ctx, const Sustaine
     next += chunk.size();
   }
   out.wall_s = seconds_since(t0);
+  if (scraper) {
+    out.server_gauges = scraper->stop();
+    for (const auto& r : out.requests) {
+      if (r.result.prompt_tokens < 0 || r.result.completion_tokens < 0) out.server_gauges->own_known = false;
+      out.server_gauges->own_prompt_tokens += std::max(r.result.prompt_tokens, 0);
+      out.server_gauges->own_output_tokens += std::max(r.result.completion_tokens, 0);
+    }
+  }
   if (interrupted()) out.errors.push_back(interrupted_text());
   server.process.stop(5.0);
   std::stable_sort(out.requests.begin(), out.requests.end(),

@@ -4,12 +4,14 @@
 // (the last window of requests against the first).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "client/stream_client.h"
 #include "flow/passes/case_context.h"
 #include "measure/ab_stats.h"
+#include "measure/server_gauges.h"
 
 namespace fp {
 
@@ -30,6 +32,7 @@ struct SustainedPass {
   double wall_s = 0;                        // first request sent -> last request done
   std::vector<SustainedRequest> requests;   // in order of start
   std::vector<std::string> errors;
+  std::optional<ServerGauges> server_gauges;  // the runtime's own metrics over the phase (runtime/metrics_data.h)
 };
 
 // Launches the runtime (log <out_dir>/sustained.log) and runs the phase. An error only when the

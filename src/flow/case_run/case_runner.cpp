@@ -30,6 +30,7 @@
 #include "report/headroom_text.h"
 #include "report/redact.h"
 #include "report/result_file.h"
+#include "report/server_gauges_text.h"
 #include "runtime/cpu_quota.h"
 #include "util/disk_space.h"
 #include "util/run_folder.h"
@@ -222,6 +223,7 @@ void note_evidence(const CaseContext& ctx, const EvidenceOutcome& ev, RunResult&
   for (int l : v.levels_used) r.verdict.levels_used.push_back(v.levels[static_cast<size_t>(l - 1)].name);
   r.verdict.levels_unavailable = v.levels_unavailable;
   r.verdict.as_expected = verdict_as_expected(v, c.expect.fused_attention);
+  r.verdict.degraded = v.degraded;
   r.evidence_signals = signals_text(ev.signals);
   r.evidence_load = ev.load;
   if (ev.kernels) add_kernel_launch(r.kernel_families, r.kernel_launches, family_shares(*ev.kernels), "evidence pass");
@@ -231,6 +233,8 @@ void note_evidence(const CaseContext& ctx, const EvidenceOutcome& ev, RunResult&
     r.failures.push_back(std::string("fused attention expected ") + (c.expect.fused_attention ? "active" : "not active") +
                          " on " + c.expect.backend + ", evidence says " + to_string(v.activity) + ": " + v.explanation +
                          (ev.causes_line.empty() ? "" : ". " + ev.causes_line));
+  else if (const std::string why = degradation_unexpected(v.degraded, c.expect.degraded); !why.empty())
+    r.failures.push_back("expect.degraded " + std::string(*c.expect.degraded ? "true" : "false") + ": " + why);
 }
 
 // The timed runs: `launches` fresh launches, each a cold start of the runtime (flow/passes/launches.h).
@@ -336,6 +340,11 @@ bool note_timed_runs(const CaseContext& ctx, const ServerMode& server, const Evi
   r.cold_first_e2e_ms = first.cold_first.e2e_s >= 0 ? first.cold_first.e2e_s * 1e3 : -1;
   r.figures = launch_figures(c, passes);
   r.fidelity = fidelity_summary(pooled);
+  for (const auto& p : passes)
+    if (p.server_gauges) {
+      if (!r.server_gauges) r.server_gauges = *p.server_gauges;
+      else merge_server_gauges(*r.server_gauges, *p.server_gauges);
+    }
   WorkloadSummary workload = summarize_workload(ctx, pooled);
   r.workload = workload.lines;
   if (pooled.peak_rss_bytes) r.peak_rss_mib = static_cast<double>(*pooled.peak_rss_bytes) / (1024.0 * 1024.0);
@@ -563,6 +572,8 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
   adopt_fitted_prompts(ctx, ev->prompts);
   server->note_evidence(ctx, *ev, r);
   fpr.runtime_build_log = build_stated_in_log(file_head(ev->log_path, 1 << 20));
+  fpr.runtime_fa_pairs = ev->log.scan.build_kernels.fa_pairs_field();
+  fpr.runtime_gpu_archs = ev->log.scan.build_kernels.gpu_archs;
   r.fingerprint = fpr.to_json();  // complete now: the golden step compares and records it
   note_evidence(ctx, *ev, r);
   return finish(measure_and_compare(ctx, *server, *ev, o, r));

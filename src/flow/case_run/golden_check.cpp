@@ -48,6 +48,7 @@ Result<RecordedVerdict> load_recorded_verdict(const std::string& path) {
     v.fused_backends = *placed;
     v.levels_known = j.contains("levels_used");
     if (v.levels_known) v.levels_used = j.at("levels_used").get<std::vector<std::string>>();
+    if (j.contains("degraded")) v.degraded = j.at("degraded").get<bool>();
     return v;
   } catch (const nlohmann::json::exception& e) {
     return make_error(path + ": not a valid verdict file (truncated or corrupt?): " + e.what());
@@ -139,8 +140,8 @@ void compare_verdict(const GoldenPaths& paths, RunResult& r) {
     r.failures.push_back("recorded verdict unreadable (left untouched): " + before.error().message);
     return;
   }
-  const std::string was = recorded_verdict_text(before->state, before->backend), now = verdict_text(r.verdict);
-  if (before->state != to_string(r.verdict.activity) || fused_devices_differ(before->fused_backends, r.verdict.fused_backends))
+  const std::string was = recorded_verdict_text(*before), now = verdict_text(r.verdict);
+  if (verdict_differs(*before, r.verdict))
     r.failures.push_back("verdict differs from the one recorded with the golden (" + paths.verdict_file + "): " + was + " -> " + now);
   else
     r.golden_lines.push_back("verdict as recorded: " + now + " (recorded " + was + ")");
@@ -268,6 +269,15 @@ void compare_goldens(const GoldenCheckOptions& o, RunResult& r) {
 
 std::string recorded_verdict_text(const std::string& state, const std::string& backend) {
   return state + (backend.empty() ? "" : " (" + backend + ")");
+}
+
+std::string recorded_verdict_text(const RecordedVerdict& v) {
+  return recorded_verdict_text(v.state + (v.degraded == true && v.state == "active" ? ", degraded" : ""), v.backend);
+}
+
+bool verdict_differs(const RecordedVerdict& before, const RunVerdict& now) {
+  return before.state != to_string(now.activity) || fused_devices_differ(before.fused_backends, now.fused_backends) ||
+         (before.degraded && *before.degraded != now.degraded.has_value());
 }
 
 }  // namespace fp

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,7 +43,13 @@ struct RecordedVerdict {
   std::map<std::string, int> fused_backends;  // `backend` read back (evidence/verdict_types.h backends_from_text)
   std::vector<std::string> levels_used;  // the evidence levels that answered ("log", "placement", "kernels")
   bool levels_known = false;             // the file lists them (verdict files of older versions may not)
+  std::optional<bool> degraded;          // "active, degraded" when recorded; none in older verdict files
 };
+// Whether the run's verdict differs from the recorded one: state, devices, or degradation (when
+// the file records it).
+bool verdict_differs(const RecordedVerdict& before, const RunVerdict& now);
+// "active, degraded (CUDA0 68)" as recorded.
+std::string recorded_verdict_text(const RecordedVerdict& v);
 Result<RecordedVerdict> load_recorded_verdict(const std::string& path);
 
 // Evidence lost against the golden: the levels the recorded verdict used that this run lacks (evidence/

@@ -18,6 +18,7 @@ std::string verdict_to_json(const RunResult& r) {
   j["state"] = to_string(r.verdict.activity);
   j["backend"] = backends_text(r.verdict.fused_backends);
   j["levels_used"] = r.verdict.levels_used;
+  j["degraded"] = r.verdict.degraded.has_value();
   return j.dump(2) + "\n";
 }
 

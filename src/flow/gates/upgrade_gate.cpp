@@ -17,6 +17,7 @@
 #include "runtime/adapter.h"
 #include "runtime/launcher.h"
 #include "runtime/process.h"
+#include "runtime/runtime_data.h"
 #include "util/file_hash_cache.h"
 #include "util/model_files.h"
 #include "util/text.h"
@@ -72,7 +73,7 @@ void judge_case(const Case& c, const CaseRun& run, const GoldenPaths& paths, Gat
   auto before = load_recorded_verdict(paths.verdict_file);
   std::error_code ec;
   if (before) {
-    cr.verdict_before = recorded_verdict_text(before->state, before->backend);
+    cr.verdict_before = recorded_verdict_text(*before);
   } else if (fs::exists(paths.verdict_file, ec)) {
     cr.problems.push_back("baseline verdict unreadable: " + before.error().message);
   } else {
@@ -82,7 +83,7 @@ void judge_case(const Case& c, const CaseRun& run, const GoldenPaths& paths, Gat
     cr.problems.push_back("LOST: fused attention is " + to_string(r.verdict.activity) + " (expected " + (c.expect.fused_attention ? "active" : "not active") + " on " + c.expect.backend + "): " +
                           r.verdict.explanation);
   if (before) {
-    if (before->state != to_string(r.verdict.activity))
+    if (before->state != to_string(r.verdict.activity) || (before->degraded && *before->degraded != r.verdict.degraded.has_value()))
       cr.problems.push_back("verdict changed: " + cr.verdict_before + " -> " + cr.verdict_after);
     else if (fused_devices_differ(before->fused_backends, r.verdict.fused_backends))
       cr.problems.push_back("fused attention moved: " + cr.verdict_before + " -> " + cr.verdict_after);
@@ -91,6 +92,37 @@ void judge_case(const Case& c, const CaseRun& run, const GoldenPaths& paths, Gat
   for (const auto& f : r.failures) cr.problems.push_back(f);
   if (!r.complete) cr.outcome = "incomplete";
   else cr.outcome = cr.problems.empty() ? "pass" : "FAIL";
+}
+
+// A case's K/V pair as its launch line states it ("q5_1-q5_1"; the runtime data's cause facts
+// cache_type_k/v: -ctk/-ctv, the runtime's default where the line names none); "" when unknown.
+std::string case_kv_pair(const Case& c) {
+  auto sigs = load_runtime_signatures(c.runtime);
+  if (!sigs) return "";
+  Facts f = facts_from_argv(c.launch.argv, sigs->causes);
+  add_default_facts(sigs->causes, f);
+  if (!f.count("cache_type_k") || !f.count("cache_type_v")) return "";
+  return f["cache_type_k"] + "-" + f["cache_type_v"];
+}
+
+// "the new build compiles other K/V pairs: now also q5_1-q5_1; no longer q4_0-q4_0 (before: ...; now: ...)",
+// then the cases of the suite whose pair enters or leaves the list.
+std::string fa_pairs_text(const FaPairChange& ch, const std::string& before, const std::string& after,
+                          const std::vector<std::pair<std::string, std::string>>& case_pairs) {
+  std::vector<std::string> parts;
+  if (!ch.added.empty()) parts.push_back("now also " + join(ch.added, ", "));
+  if (!ch.removed.empty()) parts.push_back("no longer " + join(ch.removed, ", "));
+  if (ch.all_before != ch.all_after) parts.push_back(ch.all_after ? "now every pair (FA_ALL_QUANTS)" : "no longer every pair");
+  std::string out = "the new build compiles other K/V pairs: " + join(parts, "; ") + " (before: " + before + "; now: " + after + ")\n";
+  std::vector<std::string> changed;
+  for (const auto& [name, pair] : case_pairs) {
+    if (pair.empty()) continue;
+    const bool was = fa_pair_compiled(before, pair), is = fa_pair_compiled(after, pair);
+    if (was != is)
+      changed.push_back(name + " (" + pair + (is ? ": now compiled, was converted" : ": no longer compiled, now converted") + ")");
+  }
+  out += "  cases of the suite whose -ctk/-ctv pair enters or leaves the list: " + (changed.empty() ? std::string("none") : join(changed, ", ")) + "\n";
+  return out;
 }
 
 }  // namespace
@@ -155,6 +187,8 @@ GateReport run_upgrade_gate(const std::vector<std::string>& case_paths, const Ga
     size_t report_index;
   };
   std::map<std::string, std::vector<Planned>> by_id;  // current fingerprint id -> cases
+  std::vector<std::pair<std::string, std::string>> case_pairs;  // case -> its K/V pair, for a change of compiled pairs
+  bool pairs_said = false;
   for (const auto& path : case_paths) {
     GateCaseReport cr;
     cr.case_path = path;
@@ -165,6 +199,7 @@ GateReport run_upgrade_gate(const std::vector<std::string>& case_paths, const Ga
       continue;
     }
     cr.case_name = c->name;
+    case_pairs.emplace_back(c->name, case_kv_pair(*c));
     if (c->self_test) {
       cr.outcome = "skipped";
       cr.problems.push_back("self-test case (flashproof must fail it): not part of the gate");
@@ -198,6 +233,8 @@ GateReport run_upgrade_gate(const std::vector<std::string>& case_paths, const Ga
     if (machine_before) {
       Fingerprint m_now = planned.front().now;
       m_now.runtime_build_log = machine_before->runtime_build_log;  // checked after the evidence pass
+      m_now.runtime_fa_pairs = machine_before->runtime_fa_pairs;
+      m_now.runtime_gpu_archs = machine_before->runtime_gpu_archs;
       machine_changes = fingerprint_changes(*machine_before, m_now);
       say("what changed (machine and runtime, " + machine_file + " -> now):\n" + describe_changes(machine_changes));
     } else if (!machine_before.error().message.empty()) {
@@ -222,6 +259,8 @@ GateReport run_upgrade_gate(const std::vector<std::string>& case_paths, const Ga
       if (*recorded) {
         Fingerprint now = p.now;
         now.runtime_build_log = (*recorded)->runtime_build_log;
+        now.runtime_fa_pairs = (*recorded)->runtime_fa_pairs;  // from the log: compared after the run
+        now.runtime_gpu_archs = (*recorded)->runtime_gpu_archs;
         cr.changes = fingerprint_changes(**recorded, now);
         std::vector<FieldChange> case_only;
         for (const auto& ch : cr.changes)
@@ -235,6 +274,18 @@ GateReport run_upgrade_gate(const std::vector<std::string>& case_paths, const Ga
       o.rehash = false;  // probe_fingerprint hashed it (again, with --rehash) moments ago
       CaseRun run = run_case_file(p.c.file, o);
       judge_case(p.c, run, paths, cr);
+      // The build's compiled K/V pairs, known from its log after the run: once, for the whole suite.
+      const std::string pairs_before = recorded && *recorded ? (*recorded)->runtime_fa_pairs
+                                       : machine_before     ? machine_before->runtime_fa_pairs
+                                                            : std::string();
+      const std::string pairs_now = run.result.fingerprint.is_object() ? run.result.fingerprint.value("runtime_fa_pairs", "") : "";
+      if (!pairs_said && !pairs_before.empty() && !pairs_now.empty()) {
+        const FaPairChange ch = fa_pair_change(pairs_before, pairs_now);
+        if (ch.any()) {
+          say(fa_pairs_text(ch, pairs_before, pairs_now, case_pairs));
+          pairs_said = true;
+        }
+      }
       if (options.unresolved_exit && cr.outcome == "pass")
         for (const auto& line : run.result.golden_lines)
           if (starts_with(line, "within_noise [gate] ") && line.find(": within noise: worse by ") != std::string::npos) {

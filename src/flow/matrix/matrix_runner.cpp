@@ -105,6 +105,7 @@ void fill_evidence(MatrixRow& row, const EvidenceOutcome& ev) {
   row.verdict = to_string(v.activity);
   row.verdict_as_flag = verdict_as_expected(v, row.flag_on);
   row.silent_fallback = v.silent_fallback;
+  row.degraded = v.degraded;
   row.disagreement = v.disagreement;
   for (int l : v.levels_used) row.levels_used.push_back(v.levels[static_cast<size_t>(l - 1)].name);
   const Placement& p = ev.log.placement;

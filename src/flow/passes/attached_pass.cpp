@@ -1,7 +1,6 @@
 #include "flow/passes/attached_pass.h"
 
 #include <chrono>
-#include <regex>
 #include <thread>
 
 #include "client/http_client.h"
@@ -11,6 +10,7 @@
 #include "runtime/log_follower.h"
 #include "runtime/process.h"
 #include "util/text.h"
+#include "util/regex.h"
 
 namespace fp {
 namespace {
@@ -110,9 +110,9 @@ Fingerprint attached_fingerprint(const Case& c) {
 std::string attached_build(const std::string& runtime, const std::string& system_fingerprint) {
   auto data = load_attached_data(runtime);
   if (!data || data->build_from_system_fingerprint.empty()) return "";
-  std::smatch m;
-  if (std::regex_search(system_fingerprint, m, std::regex(data->build_from_system_fingerprint)) && m.size() > 1)
-    return m[1];
+  auto re = Regex::compile(data->build_from_system_fingerprint);  // validated when the data was read
+  RegexMatch m;
+  if (re && regex_search(system_fingerprint, *re, m) && m[1].matched) return m.str(1);
   return "";
 }
 

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <regex>
 
 #include <nlohmann/json.hpp>
 
@@ -22,6 +21,7 @@
 #include "util/file_hash_cache.h"
 #include "util/model_files.h"
 #include "util/text.h"
+#include "util/regex.h"
 
 namespace fp {
 namespace {
@@ -93,7 +93,7 @@ Result<std::string> missing_device(const CaseContext& ctx) {
   std::vector<std::string> wanted;
   for (const auto& b : c.expect.backends) {
     if (b == "CPU" || b == kAllGpus) continue;
-    if (ctx.signatures.gpu_backend && std::regex_match(b, ctx.signatures.gpu_backend->regex)) continue;
+    if (ctx.signatures.gpu_backend && regex_match(b, ctx.signatures.gpu_backend->regex)) continue;
     wanted.push_back(b);
   }
   if (wanted.empty() || ctx.adapter.list_devices_args.empty()) return std::string();
@@ -176,6 +176,7 @@ Result<CaseContext> resolve_attached(const Case& c, const Suite& suite) {
   if (!adapter) return make_error(c.file + ": field \"runtime\": " + adapter.error().message);
   ctx.adapter = *adapter;
   FP_TRY(ctx.signatures, load_runtime_signatures(c.runtime));
+  FP_TRY(ctx.metrics, load_metrics_data(c.runtime));
   ctx.runtime.how_found = "attached to " + c.attach->endpoint + " (started by something else)";
   ctx.served_model = c.attach->model;
   if (!c.attach->api_key_env.empty()) {
@@ -199,6 +200,10 @@ ResolvedCase resolve_launched(const Case& loaded, const Suite& suite, const std:
   if (!adapter) return make_error(c.file + ": field \"runtime\": " + adapter.error().message);
   ctx.adapter = *adapter;
   FP_TRY(ctx.signatures, load_runtime_signatures(c.runtime));
+  FP_TRY(ctx.metrics, load_metrics_data(c.runtime));
+  for (const auto& a : ctx.metrics.launch_args)  // the runtime's own gauges, on in every timed launch
+    if (std::find(ctx.adapter.timed_args.begin(), ctx.adapter.timed_args.end(), a) == ctx.adapter.timed_args.end())
+      ctx.adapter.timed_args.push_back(a);
   auto runtime = runtime_path.empty() ? locate_runtime(ctx.adapter) : runtime_from_path(runtime_path, ctx.adapter);
   if (!runtime && !runtime_path.empty()) return runtime.error();
   if (!runtime) {

@@ -13,6 +13,7 @@
 #include "golden/fingerprint.h"
 #include "model/gguf_reader.h"
 #include "runtime/adapter.h"
+#include "runtime/metrics_data.h"
 #include "runtime/launcher.h"
 
 namespace fp {
@@ -20,8 +21,9 @@ namespace fp {
 struct CaseContext {
   Case c;
   Suite suite;                    // the suite the case belongs to: its paths are relative to suite.root
-  Adapter adapter;
+  Adapter adapter;                // a launched case's timed_args include the metrics' launch_args
   RuntimeSignatures signatures;
+  MetricsData metrics;            // the runtime's own gauges, scraped in timed and sustained phases
   RuntimeCommand runtime;
   std::string model_path;         // absolute
   std::vector<Prompt> prompts;     // the prompt set, or synthetic prompts (shape.synthetic_prompts)

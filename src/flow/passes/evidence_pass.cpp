@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
-#include <regex>
 
 #include "client/stream_client.h"
 #include "evidence/device_timings.h"
@@ -12,6 +11,7 @@
 #include "flow/passes/request_builder.h"
 #include "util/text.h"
 #include "util/utf8.h"
+#include "util/regex.h"
 
 namespace fp {
 
@@ -142,7 +142,7 @@ Result<EvidenceLaunch> launch_evidence(const CaseContext& ctx, const std::vector
     // A port someone else holds is the machine's doing, the same in every launch (start_server
     // already tried other ports): not an instrument's.
     if (auto log = read_file(log_path); log && !ctx.adapter.port_in_use_regex.empty() &&
-                                        std::regex_search(*log, std::regex(ctx.adapter.port_in_use_regex)))
+                                        regex_search(*log, Regex(ctx.adapter.port_in_use_regex)))
       return server.error();
     l.end = classify_launch_failure(LaunchPhase::Start, why.exit, why.not_ready, server.error().message,
                                     last_words_of_file(log_path, words));

@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <regex>
 
 #include <nlohmann/json.hpp>
 
 #include "measure/nvml.h"
 #include "runtime/ctest_gpus.h"
 #include "util/text.h"
+#include "util/regex.h"
 
 namespace fp {
 namespace {
@@ -72,9 +72,10 @@ int gpus_needed(const Case& c, const RuntimeSignatures& sigs, int all_gpus) {
       continue;
     }
     if (!sigs.gpu_backend) continue;
-    std::smatch m;
-    if (std::regex_match(b, m, sigs.gpu_backend->regex) && m.size() > 1 && m[1].matched)
-      needed = std::max(needed, std::stoi(m[1].str()) + 1);
+    RegexMatch m;
+    if (regex_match(b, sigs.gpu_backend->regex, m) && m[1].matched && m[1].length <= 9 &&
+        m.str(1).find_first_not_of("0123456789") == std::string::npos)
+      needed = std::max(needed, std::stoi(m.str(1)) + 1);
   }
   return needed;
 }

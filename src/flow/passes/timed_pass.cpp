@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "client/arrival_schedule.h"
+#include "client/metrics_scraper.h"
 #include "flow/passes/progress.h"
 #include "flow/passes/prompt_tokens.h"
 #include "flow/passes/request_builder.h"
@@ -39,6 +40,15 @@ struct MachineSpeed {
   double reference_ms = 0, throughput_ms = 0;
 };
 MachineSpeed time_machine_speed() { return {time_reference_workload(), time_throughput_reference()}; }
+
+// flashproof's own token counts (the answers' usage) beside the server's counters.
+void own_token_counts(const std::vector<TimedRequest>& requests, ServerGauges& g) {
+  for (const auto& r : requests) {
+    if (r.result.prompt_tokens < 0 || r.result.completion_tokens < 0) g.own_known = false;
+    g.own_prompt_tokens += std::max(r.result.prompt_tokens, 0);
+    g.own_output_tokens += std::max(r.result.completion_tokens, 0);
+  }
+}
 
 }  // namespace
 
@@ -182,6 +192,11 @@ Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& opt
   }
 
   note_free_memory();
+  std::optional<MetricsScraper> scraper;
+  if (ctx.metrics.present) {  // timed_args turned the endpoint on (flow/passes/case_context.h)
+    scraper.emplace(base_url, ctx.metrics);
+    scraper->start();
+  }
   end_step();
   const std::vector<int> levels = options.levels ? c.plan.concurrency : std::vector<int>{};
   for (size_t k = 0; k < levels.size(); ++k) {
@@ -241,6 +256,11 @@ Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& opt
   }
   if (interrupted()) out.errors.push_back(interrupted_text());
   begin_step();
+  if (scraper) {
+    out.server_gauges = scraper->stop();
+    own_token_counts(out.requests, *out.server_gauges);
+    own_token_counts(out.probes, *out.server_gauges);
+  }
   if (launched) out.peak_rss_bytes = peak_rss_bytes(pgid);
   if (const auto busy1 = busy_cpu_seconds(); busy0 && busy1 && launched) {
     const auto runtime1 = thread_cpu_seconds(pgid);

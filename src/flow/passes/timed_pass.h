@@ -11,6 +11,7 @@
 #include "client/stream_client.h"
 #include "flow/passes/case_context.h"
 #include "measure/free_memory.h"
+#include "measure/server_gauges.h"
 #include "flow/passes/step_turns.h"
 
 namespace fp {
@@ -51,6 +52,9 @@ struct TimedPass {
   // warm-up and after every round): the headroom's "memory left" (measure/kv_headroom.h).
   FreeMemory free_memory_low;
   std::vector<std::string> errors;         // failed requests; a non-empty list makes the run incomplete
+  // The runtime's own metrics over the measured requests (after the warm-up), where its data names
+  // an endpoint (runtime/metrics_data.h); none where it names none.
+  std::optional<ServerGauges> server_gauges;
 };
 
 // Options that A/B mode and tests override; the case's plan otherwise.

@@ -1,0 +1,126 @@
+// "Active, degraded" and the build's compiled K/V pairs on the live H200 recordings (a replay, beside
+// the live CTest runtime-words:degraded): Debian's build 11669 converts a K/V pair it has no fused
+// vector kernel for to f16 and says so once ("... converting K and V to f16 instead (slow)");
+// its tally shows the conversion kernels beside the fused ones, and the vector kernel reading f16.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "evidence/verdict.h"
+#include "golden/fingerprint.h"
+#include "testing/recorded_runs.h"
+
+namespace fp {
+namespace {
+
+using RecordedRun = fp::testing::Run;
+
+Verdict verdict_of(const RecordedRun& run) {
+  VerdictInput in = verdict_input(fp::testing::llama_signatures());
+  in.log = &run.log;
+  in.placement = &run.placement;
+  in.kernels = &run.kernels;
+  in.expect_backend = "CUDA0";
+  return decide(in);
+}
+
+bool contains(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
+
+TEST(DegradedReplay, Q5_1IsActiveDegradedWithTheRuntimesLineCauseRemedyAndCost) {
+  const RecordedRun run = fp::testing::load_run("h200-live", "fa_on_q5_1.quiet");
+  const Verdict v = verdict_of(run);
+  ASSERT_EQ(v.activity, Activity::Active);
+  ASSERT_TRUE(v.degraded.has_value()) << v.explanation;
+  const Degradation& d = *v.degraded;
+  EXPECT_EQ(d.k_type, "q5_1");
+  EXPECT_EQ(d.v_type, "q5_1");
+  EXPECT_EQ(d.converted_to, "f16");
+  EXPECT_EQ(d.line, 150u);
+  EXPECT_TRUE(contains(d.quote, "no FlashAttention vector kernel compiled for K/V types q5_1-q5_1, converting K and V to f16 instead (slow)"))
+      << d.quote;
+  EXPECT_EQ(d.compiled_pairs, (std::vector<std::string>{"q4_0-q4_0", "q8_0-q8_0", "f16-f16", "bf16-bf16"}));
+  EXPECT_TRUE(contains(d.cause, "no FlashAttention vector kernel for K/V q5_1-q5_1")) << d.cause;
+  EXPECT_TRUE(contains(d.remedy, "(q4_0-q4_0, q8_0-q8_0, f16-f16, bf16-bf16)")) << d.remedy;
+  EXPECT_TRUE(contains(d.remedy, "\"q5_1-q5_1\" in GGML_CUDA_FA_QUANTS")) << d.remedy;
+  // level 3 says it too: the vector kernel read f16-f16 while the cache holds q5_1-q5_1
+  EXPECT_TRUE(contains(d.kernels_say, "fused kernels read f16-f16 while the KV cache holds q5_1-q5_1")) << d.kernels_say;
+  // the cost: dequantize_block<..., dequantize_q5_1, __half>, 261948 of 4333538 ns of GPU time
+  ASSERT_TRUE(d.conversion_share.has_value());
+  EXPECT_NEAR(*d.conversion_share, 261948.0 / 4333538.0, 1e-9);
+  ASSERT_FALSE(d.conversion_kernels.empty());
+  EXPECT_TRUE(contains(d.conversion_kernels.front(), "dequantize_block")) << d.conversion_kernels.front();
+  EXPECT_TRUE(contains(v.explanation, "active, degraded: this build of ggml-cuda")) << v.explanation;
+  EXPECT_TRUE(contains(format_verdict(v), "verdict: active, degraded")) << format_verdict(v);
+}
+
+TEST(DegradedReplay, Q4_1AndQ8_0Q4_0AreDegradedToo) {
+  for (const char* name : {"fa_on_q4_1.verbose", "fa_on_q8_0_q4_0.quiet"}) {
+    const Verdict v = verdict_of(fp::testing::load_run("h200-live", name));
+    ASSERT_EQ(v.activity, Activity::Active) << name;
+    ASSERT_TRUE(v.degraded.has_value()) << name;
+    EXPECT_FALSE(v.degraded->quote.empty()) << name;
+    EXPECT_FALSE(v.degraded->kernels_say.empty()) << name;
+  }
+}
+
+TEST(DegradedReplay, CompiledPairsAndF16AreNotDegraded) {
+  for (const char* name : {"fa_on.verbose", "fa_on.quiet"}) {
+    const Verdict v = verdict_of(fp::testing::load_run("h200-live", name));
+    EXPECT_EQ(v.activity, Activity::Active) << name;
+    EXPECT_FALSE(v.degraded.has_value()) << name;
+  }
+  // not active is never "degraded"
+  EXPECT_FALSE(verdict_of(fp::testing::load_run("h200-live", "fa_off.quiet")).degraded.has_value());
+  // the May 2026 build with a compiled q8_0 pair: its mma prefill converts q8_0 (dequantize_block_q8_0_f16)
+  // but the vector kernel reads the cache's own type, (ggml_type)8: not degraded
+  const RecordedRun q8 = fp::testing::load_run("h200", "r2_q8_0");
+  EXPECT_EQ(q8.kernels.fused_kv_types, (std::vector<std::string>{"q8_0-q8_0"}));
+  EXPECT_EQ(q8.kernels.conversion_types, (std::vector<std::string>{"q8_0"}));
+  EXPECT_FALSE(verdict_of(q8).degraded.has_value());
+}
+
+TEST(DegradedReplay, TheKernelsAloneSayItWhenTheLineIsMissing) {
+  RecordedRun run = fp::testing::load_run("h200-live", "fa_on_q5_1.quiet");
+  run.log.degraded.clear();  // a log without the runtime's warning (another verbosity, an older build)
+  const Verdict v = verdict_of(run);
+  ASSERT_TRUE(v.degraded.has_value());
+  EXPECT_TRUE(v.degraded->quote.empty());
+  EXPECT_EQ(v.degraded->k_type, "q5_1");
+  EXPECT_EQ(v.degraded->converted_to, "f16-f16");
+  EXPECT_TRUE(contains(v.degraded->cause, "K/V q5_1-q5_1")) << v.degraded->cause;
+  // without a tally nothing says it: the log alone has no line, level 3 has no records
+  run.kernels = KernelSummary{};
+  EXPECT_FALSE(verdict_of(run).degraded.has_value());
+}
+
+TEST(DegradedReplay, BuildIdentityFromSystemInfo) {
+  const RecordedRun live = fp::testing::load_run("h200-live", "fa_on.quiet");
+  EXPECT_EQ(live.log.build_kernels.fa_pairs_field(), "q4_0-q4_0,q8_0-q8_0,f16-f16,bf16-bf16");
+  EXPECT_EQ(live.log.build_kernels.gpu_archs, "500,610,700,750,800,860,890,900");
+  EXPECT_EQ(live.log.build_kernels.compiles("q4_0", "q4_0"), std::optional<bool>(true));
+  EXPECT_EQ(live.log.build_kernels.compiles("q5_1", "q5_1"), std::optional<bool>(false));
+  // the May 2026 upstream build lists its architectures, not its pairs
+  const RecordedRun may = fp::testing::load_run("h200", "mid_fa_on");
+  EXPECT_EQ(may.log.build_kernels.gpu_archs, "900");
+  EXPECT_FALSE(may.log.build_kernels.fa_pairs_stated);
+  EXPECT_EQ(may.log.build_kernels.compiles("q4_0", "q4_0"), std::nullopt);
+  // the CPU build here prints a system_info without a CUDA section
+  const auto& cpu = fp::testing::load_run_log_only("cpu", "b11669_tiny_fa_on_lv4");
+  EXPECT_FALSE(cpu.log.build_kernels.stated());
+}
+
+TEST(DegradedReplay, PairChangeBetweenBuilds) {
+  const FaPairChange c = fa_pair_change("q4_0-q4_0,q8_0-q8_0,f16-f16,bf16-bf16", "q8_0-q8_0,f16-f16,bf16-bf16,q5_1-q5_1");
+  EXPECT_EQ(c.added, std::vector<std::string>{"q5_1-q5_1"});
+  EXPECT_EQ(c.removed, std::vector<std::string>{"q4_0-q4_0"});
+  EXPECT_TRUE(c.any());
+  EXPECT_FALSE(fa_pair_change("f16-f16,q8_0-q8_0", "q8_0-q8_0,f16-f16").any());
+  const FaPairChange all = fa_pair_change("q4_0-q4_0", "all");
+  EXPECT_TRUE(all.any());
+  EXPECT_TRUE(all.all_after);
+  EXPECT_TRUE(fa_pair_compiled("all", "q5_1-q5_1"));
+  EXPECT_FALSE(fa_pair_compiled("q4_0-q4_0,f16-f16", "q5_1-q5_1"));
+}
+
+}  // namespace
+}  // namespace fp
