@@ -32,7 +32,7 @@ const char* kAbUsageText =
     "  --warmup N           warm-up rounds per launch (default ab.warmup, else plan.warmup)\n"
     "  --sustained-s X      sustained phase per arm in seconds, 0 to skip (default ab.sustained.duration_s, else 10)\n"
     "  --concurrency N      concurrent streams in the sustained phase (default ab.sustained.concurrency, else 2)\n"
-    "  --out DIR            the A/B folder; default results/<fingerprint>/<case>/ab-<stamp>\n"
+    "  --out DIR            the A/B folder (new or empty, as run's); default results/<fingerprint>/<case>/ab-<stamp>\n"
     "  --results DIR        root of the results history (default: the suite's results/)\n"
     "  --rehash             read the model files again for their sha256 (not from the hash cache)\n"
     FP_ROOT_OPTION_USAGE

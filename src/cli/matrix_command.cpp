@@ -45,7 +45,7 @@ const char* kMatrixUsageText =
     "  --rounds N           timed prompt requests per combination after one warm-up (default 3)\n"
     "  --max-tokens N       tokens out per request (default 4)\n"
     "  --models DIR         where generated models go (default beside the recipe's model, in matrix/)\n"
-    "  --out DIR            the matrix folder; default results/<fingerprint>/<case>/matrix-<stamp>\n"
+    "  --out DIR            the matrix folder (new or empty, as run's); default results/<fingerprint>/<case>/matrix-<stamp>\n"
     "  --results DIR        root of the results (default: the suite's results/)\n"
     FP_ROOT_OPTION_USAGE
     "  --quiet              no progress lines\n"

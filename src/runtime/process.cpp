@@ -140,7 +140,7 @@ std::string ExitInfo::describe() const {
 
 Process::Process(Process&& o) noexcept
     : pid_(o.pid_), name_(std::move(o.name_)), exit_(o.exit_), members_(std::move(o.members_)), stopping_(o.stopping_),
-      last_watch_ms_(o.last_watch_ms_) {
+      ended_by_stop_(o.ended_by_stop_), last_watch_ms_(o.last_watch_ms_) {
   o.pid_ = -1;
   o.members_.clear();
 }
@@ -154,6 +154,7 @@ Process& Process::operator=(Process&& o) noexcept {
     exit_ = o.exit_;
     members_ = std::move(o.members_);
     stopping_ = o.stopping_;
+    ended_by_stop_ = o.ended_by_stop_;
     last_watch_ms_ = o.last_watch_ms_;
     o.pid_ = -1;
     o.members_.clear();
@@ -205,15 +206,28 @@ void Process::note_member_ends(bool before_stop) {
 ExitInfo Process::runtime_end() {
   const ExitInfo own = poll();
   note_member_ends(!stopping_);
-  // While the started process runs, only a child killed by a signal ends the runtime: a wrapper's
-  // helpers may exit non-zero as scripts do, and a pipe's writer dies of SIGPIPE. Once it has ended
-  // with status 0 (a pipeline's last command, `| cat`), a child that failed says more than that.
+  // While the started process runs, only a child that crashed (a signal that dumps core: SIGSEGV,
+  // SIGABRT, ...) ends the runtime: a wrapper's helpers may exit non-zero as scripts do, a pipe's
+  // writer dies of SIGPIPE, and a SIGKILL or SIGTERM may be the started process's own doing (a
+  // runtime that kills its helpers before it aborts). Once it has been killed by a signal, that is
+  // the runtime's end. Once it has exited with a status (a shell reports its child's), a child killed
+  // by a signal says more, and, when that status is 0 (a pipeline's last command, `| cat`), so does
+  // a child that exited non-zero.
+  auto dumps_core = [](int sig) {
+    for (int s : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGSYS, SIGTRAP, SIGQUIT, SIGXCPU, SIGXFSZ})
+      if (sig == s) return true;
+    return false;
+  };
   const Member* crashed = nullptr;
   for (const auto& m : members_) {
     if (m.ended != 1 || !m.end) continue;
     const bool killed = m.end->signal != 0 && m.end->signal != SIGPIPE;
     const bool failed = m.end->signal == 0 && m.end->code != 0;
-    if (!killed && !(failed && own.exited && own.signal == 0 && own.code == 0)) continue;
+    // (Ended by stop(): as if still running then.)
+    const bool counts = !own.exited || ended_by_stop_ ? dumps_core(m.end->signal)
+                        : own.signal                  ? false
+                                                      : killed || (failed && own.code == 0);
+    if (!counts) continue;
     if (!crashed || (killed && crashed->end->signal == 0)) crashed = &m;
   }
   if (!crashed) return own;
@@ -327,6 +341,7 @@ ExitInfo Process::poll() {
   pid_t r = ::waitpid(pid_, &status, WNOHANG);
   if (r == pid_) {
     note_member_ends(!stopping_);
+    ended_by_stop_ = stopping_;
     stopping_ = true;  // what ends from here on, ends by the kill below
     exit_ = decode(status);
     ::kill(-pid_, SIGKILL);  // any grandchildren of the group go too
@@ -357,6 +372,7 @@ ExitInfo Process::stop(double grace_s) {
       while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
       }
       exit_ = decode(status);
+      ended_by_stop_ = true;
       forget_group();
     }
   }

@@ -56,11 +56,12 @@ class Process {
   bool running();
   // How the process flashproof started ended (exited = false while it runs).
   ExitInfo poll();
-  // How the runtime ended, as far as flashproof can tell: a process of the group that a signal
-  // ended by itself (SIGPIPE aside; a wrapper's child that crashed: `who` says which), even while the
-  // wrapper lingers on; once the started process has ended with status 0, also one that exited
-  // non-zero; else the started process's own end. Call before stop(): ends that stop() causes are not
-  // the runtime's own.
+  // How the runtime ended, as far as flashproof can tell: the started process's own end, unless a
+  // process of its group ended by itself in a way that says more (`who` says which): one that
+  // crashed (a signal that dumps core) while the started process lingers on; once the started process
+  // has exited with a status (a wrapper's), one killed by a signal, or, after a status 0, one that
+  // exited non-zero. A started process killed by a signal is the runtime's end itself. Call before
+  // stop(): ends that stop() causes are not the runtime's own.
   ExitInfo runtime_end();
   // Looks for processes of the group not yet watched (poll() does this too, at most every 50 ms).
   void watch_group();
@@ -86,6 +87,7 @@ class Process {
   ExitInfo exit_;
   std::vector<Member> members_;
   bool stopping_ = false;
+  bool ended_by_stop_ = false;  // the started process ended by stop()'s signals, not by itself
   long long last_watch_ms_ = 0;
 };
 

@@ -236,17 +236,20 @@ import sys
 p = sys.argv[1]; b = open(p, "rb").read()
 open(p, "wb").write(b[:10] + b"Z" * 23 + "é".encode() + b[10:])  # the 24th byte from the difference: inside é
 PY
-    run_rec "$c" --golden "$g2" --results "$dir/results"
-    expect 1 'first difference at character 11 \(line 1, column 11\): reference has "Z{23}é' "$(basename "${refs[0]}" .txt) differs"
-    utf8_ok "$out" || fail "a quote is not UTF-8"
-    python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$(dirname "$(latest_result)")/result.json" || fail "result.json is not JSON"
-    run_dir=$(dirname "$(latest_result)")
-    accept_out=$(CI= "$fp" accept "$run_dir" --golden "$g2" --only answers 2>&1)  # shows the diff, writes nothing
-    grep -q 'first difference at character 11' <<<"$accept_out" && utf8_ok "$accept_out" || { echo "$accept_out" >&2; fail "accept's diff is not whole characters"; }
-    rm -rf "$dir/results"
     rm "${refs[1]}"; mkdir "${refs[1]}"
+    rm -rf "$dir/results"  # the check run's result is the one read below
     run_rec "$c" --golden "$g2" --results "$dir/results"
-    expect 1 "${refs[1]}: a folder, not a reference answer file"
+    expect 1 'first difference at character 11 \(line 1, column 11\): reference has "Z{23}é' "$(basename "${refs[0]}" .txt) differs" \
+      "${refs[1]}: a folder, not a reference answer file"
+    utf8_ok "$out" || fail "a quote is not UTF-8"
+    run_dir=$(dirname "$(latest_result)")
+    python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$run_dir/result.json" || fail "result.json is not JSON"
+    # accept shows the same diff (CI= : accept refuses under CI; without --yes it writes nothing)
+    accept_out=$(CI= "$fp" accept "$run_dir" --golden "$g2" --only answers 2>&1)
+    grep -q "${refs[1]}: a folder, not a reference answer file" <<<"$accept_out" || { echo "$accept_out" >&2; fail "accept read a folder as an answer"; }
+    rmdir "${refs[1]}"
+    accept_out=$(CI= "$fp" accept "$run_dir" --golden "$g2" --only answers 2>&1)
+    grep -q 'first difference at character 11' <<<"$accept_out" && utf8_ok "$accept_out" || { echo "$accept_out" >&2; fail "accept's diff is not whole characters"; }
     ;;
   prompt-too-long)
     # A prompt longer than the context: the runtime's own refusal first, no instrument relaunches.

@@ -51,15 +51,18 @@ with open(path, "w") as f:
 PY
 }
 fingerprint_id() { ls "$BASE/golden"; }
-# A copy of the fixture golden, without its machine.other_load: recorded on a busy CI machine it would
-# make every comparison "UNTRUSTWORTHY GOLDEN" (golden/compare.h kBusyGoldenLimit); these tests are
-# about the comparison and the gates, the machine rules have their own (fault:busy-golden, unit tests).
+# A copy of the fixture golden, its machine.other_load at most the busy limit (25%, golden/compare.h
+# kBusyGoldenLimit): recorded on a busy CI machine it would make every comparison "UNTRUSTWORTHY
+# GOLDEN"; kept (not removed), a busier night is still "BUSIER" and not judged. These tests are about
+# the comparison and the gates; the machine rules have their own (fault:busy-golden, unit tests).
 fresh() {
   [ -f "$BASE/golden/$(fingerprint_id)/chat-tiny-short.json" ] || fail "the fixture golden is missing: run gate:record first"
   rm -rf "$T"
   mkdir -p "$T"
   cp -a "$BASE/golden" "$T/golden"
-  json_edit "$T/golden/$(fingerprint_id)/chat-tiny-short.json" 'd["figures"].pop("machine.other_load", None)'
+  json_edit "$T/golden/$(fingerprint_id)/chat-tiny-short.json" '
+m = d["figures"].get("machine.other_load")
+if m and m["median"] > 0.25: m["median"] = 0.25'
 }
 # Makes every gated timing figure of a golden unattainable: lower-is-better medians tiny,
 # higher-is-better huge, no launch-to-launch spread. Memory figures (gated too) are left as recorded:
