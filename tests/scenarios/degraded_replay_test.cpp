@@ -7,6 +7,7 @@
 #include <string>
 
 #include "evidence/verdict.h"
+#include "flow/gates/upgrade_gate.h"
 #include "golden/fingerprint.h"
 #include "testing/recorded_runs.h"
 
@@ -120,6 +121,17 @@ TEST(DegradedReplay, PairChangeBetweenBuilds) {
   EXPECT_TRUE(all.all_after);
   EXPECT_TRUE(fa_pair_compiled("all", "q5_1-q5_1"));
   EXPECT_FALSE(fa_pair_compiled("q4_0-q4_0,f16-f16", "q5_1-q5_1"));
+}
+
+// What the upgrade gate says when a new build compiles other pairs, and which cases it changes.
+TEST(DegradedReplay, TheGateNamesTheCasesWhosePairEntersOrLeaves) {
+  const std::string before = "q4_0-q4_0,q8_0-q8_0,f16-f16,bf16-bf16", after = "q8_0-q8_0,f16-f16,bf16-bf16,q5_1-q5_1";
+  const std::string text = compiled_pairs_change_text(fa_pair_change(before, after), before, after,
+                                                      {{"chat-f16", "f16-f16"}, {"long-q5", "q5_1-q5_1"}, {"small-q4", "q4_0-q4_0"}});
+  EXPECT_TRUE(contains(text, "the new build compiles other K/V pairs: now also q5_1-q5_1; no longer q4_0-q4_0")) << text;
+  EXPECT_TRUE(contains(text, "long-q5 (q5_1-q5_1: now compiled, was converted)")) << text;
+  EXPECT_TRUE(contains(text, "small-q4 (q4_0-q4_0: no longer compiled, now converted)")) << text;
+  EXPECT_FALSE(contains(text, "chat-f16")) << text;
 }
 
 }  // namespace

@@ -105,9 +105,11 @@ std::string case_kv_pair(const Case& c) {
   return f["cache_type_k"] + "-" + f["cache_type_v"];
 }
 
+}  // namespace
+
 // "the new build compiles other K/V pairs: now also q5_1-q5_1; no longer q4_0-q4_0 (before: ...; now: ...)",
 // then the cases of the suite whose pair enters or leaves the list.
-std::string fa_pairs_text(const FaPairChange& ch, const std::string& before, const std::string& after,
+std::string compiled_pairs_change_text(const FaPairChange& ch, const std::string& before, const std::string& after,
                           const std::vector<std::pair<std::string, std::string>>& case_pairs) {
   std::vector<std::string> parts;
   if (!ch.added.empty()) parts.push_back("now also " + join(ch.added, ", "));
@@ -124,8 +126,6 @@ std::string fa_pairs_text(const FaPairChange& ch, const std::string& before, con
   out += "  cases of the suite whose -ctk/-ctv pair enters or leaves the list: " + (changed.empty() ? std::string("none") : join(changed, ", ")) + "\n";
   return out;
 }
-
-}  // namespace
 
 Result<Baseline> choose_baseline(const std::string& golden_root, const Fingerprint& current,
                                  const std::vector<std::string>& case_names, const std::string& named) {
@@ -282,7 +282,7 @@ GateReport run_upgrade_gate(const std::vector<std::string>& case_paths, const Ga
       if (!pairs_said && !pairs_before.empty() && !pairs_now.empty()) {
         const FaPairChange ch = fa_pair_change(pairs_before, pairs_now);
         if (ch.any()) {
-          say(fa_pairs_text(ch, pairs_before, pairs_now, case_pairs));
+          say(compiled_pairs_change_text(ch, pairs_before, pairs_now, case_pairs));
           pairs_said = true;
         }
       }

@@ -21,6 +21,7 @@
 
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "flow/case_run/case_runner.h"
@@ -61,6 +62,11 @@ struct GateReport {
   std::string text;      // everything printed
   int exit_code = 2;     // 0 pass, 1 fail, 2 incomplete or bad input, 3 unresolved (unresolved_exit), 125 every case skipped
 };
+
+// "the new build compiles other K/V pairs: now also ...; no longer ... (before: ...; now: ...)", then
+// the cases of the suite (name, K/V pair as its launch states it) whose pair enters or leaves the list.
+std::string compiled_pairs_change_text(const FaPairChange& change, const std::string& before, const std::string& after,
+                                       const std::vector<std::pair<std::string, std::string>>& case_pairs);
 
 // Runs the gate, printing as it goes to `out`.
 GateReport run_upgrade_gate(const std::vector<std::string>& case_paths, const GateOptions& options, std::ostream& out);
