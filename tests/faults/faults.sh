@@ -252,8 +252,9 @@ PY
     grep -q 'first difference at character 11' <<<"$accept_out" && utf8_ok "$accept_out" || { echo "$accept_out" >&2; fail "accept's diff is not whole characters"; }
     ;;
   prompt-too-long)
-    # A prompt longer than the context: the runtime's own refusal first, no instrument relaunches.
-    shape='{"context":256,"prompt_set":"chat","max_output_tokens":8,"long_prompt":{"document":"fixtures/prompts/documents/operations_manual.txt","chars":3000}}'
+    # A prompt longer than the context in tokens, within the bytes a prompt of it can hold (the load
+    # refuses those: fault:prompt-huge): the runtime's own refusal first, no instrument relaunches.
+    shape='{"context":256,"prompt_set":"chat","max_output_tokens":8,"long_prompt":{"document":"fixtures/prompts/documents/operations_manual.txt","chars":1500}}'
     run_fp "$(write_case tl "$tiny" '' '' "$shape")"
     expect 2 'evidence pass failed: the runtime refused the evidence requests .*HTTP 400: .*exceeds the available context size \(256 tokens\)'
     grep -qE 'extra launch|hung or refused' <<<"$out" && { echo "$out" >&2; fail "the runtime was relaunched for a refusal"; }
@@ -486,8 +487,14 @@ PY
   result-unwritable)
     # result.json taken by a folder: the rename fails (on any filesystem, as any user). The run exits 2
     # naming the path and the error; no result.txt says pass beside it.
+    # The folder must be new or empty when the run claims it (issue 47): the obstacle comes once the
+    # run has started writing into it.
+    c=$(write_case ru "$tiny")
+    "$fp" run "$c" --out "$dir/out" --golden "$dir/recorded" --record-missing-answers >"$dir/ru.out" 2>&1 &
+    pid=$!
+    for _ in $(seq 1 300); do [ -e "$dir/out/evidence.log" ] && break; sleep 0.05; done
     mkdir -p "$dir/out/result.json/x"
-    out=$("$fp" run "$(write_case ru "$tiny")" --out "$dir/out" --golden "$dir/recorded" --record-missing-answers 2>&1); rc=$?
+    wait $pid; rc=$?; out=$(cat "$dir/ru.out")
     expect 2 "$dir/out/result.json: rename failed: Is a directory" 'ru +incomplete'
     [ ! -e "$dir/out/result.txt" ] || fail "result.txt was written: $(grep '^status' "$dir/out/result.txt")"
     ! grep -q '^result: ' <<<"$out" || fail "a result file was announced"
