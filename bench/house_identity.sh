@@ -4,6 +4,7 @@
 # compare with `diff -r`.
 #
 # usage: bench/house_identity.sh BUILD_DIR OUT_DIR [--live]
+#        bench/house_identity.sh --compare OUT_BEFORE OUT_AFTER
 #   BUILD_DIR: a build folder (flashproof, bench/gate_replay, bench/house_render, tests/replay/replay_runtime)
 #   OUT_DIR:   created fresh; one file per output
 #   --live:    also the engines on the replay TEST DOUBLE (fixtures/replay): `run` of every replay
@@ -23,8 +24,37 @@
 #   accept/        `flashproof accept --yes` of the fixture's runs into an empty golden folder: output and files
 #   gate_replay/   bench/gate_replay on every recorded gate.json (the statistics, look by look; the
 #                  figures' directions, floors and machine term), with and without the machine term
-# Compare: diff -r OUT_BEFORE OUT_AFTER
+# Compare: --compare OUT_BEFORE OUT_AFTER: diff -r of everything but live/, then live/ with what
+# varies from one launch to the next also normalized (signs of masked numbers, column padding, a
+# figure's "better"/"worse", the "too few" note, the blocks' random order).
 set -uo pipefail
+if [ "${1:-}" = --compare ]; then
+  A=$2 B=$3
+  shift 3
+  # --rename SED PATH...: a figure that got its own name; SED (e.g. 's/\bitl_ms\b/itl_mean_ms/g')
+  # applied to the before side's files under each PATH (relative to OUT) before comparing.
+  if [ "${1:-}" = --rename ]; then
+    renamed=$(mktemp -d)
+    cp -r "$A"/. "$renamed"/
+    expr=$2
+    shift 2
+    for p in "$@"; do find "$renamed/$p" -type f -exec sed -i -E "$expr" {} +; done
+    A=$renamed
+  fi
+  diff -r -x live "$A" "$B"
+  rc=$?
+  norm() {
+    sed -E -e 's/[-+]#/#/g' -e 's/ +/ /g' -e 's/(better|worse) by/CHANGED by/g' -e 's/; too few(: ~# per arm needed)?//' \
+      -e 's/\((on|off), (on|off), (on|off), (on|off)\)/(ORDER)/' -e '/^ *#,?$/d' -e '/^ *"(on|off)",?$/d' \
+      -e '/repetitions_needed|too_few_repetitions|"explanation": "B - A/d' -e 's|\{suite\}/build|@BUILD@|g' \
+      -e '/"baseline_first"|"first":|"arm":/d' "$1"
+  }
+  for f in "$A"/live/*; do
+    n=$(basename "$f")
+    diff <(norm "$f") <(norm "$B/live/$n") >/dev/null || { echo "live/$n differs (normalized):"; diff <(norm "$f") <(norm "$B/live/$n"); rc=1; }
+  done
+  exit $rc
+fi
 BUILD=$(cd "$1" && pwd) OUT=$2 LIVE=${3:-}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 FP=$BUILD/flashproof
@@ -46,8 +76,8 @@ find fixtures -name '*.log' -o -name '*.log.gz' | sort | while read -r log; do
   args=(explain --runtime "$runtime" --log "$log")
   [ -f "$base.kernels.tsv" ] && args+=(--kernels "$base.kernels.tsv")
   name=$(echo "$log" | tr '/' '_')
-  "$FP" "${args[@]}" >"$OUT/explain/$name.txt" 2>&1
-  echo "exit $?" >>"$OUT/explain/$name.txt"
+  "$FP" "${args[@]}" 2>&1 | sed "s|$BUILD|@BUILD@|g" >"$OUT/explain/$name.txt"
+  echo "exit ${PIPESTATUS[0]}" >>"$OUT/explain/$name.txt"
 done
 
 # render
@@ -61,7 +91,7 @@ find fixtures "$WORK/report/golden" golden -path '*golden*' -name '*.json' ! -na
 # report, diff, history, accept on the report fixture
 "$FP" report "$WORK/report/results" -o "$WORK/report.html" >"$OUT/report.out" 2>&1
 echo "exit $?" >>"$OUT/report.out"
-sed "s|$WORK|@WORK@|g" "$WORK/report.html" >"$OUT/report.html"
+sed -E -e "s|$WORK|@WORK@|g" -e 's/generated [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]+Z/generated @TIME@/' "$WORK/report.html" >"$OUT/report.html"
 for casedir in "$WORK"/report/results/*/*/; do
   prev=
   for run in "$casedir"*/; do

@@ -45,7 +45,7 @@ const char* kGateUsageText =
     "                             even with the change a standard error nearer to a decision\n"
     "  --rounds N                 measured rounds per launch (default plan.repetitions)\n"
     "  --decode-probes N          after each measured request, N decode probes: the prompt again from the\n"
-    "                             runtime's prompt cache, itl_ms from them (default 4 where itl_ms is gated\n"
+    "                             runtime's prompt cache, itl_mean_ms from them (default 4 where itl_mean_ms is gated\n"
     "                             and the runtime data has decode_probe, else 0)\n"
     "  --min-effect FIGURE=X[:F]  smallest relative worsening worth failing, e.g. ttft_ms=0.05, and its floor F in the\n"
     "                             figure's unit (ttft_ms=0.05:2: at least 2 ms); without :F the case's or default floor\n"

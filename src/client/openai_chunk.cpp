@@ -52,7 +52,7 @@ std::string http_error_text(long status, std::string_view body) {
   return text + "; body: " + one_line;
 }
 
-Status apply_stream_chunk(std::string_view data, double arrival_s, StreamResult& r) {
+Status apply_stream_chunk(std::string_view data, double arrival_s, const ServerTimingKeys& timing_keys, StreamResult& r) {
   if (r.done) return ok_status();
   if (trim(data) == "[DONE]") {
     r.done = true;
@@ -84,7 +84,20 @@ Status apply_stream_chunk(std::string_view data, double arrival_s, StreamResult&
     r.prompt_tokens = int_field(*u, "prompt_tokens");
     r.completion_tokens = int_field(*u, "completion_tokens");
   }
-  if (auto t = j.find("timings"); t != j.end() && t->is_object()) r.server_timings = *t;
+  if (timing_keys.object.empty()) return ok_status();
+  if (auto t = j.find(timing_keys.object); t != j.end() && t->is_object()) {
+    auto number = [&](const std::string& key) {
+      auto v = key.empty() ? t->end() : t->find(key);
+      return v != t->end() && v->is_number() ? v->get<double>() : std::numeric_limits<double>::quiet_NaN();
+    };
+    r.server.reported = true;
+    r.server.prompt_ms = number(timing_keys.prompt_ms);
+    r.server.prompt_tokens = number(timing_keys.prompt_tokens);
+    r.server.prompt_per_second = number(timing_keys.prompt_per_second);
+    r.server.decode_ms = number(timing_keys.decode_ms);
+    r.server.decode_tokens = number(timing_keys.decode_tokens);
+    r.server.decode_per_second = number(timing_keys.decode_per_second);
+  }
   return ok_status();
 }
 

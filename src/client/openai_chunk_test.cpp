@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "client/stream_metrics.h"
 #include "util/utf8.h"
 
@@ -10,42 +12,44 @@
 namespace fp {
 namespace {
 
+const ServerTimingKeys kNoTimings;
+
 TEST(StreamChunk, RoleOnlyChunkIsNotContent) {
   StreamResult r;
   ASSERT_TRUE(apply_stream_chunk(
       R"({"choices":[{"finish_reason":null,"index":0,"delta":{"role":"assistant","content":null}}],"system_fingerprint":"b11669-Debian"})",
-      0.5, r));
+      0.5, kNoTimings, r));
   EXPECT_EQ(r.ttft_s, -1);
   EXPECT_TRUE(r.content_event_times_s.empty());
   EXPECT_EQ(r.system_fingerprint, "b11669-Debian");
-  ASSERT_TRUE(apply_stream_chunk(R"({"choices":[{"index":0,"delta":{"content":""}}]})", 0.6, r));
+  ASSERT_TRUE(apply_stream_chunk(R"({"choices":[{"index":0,"delta":{"content":""}}]})", 0.6, kNoTimings, r));
   EXPECT_EQ(r.ttft_s, -1);  // empty content does not count either
-  ASSERT_TRUE(apply_stream_chunk(R"({"choices":[{"index":0,"delta":{"content":"Hi"}}]})", 0.7, r));
+  ASSERT_TRUE(apply_stream_chunk(R"({"choices":[{"index":0,"delta":{"content":"Hi"}}]})", 0.7, kNoTimings, r));
   EXPECT_DOUBLE_EQ(r.ttft_s, 0.7);
   EXPECT_EQ(r.text, "Hi");
 }
 
 TEST(StreamChunk, CompletionsTextAndVllmUsageChunk) {
   StreamResult r;
-  ASSERT_TRUE(apply_stream_chunk(R"({"choices":[{"index":0,"text":"A","finish_reason":null}]})", 1.0, r));
-  ASSERT_TRUE(apply_stream_chunk(R"({"choices":[{"index":0,"text":null,"finish_reason":"stop"}]})", 1.5, r));
-  ASSERT_TRUE(apply_stream_chunk(R"({"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":1}})", 1.6, r));
-  ASSERT_TRUE(apply_stream_chunk(" [DONE] ", 1.7, r));
+  ASSERT_TRUE(apply_stream_chunk(R"({"choices":[{"index":0,"text":"A","finish_reason":null}]})", 1.0, kNoTimings, r));
+  ASSERT_TRUE(apply_stream_chunk(R"({"choices":[{"index":0,"text":null,"finish_reason":"stop"}]})", 1.5, kNoTimings, r));
+  ASSERT_TRUE(apply_stream_chunk(R"({"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":1}})", 1.6, kNoTimings, r));
+  ASSERT_TRUE(apply_stream_chunk(" [DONE] ", 1.7, kNoTimings, r));
   EXPECT_EQ(r.text, "A");
   EXPECT_EQ(r.finish_reason, "stop");
   EXPECT_EQ(r.prompt_tokens, 3);
   EXPECT_EQ(r.completion_tokens, 1);
-  EXPECT_TRUE(r.server_timings.is_null());
+  EXPECT_FALSE(r.server.reported);
   EXPECT_TRUE(r.done);
   EXPECT_DOUBLE_EQ(r.e2e_s, 1.7);
-  ASSERT_TRUE(apply_stream_chunk("not json, ignored after [DONE]", 2.0, r));
+  ASSERT_TRUE(apply_stream_chunk("not json, ignored after [DONE]", 2.0, kNoTimings, r));
   EXPECT_DOUBLE_EQ(r.e2e_s, 1.7);
 }
 
 TEST(StreamChunk, InvalidJsonIsQuotedAndCut) {
   StreamResult r;
   std::string payload = R"({"choices":[{"delta":{"content":")" + std::string(300, 'x');
-  Status st = apply_stream_chunk(payload, 0.1, r);
+  Status st = apply_stream_chunk(payload, 0.1, kNoTimings, r);
   ASSERT_FALSE(st);
   const std::string& m = st.error().message;
   EXPECT_NE(m.find("invalid JSON in stream event \"{\\\"choices"), std::string::npos) << m;
@@ -55,7 +59,7 @@ TEST(StreamChunk, InvalidJsonIsQuotedAndCut) {
 
 TEST(StreamChunk, ErrorObjectInStream) {
   StreamResult r;
-  Status st = apply_stream_chunk(R"({"error":{"code":500,"message":"boom","type":"server_error"}})", 0.1, r);
+  Status st = apply_stream_chunk(R"({"error":{"code":500,"message":"boom","type":"server_error"}})", 0.1, kNoTimings, r);
   ASSERT_FALSE(st);
   EXPECT_EQ(st.error().message, "server sent an error event: \"boom\"");
 }
@@ -65,6 +69,30 @@ TEST(StreamChunk, ErrorMessageFromBody) {
   EXPECT_EQ(error_message_from_body(R"({"object":"error","message":"bad request","code":400})"), "\"bad request\"");
   EXPECT_EQ(error_message_from_body(R"({"error":"plain"})"), "\"plain\"");
   EXPECT_EQ(error_message_from_body("Internal Server Error"), "\"Internal Server Error\"");
+}
+
+// The runtime's own timings are read by the names its runtime data gives them, and only then.
+TEST(StreamChunk, ServerTimingsReadByTheRuntimesNames) {
+  const std::string chunk =
+      R"({"choices":[],"timings":{"prompt_n":12,"prompt_ms":5.1,"prompt_per_second":2352.9,"predicted_n":8,"predicted_ms":40.2,"predicted_per_second":199.0}})";
+  ServerTimingKeys keys;
+  keys.object = "timings";
+  keys.prompt_ms = "prompt_ms";
+  keys.prompt_tokens = "prompt_n";
+  keys.decode_ms = "predicted_ms";
+  keys.decode_tokens = "predicted_n";
+  StreamResult r;
+  ASSERT_TRUE(apply_stream_chunk(chunk, 1.0, keys, r));
+  EXPECT_TRUE(r.server.reported);
+  EXPECT_DOUBLE_EQ(r.server.prompt_ms, 5.1);
+  EXPECT_DOUBLE_EQ(r.server.prompt_tokens, 12);
+  EXPECT_DOUBLE_EQ(r.server.decode_ms, 40.2);
+  EXPECT_DOUBLE_EQ(r.server.decode_tokens, 8);
+  EXPECT_TRUE(std::isnan(r.server.decode_per_second)) << "a key the runtime data does not name is not read";
+  StreamResult none;
+  ASSERT_TRUE(apply_stream_chunk(chunk, 1.0, kNoTimings, none));
+  EXPECT_FALSE(none.server.reported);
+  EXPECT_TRUE(std::isnan(none.server.prompt_ms));
 }
 
 TEST(StreamMetrics, TpotFollowsVllmDefinition) {

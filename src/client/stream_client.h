@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,30 @@
 
 namespace fp {
 
+// Where a runtime reports its own timings of a request in its stream, by name (the runtime data's
+// "timings", runtime/adapter.h: llama-server's `timings` object with prompt_ms, predicted_ms, ...).
+// An empty `object`: the runtime reports none.
+struct ServerTimingKeys {
+  std::string object;             // the chunk's field holding them
+  std::string prompt_ms;          // prompt processing time, ms
+  std::string prompt_tokens;      // prompt tokens processed
+  std::string prompt_per_second;  // prompt processing rate
+  std::string decode_ms;          // decode time, ms
+  std::string decode_tokens;      // tokens decoded
+  std::string decode_per_second;  // decode rate
+};
+
+// The runtime's own timings of one request, read through ServerTimingKeys (NaN: not reported).
+struct ServerTimings {
+  bool reported = false;  // the stream carried the timings object
+  double prompt_ms = std::numeric_limits<double>::quiet_NaN();
+  double prompt_tokens = std::numeric_limits<double>::quiet_NaN();
+  double prompt_per_second = std::numeric_limits<double>::quiet_NaN();
+  double decode_ms = std::numeric_limits<double>::quiet_NaN();
+  double decode_tokens = std::numeric_limits<double>::quiet_NaN();
+  double decode_per_second = std::numeric_limits<double>::quiet_NaN();
+};
+
 struct StreamRequest {
   std::string url;              // e.g. http://127.0.0.1:PORT/v1/chat/completions
   std::string body;             // JSON body; "stream": true is the caller's job
@@ -21,6 +46,7 @@ struct StreamRequest {
   size_t max_bytes = size_t{16} << 20;  // response body limit
   double start_at_s = 0;        // stream_concurrent only: earliest start, seconds after batch start
   std::vector<std::string> headers;  // extra headers, e.g. "Authorization: Bearer ..." (never in a message)
+  ServerTimingKeys timing_keys;      // where the runtime reports its own timings (none: empty)
 };
 
 struct StreamResult {
@@ -31,7 +57,7 @@ struct StreamResult {
   std::string text;                           // concatenated content
   std::string finish_reason;
   int prompt_tokens = -1, completion_tokens = -1;  // from `usage` when present
-  nlohmann::json server_timings;                   // llama-server's `timings` when present, else null
+  ServerTimings server;                            // the runtime's own timings (StreamRequest::timing_keys)
   std::string system_fingerprint;                  // when present
   bool done = false;                               // saw data: [DONE]
   double queued_s = 0;        // wanted start (batch start + start_at_s) -> actually sent

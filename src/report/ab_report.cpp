@@ -11,6 +11,36 @@
 #include "util/utf8.h"
 
 namespace fp {
+
+const char* to_string(AbEffect e) {
+  switch (e) {
+    case AbEffect::within_noise: return "within noise";
+    case AbEffect::better_with_flag_on: return "better with the flag on";
+    case AbEffect::worse_with_flag_on: return "worse with the flag on";
+  }
+  return "within noise";
+}
+
+const char* to_string(MechanismVerdict v) {
+  switch (v) {
+    case MechanismVerdict::confirmed: return "confirmed";
+    case MechanismVerdict::not_shown: return "not shown";
+    case MechanismVerdict::smaller_than_stated: return "smaller than stated";
+    case MechanismVerdict::contradicted: return "contradicted";
+    case MechanismVerdict::not_measured: return "not measured";
+  }
+  return "not measured";
+}
+
+const char* to_string(AbGateOutcome o) {
+  switch (o) {
+    case AbGateOutcome::pass: return "pass";
+    case AbGateOutcome::fail: return "fail";
+    case AbGateOutcome::undecided: return "undecided";
+  }
+  return "undecided";
+}
+
 namespace {
 
 std::string pval(double p) {
@@ -44,7 +74,7 @@ std::string compare_line(const AbFigure& f, const AbRun& r) {
   std::string s = pad(f.name, 34) + "off " + pad(table_figure(a ? a->summary.median : NAN), 10) + "on " +
                   pad(table_figure(b ? b->summary.median : NAN), 10) + "on-off " + pad(table_figure(f.cmp.diff) + " (" + pct(f.cmp.diff_rel) + ")", 22) +
                   "95% CI " + pad(interval(f.cmp), 24) + "p " + pad(pval(f.cmp.mwu.p), 9) + "n " +
-                  pad(std::to_string(f.cmp.n_a) + "/" + std::to_string(f.cmp.n_b), 9) + f.effect;
+                  pad(std::to_string(f.cmp.n_a) + "/" + std::to_string(f.cmp.n_b), 9) + to_string(f.effect);
   std::string few = too_few_words(f.cmp);
   if (!few.empty()) s += "; " + few;
   return s;
@@ -79,12 +109,12 @@ std::string ab_to_text(const AbRun& r) {
   out += "\n";
 
   out += "## Decision\n" + r.decision + "\n";
-  for (const auto& g : r.gates) out += "  gate " + pad(g.figure, 20) + pad(g.outcome, 10) + g.detail + "\n";
+  for (const auto& g : r.gates) out += "  gate " + pad(g.figure, 20) + pad(to_string(g.outcome), 10) + g.detail + "\n";
   for (const auto& f : r.failures) out += "  failure: " + f + "\n";
 
   out += "\n## Evidence (one verbose pass per arm)\n";
   for (const AbArm* a : {&r.on, &r.off}) {
-    out += "  arm " + pad(a->name, 4) + pad("(" + a->flag_value + "):", 8) + a->verdict + (a->degraded ? ", degraded" : "") +
+    out += "  arm " + pad(a->name, 4) + pad("(" + a->flag_value + "):", 8) + to_string(a->verdict) + (a->degraded ? ", degraded" : "") +
            (a->verdict_backend.empty() ? "" : " (" + a->verdict_backend + ")") +
            (a->levels_used.empty() ? "" : " [" + join(a->levels_used, "+") + "]") + ", " +
            (a->verdict_as_required ? "as required" : std::string("NOT as required: must be ") + (a->name == "on" ? "active" : "not active")) +
@@ -110,10 +140,10 @@ std::string ab_to_text(const AbRun& r) {
   out += "\n## Mechanism stated in the case\n";
   if (r.mechanism.empty()) out += "  none stated (add \"ab\": {\"mechanism\": [...]} to the case)\n";
   for (const auto& m : r.mechanism) {
-    std::string claim = m.figure + " " + m.expect;
-    if (m.expect == "unchanged") claim += " (+-" + pct(m.tolerance).substr(1) + ")";
+    std::string claim = m.figure + " " + to_string(m.expect);
+    if (m.expect == MechanismExpect::unchanged) claim += " (+-" + pct(m.tolerance).substr(1) + ")";
     else if (m.at_least > 0) claim += " by at least " + pct(m.at_least).substr(1);
-    out += "  " + pad(claim, 50) + pad(m.outcome, 22) + m.detail + "\n";
+    out += "  " + pad(claim, 50) + pad(to_string(m.outcome), 22) + m.detail + "\n";
   }
   out += "\n## Differences nobody predicted\n";
   if (r.unpredicted.empty()) out += "  none\n";
@@ -185,7 +215,7 @@ nlohmann::ordered_json ab_to_json(const AbRun& r) {
                {"blocks", r.blocks}, {"stopped", r.stopped}};
   j["decision"] = {{"exit_code", r.exit_code}, {"complete", r.complete}, {"text", r.decision}, {"failures", r.failures}};
   json gates = json::array();
-  for (const auto& g : r.gates) gates.push_back({{"figure", g.figure}, {"outcome", g.outcome}, {"detail", g.detail}});
+  for (const auto& g : r.gates) gates.push_back({{"figure", g.figure}, {"outcome", to_string(g.outcome)}, {"detail", g.detail}});
   j["gates"] = gates;
   json arms = json::object();
   for (const AbArm* a : {&r.off, &r.on}) {
@@ -194,7 +224,7 @@ nlohmann::ordered_json ab_to_json(const AbRun& r) {
       figs[f.name] = {{"n", f.summary.n}, {"p50", opt(f.summary.median)}, {"p95", opt(f.summary.p95)},
                       {"p99", opt(f.summary.p99)}, {"mad", opt(f.summary.mad)}, {"samples", f.samples}};
     arms[a->name] = {{"flag_value", a->flag_value},
-                     {"evidence", {{"verdict", a->verdict}, {"backend", a->verdict_backend}, {"levels_used", a->levels_used},
+                     {"evidence", {{"verdict", to_string(a->verdict)}, {"backend", a->verdict_backend}, {"levels_used", a->levels_used},
                                    {"as_required", a->verdict_as_required}, {"explanation", a->verdict_explanation},
                                    {"quotes", a->verdict_quotes}, {"signals", a->evidence_signals},
                                    {"degraded", a->degraded ? nlohmann::ordered_json(degradation_text(*a->degraded)) : nlohmann::ordered_json(nullptr)},
@@ -220,15 +250,15 @@ nlohmann::ordered_json ab_to_json(const AbRun& r) {
                     {"direction", f.lower_is_better ? "lower_is_better" : "higher_is_better"},
                     {"n_off", f.cmp.n_a}, {"n_on", f.cmp.n_b}, {"median_off", opt(f.cmp.median_a)}, {"median_on", opt(f.cmp.median_b)},
                     {"diff", opt(f.cmp.diff)}, {"diff_rel", opt(f.cmp.diff_rel)}, {"ci95", {opt(f.cmp.ci.low), opt(f.cmp.ci.high)}},
-                    {"mann_whitney_p", opt(f.cmp.mwu.p)}, {"verdict", to_string(f.cmp.verdict)}, {"effect", f.effect},
+                    {"mann_whitney_p", opt(f.cmp.mwu.p)}, {"verdict", to_string(f.cmp.verdict)}, {"effect", to_string(f.effect)},
                     {"too_few_repetitions", f.cmp.too_few_repetitions}, {"repetitions_needed", needed},
                     {"explanation", f.cmp.explanation}});
   }
   j["figures"] = figs;
   json mech = json::array();
   for (const auto& m : r.mechanism)
-    mech.push_back({{"figure", m.figure}, {"expect", m.expect}, {"at_least", m.at_least}, {"tolerance", m.tolerance},
-                    {"outcome", m.outcome}, {"detail", m.detail}});
+    mech.push_back({{"figure", m.figure}, {"expect", to_string(m.expect)}, {"at_least", m.at_least}, {"tolerance", m.tolerance},
+                    {"outcome", to_string(m.outcome)}, {"detail", m.detail}});
   j["mechanism"] = mech;
   j["unpredicted"] = r.unpredicted;
   json answers = json::array();

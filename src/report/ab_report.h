@@ -12,6 +12,7 @@
 #include "measure/ab_stats.h"
 #include "measure/kv_headroom.h"
 #include "measure/server_gauges.h"
+#include "case/case_file.h"
 #include "report/run_result.h"
 #include "evidence/verdict_types.h"
 #include "util/result.h"
@@ -22,7 +23,7 @@ namespace fp {
 struct AbArm {
   std::string name;          // "on" or "off"
   std::string flag_value;    // the value {flag} was replaced by
-  std::string verdict = "no evidence";   // evidence pass: active | not active | no evidence
+  Activity verdict = Activity::NoEvidence;  // the evidence pass's verdict
   std::string verdict_backend;
   std::vector<std::string> levels_used;
   std::string verdict_explanation;
@@ -53,6 +54,18 @@ struct AbArm {
   std::vector<std::string> errors;
 };
 
+// Which way a figure moved with the flag on; words only in the writers (to_string).
+enum class AbEffect { within_noise, better_with_flag_on, worse_with_flag_on };
+const char* to_string(AbEffect e);  // "within noise", "better with the flag on", "worse with the flag on"
+
+// A stated mechanism against the measurement (flow/ab/mechanism.h).
+enum class MechanismVerdict { confirmed, not_shown, smaller_than_stated, contradicted, not_measured };
+const char* to_string(MechanismVerdict v);  // "confirmed", "not shown", ...
+
+// One of the job's gates of an A/B run.
+enum class AbGateOutcome { pass, fail, undecided };
+const char* to_string(AbGateOutcome o);  // "pass", "fail", "undecided"
+
 // One figure compared: B (on) against A (off).
 struct AbFigure {
   std::string name;
@@ -60,13 +73,14 @@ struct AbFigure {
   bool lower_is_better = true;
   bool headline = false;     // a gate, a stated mechanism, or a difference nobody predicted
   AbResult cmp;
-  std::string effect;        // "within noise" | "better with the flag on" | "worse with the flag on"
+  AbEffect effect = AbEffect::within_noise;
 };
 
 struct MechanismCheck {
-  std::string figure, expect;
+  std::string figure;
+  MechanismExpect expect = MechanismExpect::unchanged;
   double at_least = 0, tolerance = 0;
-  std::string outcome;       // confirmed | not shown | smaller than stated | contradicted | not measured
+  MechanismVerdict outcome = MechanismVerdict::not_measured;
   std::string detail;        // the measurement behind it, in words
 };
 
@@ -78,7 +92,7 @@ struct AbAnswerDiff {
 
 struct AbGate {
   std::string figure;        // or "answers"
-  std::string outcome;       // pass | fail | undecided
+  AbGateOutcome outcome = AbGateOutcome::undecided;
   std::string detail;
 };
 

@@ -60,7 +60,7 @@ Result<Adapter> load_adapter_file(const std::string& path, const std::string& ru
   FP_TRY_STATUS(a.only_keys({"executable_var", "executable_name", "health_path", "ready_paths", "chat_path", "completion_path",
                              "version_args", "version_regex", "build_regex", "timed_args", "evidence_args",
                              "evidence_env", "port_in_use_regex", "request_extras", "tokenizer", "exact_output", "decode_probe", "list_devices_args",
-                             "threads_args", "threads_options", "threads_default", "evidence_instruments", "comment"}));
+                             "threads_args", "threads_options", "threads_default", "evidence_instruments", "timings", "comment"}));
   Adapter ad;
   ad.name = runtime;
   ad.data_file = path;
@@ -137,6 +137,19 @@ Result<Adapter> load_adapter_file(const std::string& path, const std::string& ru
   }
   if (a.has("tokenizer")) {
     FP_TRY(ad.tokenizer, load_tokenizer(a));
+  }
+  if (a.has("timings")) {
+    FP_TRY(JsonFields t, a.object("timings"));
+    FP_TRY_STATUS(t.only_keys({"object", "prompt_ms", "prompt_tokens", "prompt_per_second", "decode_ms", "decode_tokens",
+                               "decode_per_second", "comment"}));
+    FP_TRY(ad.timing_keys.object, t.string("object"));
+    FP_TRY(ad.timing_keys.prompt_ms, t.string_or("prompt_ms", ""));
+    FP_TRY(ad.timing_keys.prompt_tokens, t.string_or("prompt_tokens", ""));
+    FP_TRY(ad.timing_keys.prompt_per_second, t.string_or("prompt_per_second", ""));
+    FP_TRY(ad.timing_keys.decode_ms, t.string_or("decode_ms", ""));
+    FP_TRY(ad.timing_keys.decode_tokens, t.string_or("decode_tokens", ""));
+    FP_TRY(ad.timing_keys.decode_per_second, t.string_or("decode_per_second", ""));
+    if (ad.timing_keys.object.empty()) return t.error("object", "expected the stream chunk's field that holds the timings, e.g. \"timings\"");
   }
   if (a.has("threads_args")) {
     FP_TRY(ad.threads_args, a.string_list("threads_args"));

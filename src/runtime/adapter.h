@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "client/stream_client.h"
 #include "util/result.h"
 
 namespace fp {
@@ -69,6 +70,11 @@ struct Adapter {
   // a case sets them itself (then left alone). Empty: the runtime sizes its own.
   std::vector<std::string> threads_args, threads_options;
   std::string threads_default = "cpus";  // how many it starts by itself: "cpus" or "physical_cores"
+  // Key "timings": where the runtime reports its own timings of a request in its stream (the object's
+  // field and the keys of prompt time, decode time, decoded tokens and decode rate: llama-server's
+  // `timings` with prompt_ms, predicted_ms, predicted_n, predicted_per_second). Absent: it reports
+  // none, and the figures made of them (server_prompt_ms, server_tpot_ms, ...) are not measured.
+  ServerTimingKeys timing_keys;
 };
 
 Result<Adapter> load_adapter(const std::string& runtime);

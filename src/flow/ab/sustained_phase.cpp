@@ -1,6 +1,7 @@
 #include "flow/ab/sustained_phase.h"
 
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 
 #include "client/metrics_scraper.h"
@@ -101,8 +102,7 @@ SustainedFigures sustained_figures(const SustainedPass& pass, int concurrency) {
     if (s.ttft_s >= 0) {
       f.ttft_ms.push_back(s.ttft_s * 1e3);
       ttft_by_start.emplace_back(r.start_s, s.ttft_s * 1e3);
-      if (s.server_timings.is_object() && s.server_timings.contains("prompt_ms"))
-        f.queue_ms.push_back(std::max(0.0, s.ttft_s * 1e3 - s.server_timings["prompt_ms"].get<double>()));
+      if (!std::isnan(s.server.prompt_ms)) f.queue_ms.push_back(std::max(0.0, s.ttft_s * 1e3 - s.server.prompt_ms));
     }
     if (auto t = tpot_s(s); t && *t > 0) {
       f.tpot_ms.push_back(*t * 1e3);

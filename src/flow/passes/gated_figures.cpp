@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "figure/figure_registry.h"
 #include "case/effect_defaults.h"
 
 namespace fp {
@@ -9,7 +10,7 @@ namespace fp {
 std::vector<std::string> paired_gated_figures(Job job) {
   switch (job) {
     case Job::Chat: return {"ttft_ms"};
-    case Job::Completion: return {"ttft_ms", "itl_ms"};
+    case Job::Completion: return {"ttft_ms", "itl_mean_ms"};
     case Job::Batch: return {"throughput_tokens_per_s"};
     case Job::Extraction: return {};
   }
@@ -55,8 +56,10 @@ GatedFigures gated_figures(const Case& c, bool runs_on_cuda, bool kernel_probe_a
 }
 
 bool needs_kernel_probe(const std::vector<std::string>& figures) {
-  return std::any_of(figures.begin(), figures.end(),
-                     [](const std::string& f) { return f == "gpu_kernel_ms" || f == "attention_kernel_ms"; });
+  return std::any_of(figures.begin(), figures.end(), [](const std::string& f) {
+    const FigureDef* d = figure_def(f);
+    return d && d->source == FigureSource::probe && (d->engines & kPairedEngine);
+  });
 }
 
 }  // namespace fp

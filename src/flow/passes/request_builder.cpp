@@ -29,6 +29,7 @@ StreamRequest build_request(const CaseContext& ctx, const std::string& base_url,
   r.timeout_s = timeout_s;
   r.stall_timeout_s = std::min(timeout_s, c.plan.stall_timeout_s);
   r.headers = ctx.request_headers;
+  r.timing_keys = adapter.timing_keys;
   return r;
 }
 
