@@ -493,8 +493,8 @@ Status load_ab(const JsonFields& top, Case& c) {
       MechanismStatement st;
       FP_TRY(st.figure, m.one_of("figure", names));
       FP_TRY(std::string expect, m.one_of("expect", {"faster", "slower", "higher", "lower", "unchanged"}));
-      for (MechanismExpect e : {MechanismExpect::faster, MechanismExpect::slower, MechanismExpect::higher, MechanismExpect::lower,
-                                MechanismExpect::unchanged})
+      for (MechanismExpect e :
+           {MechanismExpect::faster, MechanismExpect::slower, MechanismExpect::higher, MechanismExpect::lower, MechanismExpect::unchanged})
         if (expect == to_string(e)) st.expect = e;
       FP_TRY(st.at_least, m.number_or("at_least", 0, 100, st.at_least));
       FP_TRY(st.tolerance, m.number_or("tolerance", 0, 100, st.tolerance));

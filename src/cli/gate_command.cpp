@@ -23,6 +23,8 @@
 namespace fp {
 namespace {
 
+// The usage text keeps one printed line per source line.
+// clang-format off
 const char* kGateUsageText =
     "usage: flashproof gate CASE.json... --baseline-runtime OLD [--candidate-runtime NEW] [options]\n"
     "       flashproof gate CASE.json... [--baseline ID] [options]\n"
@@ -86,6 +88,7 @@ const char* kGateUsageText =
     "Self-test cases (with a \"ctest\" block) are skipped. The report is printed and written to\n"
     "<results>/<fingerprint id>/gate-<stamp>-<pid>.txt.\n"
     "exit: 0 pass, 1 fail, 2 incomplete or bad input, 3 unresolved (--reference only), 64 usage, 125 every case skipped\n";
+// clang-format on
 
 }  // namespace
 

@@ -1,7 +1,7 @@
 #include "figure/figure_registry.h"
 
-#include <cctype>
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 
 #include "measure/stats.h"
@@ -153,8 +153,8 @@ std::vector<FigureDef> make_registry() {
   def("prompt_tokens_per_s", "tokens/s", higher, 0, "none: a rate", felt, S::request, kGolden | kAb,
       "prompt tokens over the time to first token, per request")
       .per_request = prompt_tokens_per_s;
-  def("decode_tokens_per_s", "tokens/s", higher, 0, "none: a rate", felt, S::request, kGolden | kAb, "1 / tpot, per request")
-      .per_request = decode_tokens_per_s;
+  def("decode_tokens_per_s", "tokens/s", higher, 0, "none: a rate", felt, S::request, kGolden | kAb, "1 / tpot, per request").per_request =
+      decode_tokens_per_s;
   def("throughput_tokens_per_s", "tokens/s", higher, 0, "none: a rate", felt, S::round, kGolden | kPaired | kAb,
       "completion tokens of a concurrent round over its wall time, per round")
       .per_round = throughput_tokens_per_s;
@@ -170,8 +170,10 @@ std::vector<FigureDef> make_registry() {
   def("cpu_ms_per_token", "ms", lower, 0.01, "schedstat accounting over a request of a few hundred tokens", not_felt, S::request,
       kGolden | kPaired, "the runtime's CPU time during a request over its prompt and completion tokens")
       .per_request = cpu_ms_per_token;
-  def("requests_per_s", "requests/s", higher, 0, "none: a rate", not_felt, S::round, 0, "requests completed per second of a round, per load level");
-  def("goodput_share", "share", higher, 0, "none: a share", not_felt, S::round, 0, "the share of a round's requests meeting every latency target");
+  def("requests_per_s", "requests/s", higher, 0, "none: a rate", not_felt, S::round, 0,
+      "requests completed per second of a round, per load level");
+  def("goodput_share", "share", higher, 0, "none: a share", not_felt, S::round, 0,
+      "the share of a round's requests meeting every latency target");
   def("goodput_requests_per_s", "requests/s", higher, 0, "none: a rate", not_felt, S::round, 0,
       "requests meeting every latency target per second of a round");
   auto& itl_requests = def("itl_requests_ms", "ms", lower, 0, "none of its own: guarded at itl_mean_ms's minimum effect", not_felt,
@@ -192,7 +194,8 @@ std::vector<FigureDef> make_registry() {
       "time to first token under the sustained phase's concurrency");
   def("sustained_queue_ms", "ms", lower, 0, "none: reported, never gated", not_felt, S::sustained, kAb,
       "client TTFT minus the runtime's prompt time under sustained load: the wait before the prompt ran");
-  def("sustained_tpot_ms", "ms", lower, 0, "none: reported, never gated", not_felt, S::sustained, kAb, "time per output token under sustained load");
+  def("sustained_tpot_ms", "ms", lower, 0, "none: reported, never gated", not_felt, S::sustained, kAb,
+      "time per output token under sustained load");
   def("sustained_throughput_tokens_per_s", "tokens/s", higher, 0, "none: a rate", not_felt, S::sustained, kAb,
       "completion tokens over the sustained phase's wall time");
   def("kv_cache_mib", "MiB", lower, 0, "none: judged by the memory policy (golden/memory_policy.h)", not_felt, S::memory, kAb,

@@ -36,13 +36,13 @@ enum FigureEngine : unsigned {
 // One measured request as the extractors read it: the client's clock and the runtime's own
 // timings (named by the runtime data: runtime/adapter.h Adapter::timings), nothing else.
 struct RequestFacts {
-  double ttft_s = -1;                  // < 0: not measured
-  double e2e_s = -1;                   // < 0: not measured
-  std::optional<double> tpot_s;        // client/stream_metrics.h tpot_s
+  double ttft_s = -1;            // < 0: not measured
+  double e2e_s = -1;             // < 0: not measured
+  std::optional<double> tpot_s;  // client/stream_metrics.h tpot_s
   int prompt_tokens = -1, completion_tokens = -1;
-  double runtime_cpu_s = -1;           // < 0: not measured
-  std::vector<double> event_times_s;   // each streamed content event
-  std::vector<double> gaps_s;          // between consecutive content events (client/stream_metrics.h)
+  double runtime_cpu_s = -1;          // < 0: not measured
+  std::vector<double> event_times_s;  // each streamed content event
+  std::vector<double> gaps_s;         // between consecutive content events (client/stream_metrics.h)
   // The runtime's own timings (NaN: not reported).
   double server_prompt_ms = std::numeric_limits<double>::quiet_NaN();
   double server_decode_ms = std::numeric_limits<double>::quiet_NaN();
@@ -70,17 +70,17 @@ using LaunchExtractor = std::optional<double> (*)(const LaunchFacts&);
 
 struct FigureDef {
   std::string_view name;
-  std::string_view unit;            // "ms", "tokens/s", "requests/s", "share", "MiB"
+  std::string_view unit;  // "ms", "tokens/s", "requests/s", "share", "MiB"
   bool lower_is_better = true;
   // The smallest change worth failing, in the unit (util/min_effect.h MinEffect::floor); 0: none.
   double floor = 0;
   std::string_view floor_why;
-  bool user_felt = false;           // guarded where the job does not gate it (case/effect_defaults.h)
+  bool user_felt = false;  // guarded where the job does not gate it (case/effect_defaults.h)
   FigureSource source = FigureSource::request;
   // The side-by-side statistics' machine term applies (measure/paired_stats.h): the launch's
   // machine-speed reference covaries with the figure. Not for what the GPU's clocks time.
   bool machine_term = true;
-  unsigned engines = 0;             // FigureEngine bits
+  unsigned engines = 0;  // FigureEngine bits
   // A case may name it in plan.gated (a side-by-side figure); false for a figure the engine measures
   // only to guard another (itl_requests_ms).
   bool gateable = true;
@@ -89,7 +89,7 @@ struct FigureDef {
   RequestExtractor per_request = nullptr;
   RoundExtractor per_round = nullptr;
   LaunchExtractor per_launch = nullptr;
-  std::string_view definition;      // one line, for the docs and the reader
+  std::string_view definition;  // one line, for the docs and the reader
   // The golden path's figure for this one where the golden path measures it another way
   // (gpu_kernel_ms per probed launch -> gpu_kernel_ms_per_token); empty: the same name.
   std::string_view golden_name;

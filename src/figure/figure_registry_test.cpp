@@ -63,10 +63,9 @@ TEST(FigureRegistry, DirectionFromTheEntryLevelsIncluded) {
 
 // The lists engines and case files show, in registry order (result files, A/B tables).
 TEST(FigureRegistry, EngineListsInRegistryOrder) {
-  EXPECT_THAT(figure_names(kGoldenEngine),
-              ElementsAre("ttft_ms", "ttft_ms_p95", "tpot_ms", "itl_ms", "e2e_ms", "prompt_tokens_per_s", "decode_tokens_per_s",
-                          "throughput_tokens_per_s", "client_minus_server_prompt_ms", "server_prompt_ms", "server_tpot_ms",
-                          "cpu_ms_per_token"));
+  EXPECT_THAT(figure_names(kGoldenEngine), ElementsAre("ttft_ms", "ttft_ms_p95", "tpot_ms", "itl_ms", "e2e_ms", "prompt_tokens_per_s",
+                                                       "decode_tokens_per_s", "throughput_tokens_per_s", "client_minus_server_prompt_ms",
+                                                       "server_prompt_ms", "server_tpot_ms", "cpu_ms_per_token"));
   EXPECT_THAT(figure_names(kPairedEngine),
               ElementsAre("cold_ready_ms", "cold_first_ttft_ms", "ttft_ms", "tpot_ms", "itl_mean_ms", "e2e_ms", "throughput_tokens_per_s",
                           "server_prompt_ms", "server_tpot_ms", "cpu_ms_per_token", "gpu_kernel_ms", "attention_kernel_ms"));
@@ -113,9 +112,9 @@ TEST(FigureRegistry, LaunchExtractors) {
   LaunchFacts l;
   l.ready_s = 1.5;
   RequestFacts a, b, probe;
-  a.event_times_s = {0, 0.01, 0.02};   // mean gap 10 ms
-  b.event_times_s = {0, 0.03};         // 30 ms
-  probe.event_times_s = {0, 0.012};    // 12 ms
+  a.event_times_s = {0, 0.01, 0.02};  // mean gap 10 ms
+  b.event_times_s = {0, 0.03};        // 30 ms
+  probe.event_times_s = {0, 0.012};   // 12 ms
   l.requests = {a, b, a};
   EXPECT_DOUBLE_EQ(*figure_def("cold_ready_ms")->per_launch(l), 1500);
   EXPECT_DOUBLE_EQ(*figure_def("itl_mean_ms")->per_launch(l), 10);

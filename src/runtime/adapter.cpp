@@ -57,10 +57,11 @@ Result<Adapter> load_adapter_file(const std::string& path, const std::string& ru
   FP_TRY(nlohmann::json j, parse_json_object(file->text, path));
   JsonFields top(j, path);
   FP_TRY(JsonFields a, top.object("adapter"));
-  FP_TRY_STATUS(a.only_keys({"executable_var", "executable_name", "health_path", "ready_paths", "chat_path", "completion_path",
-                             "version_args", "version_regex", "build_regex", "timed_args", "evidence_args",
-                             "evidence_env", "port_in_use_regex", "request_extras", "tokenizer", "exact_output", "decode_probe", "list_devices_args",
-                             "threads_args", "threads_options", "threads_default", "evidence_instruments", "timings", "comment"}));
+  FP_TRY_STATUS(
+      a.only_keys({"executable_var",    "executable_name", "health_path",     "ready_paths",          "chat_path",     "completion_path",
+                   "version_args",      "version_regex",   "build_regex",     "timed_args",           "evidence_args", "evidence_env",
+                   "port_in_use_regex", "request_extras",  "tokenizer",       "exact_output",         "decode_probe",  "list_devices_args",
+                   "threads_args",      "threads_options", "threads_default", "evidence_instruments", "timings",       "comment"}));
   Adapter ad;
   ad.name = runtime;
   ad.data_file = path;
@@ -140,8 +141,8 @@ Result<Adapter> load_adapter_file(const std::string& path, const std::string& ru
   }
   if (a.has("timings")) {
     FP_TRY(JsonFields t, a.object("timings"));
-    FP_TRY_STATUS(t.only_keys({"object", "prompt_ms", "prompt_tokens", "prompt_per_second", "decode_ms", "decode_tokens",
-                               "decode_per_second", "comment"}));
+    FP_TRY_STATUS(t.only_keys(
+        {"object", "prompt_ms", "prompt_tokens", "prompt_per_second", "decode_ms", "decode_tokens", "decode_per_second", "comment"}));
     FP_TRY(ad.timing_keys.object, t.string("object"));
     FP_TRY(ad.timing_keys.prompt_ms, t.string_or("prompt_ms", ""));
     FP_TRY(ad.timing_keys.prompt_tokens, t.string_or("prompt_tokens", ""));
@@ -149,7 +150,8 @@ Result<Adapter> load_adapter_file(const std::string& path, const std::string& ru
     FP_TRY(ad.timing_keys.decode_ms, t.string_or("decode_ms", ""));
     FP_TRY(ad.timing_keys.decode_tokens, t.string_or("decode_tokens", ""));
     FP_TRY(ad.timing_keys.decode_per_second, t.string_or("decode_per_second", ""));
-    if (ad.timing_keys.object.empty()) return t.error("object", "expected the stream chunk's field that holds the timings, e.g. \"timings\"");
+    if (ad.timing_keys.object.empty())
+      return t.error("object", "expected the stream chunk's field that holds the timings, e.g. \"timings\"");
   }
   if (a.has("threads_args")) {
     FP_TRY(ad.threads_args, a.string_list("threads_args"));

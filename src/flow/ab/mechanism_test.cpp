@@ -26,8 +26,8 @@ AbFigure figure(const std::string& name, bool lower_is_better, const std::vector
 MechanismStatement say(const std::string& figure, const std::string& expect, double at_least = 0, double tolerance = 0.05) {
   MechanismStatement s;
   s.figure = figure;
-  for (MechanismExpect e : {MechanismExpect::faster, MechanismExpect::slower, MechanismExpect::higher, MechanismExpect::lower,
-                            MechanismExpect::unchanged})
+  for (MechanismExpect e :
+       {MechanismExpect::faster, MechanismExpect::slower, MechanismExpect::higher, MechanismExpect::lower, MechanismExpect::unchanged})
     if (expect == to_string(e)) s.expect = e;
   s.at_least = at_least;
   s.tolerance = tolerance;

@@ -1,8 +1,8 @@
 #include "flow/ab/sustained_phase.h"
 
 #include <algorithm>
-#include <cmath>
 #include <chrono>
+#include <cmath>
 
 #include "client/metrics_scraper.h"
 #include "client/stream_metrics.h"

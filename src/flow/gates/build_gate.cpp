@@ -11,8 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "figure/figure_registry.h"
 #include "case/prompt_set.h"
+#include "figure/figure_registry.h"
 #include "flow/paired/paired_memory.h"
 #include "flow/paired/paired_runner.h"
 #include "flow/passes/case_context.h"
@@ -181,8 +181,9 @@ void compare_evidence(const Case& c, const EvidenceOutcome& ev_base, const Evide
   say("  baseline:  " + activity_text(ev_base.verdict) + "\n  candidate: " + activity_text(ev_cand.verdict) + "\n");
   if (!verdict_as_expected(ev_cand.verdict, c.expect.fused_attention))
     problems.push_back({GateProblemKind::kernel_lost, std::string("LOST: fused attention is ") + to_string(ev_cand.verdict.activity) +
-                       " in the candidate (the case expects it " + (c.expect.fused_attention ? "active" : "not active") +
-                       "): " + ev_cand.verdict.explanation});
+                                                          " in the candidate (the case expects it " +
+                                                          (c.expect.fused_attention ? "active" : "not active") +
+                                                          "): " + ev_cand.verdict.explanation});
   // A level that gave evidence in the old build and nothing in the new one (a changed log format, a
   // probe the new build refuses) is evidence lost, even when the verdict still reads the same.
   const auto level_names = [](const Verdict& v) {
@@ -208,23 +209,23 @@ void compare_evidence(const Case& c, const EvidenceOutcome& ev_base, const Evide
     }
   }
   if (ev_base.verdict.activity != ev_cand.verdict.activity)
-    problems.push_back({GateProblemKind::verdict_changed, "verdict changed: " + activity_text(ev_base.verdict) + " -> " + activity_text(ev_cand.verdict)});
+    problems.push_back(
+        {GateProblemKind::verdict_changed, "verdict changed: " + activity_text(ev_base.verdict) + " -> " + activity_text(ev_cand.verdict)});
   else if (fused_devices_differ(ev_base.verdict.fused_backends, ev_cand.verdict.fused_backends))
-    problems.push_back({GateProblemKind::fused_moved, "fused attention moved: " + activity_text(ev_base.verdict) + " -> " + activity_text(ev_cand.verdict)});
+    problems.push_back({GateProblemKind::fused_moved,
+                        "fused attention moved: " + activity_text(ev_base.verdict) + " -> " + activity_text(ev_cand.verdict)});
 }
 
 void say_plan(const PairedPlan& plan, size_t prompts, TeeText& say) {
-  say("timed blocks: in pairs, AB then BA or BA then AB at random, " + std::to_string(plan.rounds) + " round(s) of " + std::to_string(prompts) +
-      " prompts per launch after " + std::to_string(plan.warmup) + " warm-up" +
-      (plan.decode_probes > 0 ? ", each measured request followed by " + std::to_string(plan.decode_probes) +
-                                    " decode probe(s) (the prompt again from the runtime's prompt cache; itl_mean_ms from them" +
-                                    (plan.guards.count("itl_requests_ms") ? "; the full requests' decode guarded as itl_requests_ms"
-                                                                          : std::string()) +
-                                    ")"
-                              : std::string()) +
+  say("timed blocks: in pairs, AB then BA or BA then AB at random, " + std::to_string(plan.rounds) + " round(s) of " +
+      std::to_string(prompts) + " prompts per launch after " + std::to_string(plan.warmup) + " warm-up" +
+      (plan.decode_probes > 0
+           ? ", each measured request followed by " + std::to_string(plan.decode_probes) +
+                 " decode probe(s) (the prompt again from the runtime's prompt cache; itl_mean_ms from them" +
+                 (plan.guards.count("itl_requests_ms") ? "; the full requests' decode guarded as itl_requests_ms" : std::string()) + ")"
+           : std::string()) +
       (plan.interleave ? "; from block 2 both launches up at once, their requests in turn, where both fit" : "; one launch at a time") +
-      "; first look after " +
-      std::to_string(plan.first_blocks) + " blocks, at most " + std::to_string(plan.max_blocks) + ", budget " +
+      "; first look after " + std::to_string(plan.first_blocks) + " blocks, at most " + std::to_string(plan.max_blocks) + ", budget " +
       (plan.budget_s > 0 ? std::to_string(static_cast<int>(plan.budget_s)) + " s"
                          : std::to_string(plan.budget_blocks) + " blocks or " + fmt("%.0f", plan.budget_floor_s) +
                                " s, whichever is longer (the default: in seconds from the first look's block time)") +
@@ -259,7 +260,9 @@ void say_blocks(const PairedOutcome& po, const PairedPlan& plan, const Case& c, 
   if (!po.guards.empty()) {
     const bool requests_guard = std::any_of(po.guards.begin(), po.guards.end(), [](const FigureDecision& d) { return d.figure == "itl_requests_ms"; });
     say(std::string("guards (figures a user feels that the job does not gate, each at its guard effect") +
-        (requests_guard ? "; itl_requests_ms: the full requests' decode, itl_mean_ms coming from the probes, at itl_mean_ms's minimum effect" : "") +
+        (requests_guard
+             ? "; itl_requests_ms: the full requests' decode, itl_mean_ms coming from the probes, at itl_mean_ms's minimum effect"
+             : "") +
         "):\n");
     for (const auto& d : po.guards) say("  guard " + decision_line(d, "candidate") + "\n");
   }
@@ -301,27 +304,32 @@ void compare_gate_answers(const PairedOutcome& po, const BuildGateOptions& o, Te
   }
   for (const auto& d : diffs) say(d + (ends_with(d, "\n") ? "" : "\n"));
   if (!diffs.empty())
-    problems.push_back({GateProblemKind::answers_changed, "answers changed: " + std::to_string(diffs.size()) + " of " + std::to_string(po.answers_a.size()) +
-                       " prompts answer differently in the candidate"});
+    problems.push_back({GateProblemKind::answers_changed, "answers changed: " + std::to_string(diffs.size()) + " of " +
+                                                              std::to_string(po.answers_a.size()) +
+                                                              " prompts answer differently in the candidate"});
 }
 
 // The case's outcome from its problems and decisions; an unresolved figure says what would decide it.
 void decide_outcome(const PairedOutcome& po, BuildGateCase& bc) {
   const bool incomplete = !po.errors.empty() || interrupted();
-  const bool hard_fail =
-      std::any_of(bc.problems.begin(), bc.problems.end(), [](const GateProblem& p) { return is_regression(p.kind); });
-  if (hard_fail) bc.outcome = GateOutcome::regression;
-  else if (incomplete || !bc.problems.empty()) bc.outcome = GateOutcome::incomplete;
-  else if (po.any_unresolved()) bc.outcome = GateOutcome::unresolved;
-  else bc.outcome = GateOutcome::no_regression;
+  const bool hard_fail = std::any_of(bc.problems.begin(), bc.problems.end(), [](const GateProblem& p) { return is_regression(p.kind); });
+  if (hard_fail)
+    bc.outcome = GateOutcome::regression;
+  else if (incomplete || !bc.problems.empty())
+    bc.outcome = GateOutcome::incomplete;
+  else if (po.any_unresolved())
+    bc.outcome = GateOutcome::unresolved;
+  else
+    bc.outcome = GateOutcome::no_regression;
   if (bc.outcome != GateOutcome::unresolved) return;
   for (const auto& d : po.decisions)
     if (d.verdict == TimingVerdict::unresolved)
-      bc.problems.push_back({GateProblemKind::unresolved, "UNRESOLVED " + d.figure +
-                            (d.likely_blocks ? ": about " + std::to_string(*d.more_blocks) + " more blocks; a budget of about " +
-                                                   fmt("%.0f", *d.likely_blocks * po.block_s) +
-                                                   " s would likely decide it (plan.budget_s or --budget)"
-                                             : std::string(": its estimate sits at the regression bound; no budget is likely to decide it"))});
+      bc.problems.push_back(
+          {GateProblemKind::unresolved,
+           "UNRESOLVED " + d.figure +
+               (d.likely_blocks ? ": about " + std::to_string(*d.more_blocks) + " more blocks; a budget of about " +
+                                      fmt("%.0f", *d.likely_blocks * po.block_s) + " s would likely decide it (plan.budget_s or --budget)"
+                                : std::string(": its estimate sits at the regression bound; no budget is likely to decide it"))});
 }
 
 // gate.json: the outcome, both arms, every decision and launch (so that the decision can be
@@ -330,10 +338,14 @@ nlohmann::json gate_json(const Case& c, const GateArms& arms, const EvidenceOutc
                          const PairedOutcome& po, const PairedMemory& memory, const std::string& gated_note, const BuildGateCase& bc) {
   nlohmann::json j = {{"case", c.name},
                       {"outcome", to_string(bc.outcome)},
-                      {"baseline", {{"runtime", join(arms.base.runtime.prefix, " ")}, {"version", arms.fp_base.runtime_version},
-                                    {"verdict", activity_text(ev_base.verdict)}}},
-                      {"candidate", {{"runtime", join(arms.cand.runtime.prefix, " ")}, {"version", arms.fp_cand.runtime_version},
-                                     {"verdict", activity_text(ev_cand.verdict)}}},
+                      {"baseline",
+                       {{"runtime", join(arms.base.runtime.prefix, " ")},
+                        {"version", arms.fp_base.runtime_version},
+                        {"verdict", activity_text(ev_base.verdict)}}},
+                      {"candidate",
+                       {{"runtime", join(arms.cand.runtime.prefix, " ")},
+                        {"version", arms.fp_cand.runtime_version},
+                        {"verdict", activity_text(ev_cand.verdict)}}},
                       {"blocks", po.blocks},
                       {"wall_s", po.wall_s},
                       {"stopped", po.stopped},
@@ -381,8 +393,9 @@ void time_and_judge(const CaseContext& resolved, const GateArms& arms, const Evi
   say_plan(plan, resolved.prompts.size(), say);
   if (o.decode_probes > 0 && plan.decode_probes == 0)
     say("  no decode probes (--decode-probes " + std::to_string(o.decode_probes) + "): " +
-        (resolved.adapter.decode_probe ? std::string("a batch case's requests are all in flight at once, and a probe follows one request alone")
-                                       : "the runtime data of " + c.runtime + " has no decode_probe (how to ask it for a prompt from its cache)") +
+        (resolved.adapter.decode_probe
+             ? std::string("a batch case's requests are all in flight at once, and a probe follows one request alone")
+             : "the runtime data of " + c.runtime + " has no decode_probe (how to ask it for a prompt from its cache)") +
         "; itl_mean_ms from the full requests\n");
   PairedArm A{"baseline", arms.base, ev_base.signals};
   PairedArm B{"candidate", arms.cand, ev_cand.signals};
@@ -404,11 +417,12 @@ void time_and_judge(const CaseContext& resolved, const GateArms& arms, const Evi
       bc.problems.push_back({GateProblemKind::regression, "REGRESSION " + decision_line(d, "candidate")});
   for (const auto& d : po.guards)
     if (d.verdict == TimingVerdict::regression)
-      bc.problems.push_back({GateProblemKind::regression, "REGRESSION (guard: " +
-                            (d.figure == "itl_requests_ms" ? std::string("the full requests' decode, where itl_mean_ms comes from the probes,")
-                                                           : "the job does not gate " + d.figure + ", and it") +
-                            " regressed beyond its guard effect) " +
-                            decision_line(d, "candidate")});
+      bc.problems.push_back(
+          {GateProblemKind::regression,
+           "REGRESSION (guard: " +
+               (d.figure == "itl_requests_ms" ? std::string("the full requests' decode, where itl_mean_ms comes from the probes,")
+                                              : "the job does not gate " + d.figure + ", and it") +
+               " regressed beyond its guard effect) " + decision_line(d, "candidate")});
   decide_outcome(po, bc);
   for (const auto& p : bc.problems) say("  PROBLEM " + p.text + "\n");
   say("case " + c.name + ": " + to_string(bc.outcome) + "\n");

@@ -147,7 +147,8 @@ void fill_speed(MatrixRow& row, const CaseContext& ctx, const TimedPass& pass) {
   for (const auto& tr : pass.requests) {
     const ServerTimings& t = tr.result.server;
     if (!std::isnan(t.prompt_per_second)) server.push_back(t.prompt_per_second);
-    if (std::isfinite(t.prompt_tokens)) row.prompt_tokens = static_cast<int>(t.prompt_tokens);
+    if (std::isfinite(t.prompt_tokens))
+      row.prompt_tokens = static_cast<int>(t.prompt_tokens);
     else if (tr.result.prompt_tokens > 0) row.prompt_tokens = tr.result.prompt_tokens;
   }
   std::vector<double> decode;

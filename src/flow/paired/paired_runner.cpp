@@ -15,9 +15,9 @@
 #include <set>
 #include <thread>
 
-#include "figure/figure_registry.h"
 #include "case/effect_defaults.h"
 #include "client/stream_metrics.h"
+#include "figure/figure_registry.h"
 #include "flow/paired/alternation.h"
 #include "flow/paired/room_for_both.h"
 #include "flow/passes/evidence_pass.h"

@@ -11,7 +11,7 @@
 #include "figure/figure_registry.h"
 #include "flow/passes/timed_pass.h"
 #include "measure/goodput.h"
-#include "report/run_result.h"
+#include "result/run_result.h"
 
 namespace fp {
 

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "figure/figure_registry.h"
 #include "case/effect_defaults.h"
+#include "figure/figure_registry.h"
 
 namespace fp {
 

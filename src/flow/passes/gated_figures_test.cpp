@@ -68,7 +68,7 @@ TEST(PairedRunner, TheFiguresAUserFeelsThatTheJobDoesNotGateAreGuarded) {
   EXPECT_EQ(g.guards.count("e2e_ms"), 1u);
   EXPECT_EQ(g.guards.count("throughput_tokens_per_s"), 1u);
   EXPECT_EQ(g.guards.count("server_prompt_ms"), 0u);  // not a figure a user feels: reported
-  c.plan.guards["itl_ms"] = std::nullopt;  // its old name: a case written before itl_mean_ms had its own
+  c.plan.guards["itl_ms"] = std::nullopt;             // its old name: a case written before itl_mean_ms had its own
   c.plan.guards["tpot_ms"] = MinEffect{0.1, 0};
   auto tuned = gated_figures(c, false, false);
   EXPECT_EQ(tuned.guards.count("itl_mean_ms"), 0u);

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "figure/figure_registry.h"
 #include "case/effect_defaults.h"
+#include "figure/figure_registry.h"
 #include "flow/passes/gated_figures.h"
 #include "util/text.h"
 
