@@ -52,7 +52,25 @@ std::string http_error_text(long status, std::string_view body) {
   return text + "; body: " + one_line;
 }
 
-Status apply_stream_chunk(std::string_view data, double arrival_s, StreamResult& r) {
+namespace {
+
+ServerTimings read_timings(const json& t, const ServerTimingKeys& keys) {
+  auto num = [&](const std::string& k) {
+    auto it = t.find(k);
+    return it != t.end() && it->is_number() ? it->get<double>() : std::numeric_limits<double>::quiet_NaN();
+  };
+  ServerTimings out;
+  out.prompt_ms = num(keys.prompt_ms);
+  out.prompt_tokens = num(keys.prompt_tokens);
+  out.cached_tokens = num(keys.cached_tokens);
+  out.decode_ms = num(keys.decode_ms);
+  out.decode_tokens = num(keys.decode_tokens);
+  return out;
+}
+
+}  // namespace
+
+Status apply_stream_chunk(std::string_view data, double arrival_s, StreamResult& r, const ServerTimingKeys& keys) {
   if (r.done) return ok_status();
   if (trim(data) == "[DONE]") {
     r.done = true;
@@ -72,7 +90,10 @@ Status apply_stream_chunk(std::string_view data, double arrival_s, StreamResult&
     const json& choice = (*ch)[0];
     std::string content = content_of(choice);
     if (!content.empty()) {
-      if (r.ttft_s < 0) r.ttft_s = arrival_s;
+      if (r.ttft_s < 0) {
+        r.ttft_s = arrival_s;
+        if (auto t = j.find(keys.object); t != j.end() && t->is_object()) r.at_first_text = read_timings(*t, keys);
+      }
       r.content_event_times_s.push_back(arrival_s);
       r.text += content;
     }
@@ -84,7 +105,10 @@ Status apply_stream_chunk(std::string_view data, double arrival_s, StreamResult&
     r.prompt_tokens = int_field(*u, "prompt_tokens");
     r.completion_tokens = int_field(*u, "completion_tokens");
   }
-  if (auto t = j.find("timings"); t != j.end() && t->is_object()) r.server_timings = *t;
+  if (auto t = j.find(keys.object); t != j.end() && t->is_object()) {
+    r.server_timings = *t;
+    r.server = read_timings(*t, keys);
+  }
   return ok_status();
 }
 

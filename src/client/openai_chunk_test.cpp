@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "client/stream_metrics.h"
 #include "util/utf8.h"
 
@@ -23,6 +25,27 @@ TEST(StreamChunk, RoleOnlyChunkIsNotContent) {
   ASSERT_TRUE(apply_stream_chunk(R"({"choices":[{"index":0,"delta":{"content":"Hi"}}]})", 0.7, r));
   EXPECT_DOUBLE_EQ(r.ttft_s, 0.7);
   EXPECT_EQ(r.text, "Hi");
+}
+
+TEST(StreamChunk, TimingsOfTheFirstTextAndOfTheWholeRequestWhereTheKeysSay) {
+  // llama-server build 11669 with timings_per_token: every content event carries timings.
+  StreamResult r;
+  ServerTimingKeys keys;
+  ASSERT_TRUE(apply_stream_chunk(R"({"choices":[{"index":0,"delta":{"content":" large"}}],"timings":{"cache_n":30,"prompt_n":59,"prompt_ms":12.5,"predicted_n":2,"predicted_ms":1.75}})", 0.02, r, keys));
+  ASSERT_TRUE(apply_stream_chunk(R"({"choices":[{"index":0,"delta":{"content":" x"}}],"timings":{"cache_n":30,"prompt_n":59,"prompt_ms":12.5,"predicted_n":3,"predicted_ms":2.5}})", 0.03, r, keys));
+  EXPECT_DOUBLE_EQ(r.at_first_text.decode_tokens, 2);
+  EXPECT_DOUBLE_EQ(r.at_first_text.decode_ms, 1.75);
+  EXPECT_DOUBLE_EQ(r.server.cached_tokens, 30);
+  EXPECT_DOUBLE_EQ(r.server.prompt_tokens, 59);
+  EXPECT_DOUBLE_EQ(r.server.decode_tokens, 3);
+  // Another runtime's names, from its data file: the llama-server names are not read then.
+  StreamResult o;
+  ServerTimingKeys other;
+  other.object = "metrics";
+  other.prompt_ms = "prefill_ms";
+  ASSERT_TRUE(apply_stream_chunk(R"({"choices":[{"index":0,"delta":{"content":"a"}}],"timings":{"prompt_ms":1},"metrics":{"prefill_ms":7}})", 0.1, o, other));
+  EXPECT_DOUBLE_EQ(o.server.prompt_ms, 7);
+  EXPECT_TRUE(std::isnan(o.server.cached_tokens));
 }
 
 TEST(StreamChunk, CompletionsTextAndVllmUsageChunk) {

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "client/stream_client.h"
 #include "util/result.h"
 
 namespace fp {
@@ -55,6 +56,13 @@ struct Adapter {
   std::vector<std::string> list_devices_args;  // prints the devices the runtime sees, e.g. --list-devices;
                                                // empty: it cannot say (key "list_devices_args")
   nlohmann::json request_extras;            // merged into every request body
+  // Where the runtime's own timings of a request sit in its stream events (key "server_timings":
+  // the event field and the names of prefill time, prompt tokens evaluated, prompt tokens served from
+  // its cache, decode time and tokens); absent: llama-server's names, harmless where none are sent.
+  ServerTimingKeys server_timing_keys;
+  // Work the runtime logs before a task's prompt, outside its timings (server_timings.log_upkeep):
+  // a regex whose first group is milliseconds, and what it is in words. Empty: none known.
+  std::string upkeep_log_regex, upkeep_log_what;
   std::optional<TokenizerEndpoint> tokenizer;  // none: prompt tokens are estimated, and the result says so
   // Merged into a request when the case asks for exact output lengths (shape.output_tokens), e.g.
   // {"ignore_eos": true}; empty: the runtime has no way, outputs may stop early, the result says so.
