@@ -14,6 +14,7 @@ fp::ServerTimingKeys llama_server_keys() {
   k.object = "timings";
   k.prompt_ms = "prompt_ms";
   k.prompt_tokens = "prompt_n";
+  k.cached_tokens = "cache_n";
   k.prompt_per_second = "prompt_per_second";
   k.decode_ms = "predicted_ms";
   k.decode_tokens = "predicted_n";
@@ -33,7 +34,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (end == std::string_view::npos) end = in.size();
     const size_t events_before = r.content_event_times_s.size();
     const bool done_before = r.done;
-    fp::Status st = fp::apply_stream_chunk(in.substr(start, end - start), t, keys, r);
+    fp::Status st = fp::apply_stream_chunk(in.substr(start, end - start), t, r, keys);
     if (!st && st.error().message.empty()) __builtin_trap();
     if (done_before && r.content_event_times_s.size() != events_before) __builtin_trap();  // nothing after [DONE]
     t += 0.001;

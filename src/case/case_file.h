@@ -48,6 +48,10 @@ struct Shape {
   int prompt_tokens = 0;
   int synthetic_prompts = 0;
   bool exact_output = false;
+  // prompt_cache: the deployment's clients let the runtime serve a repeated prompt prefix from its
+  // prompt cache (the runtime data's decode_probe fields: llama-server {"cache_prompt": true}); off,
+  // the default, every timed request has its whole prompt evaluated (request_extras).
+  bool prompt_cache = false;
 };
 
 struct Launch {

@@ -52,7 +52,28 @@ std::string http_error_text(long status, std::string_view body) {
   return text + "; body: " + one_line;
 }
 
-Status apply_stream_chunk(std::string_view data, double arrival_s, const ServerTimingKeys& timing_keys, StreamResult& r) {
+namespace {
+
+ServerTimings read_timings(const json& t, const ServerTimingKeys& keys) {
+  auto num = [&](const std::string& k) {
+    auto it = k.empty() ? t.end() : t.find(k);
+    return it != t.end() && it->is_number() ? it->get<double>() : std::numeric_limits<double>::quiet_NaN();
+  };
+  ServerTimings out;
+  out.reported = true;
+  out.prompt_ms = num(keys.prompt_ms);
+  out.prompt_per_second = num(keys.prompt_per_second);
+  out.decode_per_second = num(keys.decode_per_second);
+  out.prompt_tokens = num(keys.prompt_tokens);
+  out.cached_tokens = num(keys.cached_tokens);
+  out.decode_ms = num(keys.decode_ms);
+  out.decode_tokens = num(keys.decode_tokens);
+  return out;
+}
+
+}  // namespace
+
+Status apply_stream_chunk(std::string_view data, double arrival_s, StreamResult& r, const ServerTimingKeys& keys) {
   if (r.done) return ok_status();
   if (trim(data) == "[DONE]") {
     r.done = true;
@@ -72,7 +93,11 @@ Status apply_stream_chunk(std::string_view data, double arrival_s, const ServerT
     const json& choice = (*ch)[0];
     std::string content = content_of(choice);
     if (!content.empty()) {
-      if (r.ttft_s < 0) r.ttft_s = arrival_s;
+      if (r.ttft_s < 0) {
+        r.ttft_s = arrival_s;
+        if (auto t = keys.object.empty() ? j.end() : j.find(keys.object); t != j.end() && t->is_object())
+          r.at_first_text = read_timings(*t, keys);
+      }
       r.content_event_times_s.push_back(arrival_s);
       r.text += content;
     }
@@ -84,20 +109,8 @@ Status apply_stream_chunk(std::string_view data, double arrival_s, const ServerT
     r.prompt_tokens = int_field(*u, "prompt_tokens");
     r.completion_tokens = int_field(*u, "completion_tokens");
   }
-  if (timing_keys.object.empty()) return ok_status();
-  if (auto t = j.find(timing_keys.object); t != j.end() && t->is_object()) {
-    auto number = [&](const std::string& key) {
-      auto v = key.empty() ? t->end() : t->find(key);
-      return v != t->end() && v->is_number() ? v->get<double>() : std::numeric_limits<double>::quiet_NaN();
-    };
-    r.server.reported = true;
-    r.server.prompt_ms = number(timing_keys.prompt_ms);
-    r.server.prompt_tokens = number(timing_keys.prompt_tokens);
-    r.server.prompt_per_second = number(timing_keys.prompt_per_second);
-    r.server.decode_ms = number(timing_keys.decode_ms);
-    r.server.decode_tokens = number(timing_keys.decode_tokens);
-    r.server.decode_per_second = number(timing_keys.decode_per_second);
-  }
+  if (keys.object.empty()) return ok_status();
+  if (auto t = j.find(keys.object); t != j.end() && t->is_object()) r.server = read_timings(*t, keys);
   return ok_status();
 }
 

@@ -11,9 +11,10 @@ namespace fp {
 
 // Applies one SSE `data` payload that arrived arrival_s after sending: `[DONE]`, or a chunk whose
 // choices[0].delta.content (chat) or choices[0].text (completions) may be null, plus
-// finish_reason, usage, the runtime's own timings (where timing_keys names them) and system_fingerprint. Invalid JSON and an `error` object are
+// finish_reason, usage, timings and system_fingerprint. Invalid JSON and an `error` object are
 // errors quoting the payload. Payloads after [DONE] are ignored.
-Status apply_stream_chunk(std::string_view data, double arrival_s, const ServerTimingKeys& timing_keys, StreamResult& r);
+// The runtime's timings are read where `keys` says (StreamResult::server, ::at_first_text).
+Status apply_stream_chunk(std::string_view data, double arrival_s, StreamResult& r, const ServerTimingKeys& keys = {});  // keys: none read
 
 // The server's message in an error body: {"error":{"message":..}} (llama-server, OpenAI),
 // {"message":..} (vLLM) or {"error":".."}; otherwise the body itself. Returned quoted.

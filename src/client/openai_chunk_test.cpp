@@ -18,23 +18,50 @@ TEST(StreamChunk, RoleOnlyChunkIsNotContent) {
   StreamResult r;
   ASSERT_TRUE(apply_stream_chunk(
       R"({"choices":[{"finish_reason":null,"index":0,"delta":{"role":"assistant","content":null}}],"system_fingerprint":"b11669-Debian"})",
-      0.5, kNoTimings, r));
+      0.5, r, kNoTimings));
   EXPECT_EQ(r.ttft_s, -1);
   EXPECT_TRUE(r.content_event_times_s.empty());
   EXPECT_EQ(r.system_fingerprint, "b11669-Debian");
-  ASSERT_TRUE(apply_stream_chunk(R"({"choices":[{"index":0,"delta":{"content":""}}]})", 0.6, kNoTimings, r));
+  ASSERT_TRUE(apply_stream_chunk(R"({"choices":[{"index":0,"delta":{"content":""}}]})", 0.6, r, kNoTimings));
   EXPECT_EQ(r.ttft_s, -1);  // empty content does not count either
-  ASSERT_TRUE(apply_stream_chunk(R"({"choices":[{"index":0,"delta":{"content":"Hi"}}]})", 0.7, kNoTimings, r));
+  ASSERT_TRUE(apply_stream_chunk(R"({"choices":[{"index":0,"delta":{"content":"Hi"}}]})", 0.7, r, kNoTimings));
   EXPECT_DOUBLE_EQ(r.ttft_s, 0.7);
   EXPECT_EQ(r.text, "Hi");
 }
 
+TEST(StreamChunk, TimingsOfTheFirstTextAndOfTheWholeRequestWhereTheKeysSay) {
+  // llama-server build 11669 with timings_per_token: every content event carries timings.
+  StreamResult r;
+  ServerTimingKeys keys;  // llama-server's names, as src/runtime/data/llama-server.json gives them
+  keys.object = "timings";
+  keys.prompt_ms = "prompt_ms";
+  keys.prompt_tokens = "prompt_n";
+  keys.cached_tokens = "cache_n";
+  keys.decode_ms = "predicted_ms";
+  keys.decode_tokens = "predicted_n";
+  ASSERT_TRUE(apply_stream_chunk(R"({"choices":[{"index":0,"delta":{"content":" large"}}],"timings":{"cache_n":30,"prompt_n":59,"prompt_ms":12.5,"predicted_n":2,"predicted_ms":1.75}})", 0.02, r, keys));
+  ASSERT_TRUE(apply_stream_chunk(R"({"choices":[{"index":0,"delta":{"content":" x"}}],"timings":{"cache_n":30,"prompt_n":59,"prompt_ms":12.5,"predicted_n":3,"predicted_ms":2.5}})", 0.03, r, keys));
+  EXPECT_DOUBLE_EQ(r.at_first_text.decode_tokens, 2);
+  EXPECT_DOUBLE_EQ(r.at_first_text.decode_ms, 1.75);
+  EXPECT_DOUBLE_EQ(r.server.cached_tokens, 30);
+  EXPECT_DOUBLE_EQ(r.server.prompt_tokens, 59);
+  EXPECT_DOUBLE_EQ(r.server.decode_tokens, 3);
+  // Another runtime's names, from its data file: the llama-server names are not read then.
+  StreamResult o;
+  ServerTimingKeys other;
+  other.object = "metrics";
+  other.prompt_ms = "prefill_ms";
+  ASSERT_TRUE(apply_stream_chunk(R"({"choices":[{"index":0,"delta":{"content":"a"}}],"timings":{"prompt_ms":1},"metrics":{"prefill_ms":7}})", 0.1, o, other));
+  EXPECT_DOUBLE_EQ(o.server.prompt_ms, 7);
+  EXPECT_TRUE(std::isnan(o.server.cached_tokens));
+}
+
 TEST(StreamChunk, CompletionsTextAndVllmUsageChunk) {
   StreamResult r;
-  ASSERT_TRUE(apply_stream_chunk(R"({"choices":[{"index":0,"text":"A","finish_reason":null}]})", 1.0, kNoTimings, r));
-  ASSERT_TRUE(apply_stream_chunk(R"({"choices":[{"index":0,"text":null,"finish_reason":"stop"}]})", 1.5, kNoTimings, r));
-  ASSERT_TRUE(apply_stream_chunk(R"({"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":1}})", 1.6, kNoTimings, r));
-  ASSERT_TRUE(apply_stream_chunk(" [DONE] ", 1.7, kNoTimings, r));
+  ASSERT_TRUE(apply_stream_chunk(R"({"choices":[{"index":0,"text":"A","finish_reason":null}]})", 1.0, r, kNoTimings));
+  ASSERT_TRUE(apply_stream_chunk(R"({"choices":[{"index":0,"text":null,"finish_reason":"stop"}]})", 1.5, r, kNoTimings));
+  ASSERT_TRUE(apply_stream_chunk(R"({"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":1}})", 1.6, r, kNoTimings));
+  ASSERT_TRUE(apply_stream_chunk(" [DONE] ", 1.7, r, kNoTimings));
   EXPECT_EQ(r.text, "A");
   EXPECT_EQ(r.finish_reason, "stop");
   EXPECT_EQ(r.prompt_tokens, 3);
@@ -42,14 +69,14 @@ TEST(StreamChunk, CompletionsTextAndVllmUsageChunk) {
   EXPECT_FALSE(r.server.reported);
   EXPECT_TRUE(r.done);
   EXPECT_DOUBLE_EQ(r.e2e_s, 1.7);
-  ASSERT_TRUE(apply_stream_chunk("not json, ignored after [DONE]", 2.0, kNoTimings, r));
+  ASSERT_TRUE(apply_stream_chunk("not json, ignored after [DONE]", 2.0, r, kNoTimings));
   EXPECT_DOUBLE_EQ(r.e2e_s, 1.7);
 }
 
 TEST(StreamChunk, InvalidJsonIsQuotedAndCut) {
   StreamResult r;
   std::string payload = R"({"choices":[{"delta":{"content":")" + std::string(300, 'x');
-  Status st = apply_stream_chunk(payload, 0.1, kNoTimings, r);
+  Status st = apply_stream_chunk(payload, 0.1, r, kNoTimings);
   ASSERT_FALSE(st);
   const std::string& m = st.error().message;
   EXPECT_NE(m.find("invalid JSON in stream event \"{\\\"choices"), std::string::npos) << m;
@@ -59,7 +86,7 @@ TEST(StreamChunk, InvalidJsonIsQuotedAndCut) {
 
 TEST(StreamChunk, ErrorObjectInStream) {
   StreamResult r;
-  Status st = apply_stream_chunk(R"({"error":{"code":500,"message":"boom","type":"server_error"}})", 0.1, kNoTimings, r);
+  Status st = apply_stream_chunk(R"({"error":{"code":500,"message":"boom","type":"server_error"}})", 0.1, r, kNoTimings);
   ASSERT_FALSE(st);
   EXPECT_EQ(st.error().message, "server sent an error event: \"boom\"");
 }
@@ -82,7 +109,7 @@ TEST(StreamChunk, ServerTimingsReadByTheRuntimesNames) {
   keys.decode_ms = "predicted_ms";
   keys.decode_tokens = "predicted_n";
   StreamResult r;
-  ASSERT_TRUE(apply_stream_chunk(chunk, 1.0, keys, r));
+  ASSERT_TRUE(apply_stream_chunk(chunk, 1.0, r, keys));
   EXPECT_TRUE(r.server.reported);
   EXPECT_DOUBLE_EQ(r.server.prompt_ms, 5.1);
   EXPECT_DOUBLE_EQ(r.server.prompt_tokens, 12);
@@ -90,7 +117,7 @@ TEST(StreamChunk, ServerTimingsReadByTheRuntimesNames) {
   EXPECT_DOUBLE_EQ(r.server.decode_tokens, 8);
   EXPECT_TRUE(std::isnan(r.server.decode_per_second)) << "a key the runtime data does not name is not read";
   StreamResult none;
-  ASSERT_TRUE(apply_stream_chunk(chunk, 1.0, kNoTimings, none));
+  ASSERT_TRUE(apply_stream_chunk(chunk, 1.0, none, kNoTimings));
   EXPECT_FALSE(none.server.reported);
   EXPECT_TRUE(std::isnan(none.server.prompt_ms));
 }

@@ -14,28 +14,31 @@
 
 namespace fp {
 
-// Where a runtime reports its own timings of a request in its stream, by name (the runtime data's
-// "timings", runtime/adapter.h: llama-server's `timings` object with prompt_ms, predicted_ms, ...).
-// An empty `object`: the runtime reports none.
+// Where a runtime's own timings of a request sit in its stream events, by name: the runtime data's
+// `server_timings` (src/runtime/data/<runtime>.json, runtime/adapter.h), never C++. An empty `object`
+// (the default): the runtime reports none; an empty name: that timing is not read.
 struct ServerTimingKeys {
-  std::string object;             // the chunk's field holding them
-  std::string prompt_ms;          // prompt processing time, ms
-  std::string prompt_tokens;      // prompt tokens processed
-  std::string prompt_per_second;  // prompt processing rate
-  std::string decode_ms;          // decode time, ms
-  std::string decode_tokens;      // tokens decoded
-  std::string decode_per_second;  // decode rate
+  std::string object;             // the event's field holding them
+  std::string prompt_ms;          // prefill time of the prompt tokens it evaluated
+  std::string prompt_tokens;      // prompt tokens evaluated (the cached ones not counted)
+  std::string cached_tokens;      // prompt tokens served from its prompt cache
+  std::string prompt_per_second;  // its prefill rate
+  std::string decode_ms;          // decode time so far
+  std::string decode_tokens;      // tokens generated so far
+  std::string decode_per_second;  // its decode rate
 };
 
-// The runtime's own timings of one request, read through ServerTimingKeys (NaN: not reported).
+// A runtime's own timings of one request, as reported; NaN where it reports none.
 struct ServerTimings {
-  bool reported = false;  // the stream carried the timings object
+  bool reported = false;  // an event carried the timings object
   double prompt_ms = std::numeric_limits<double>::quiet_NaN();
   double prompt_tokens = std::numeric_limits<double>::quiet_NaN();
+  double cached_tokens = std::numeric_limits<double>::quiet_NaN();
   double prompt_per_second = std::numeric_limits<double>::quiet_NaN();
   double decode_ms = std::numeric_limits<double>::quiet_NaN();
   double decode_tokens = std::numeric_limits<double>::quiet_NaN();
   double decode_per_second = std::numeric_limits<double>::quiet_NaN();
+  bool present() const { return prompt_ms == prompt_ms; }
 };
 
 struct StreamRequest {
@@ -46,7 +49,7 @@ struct StreamRequest {
   size_t max_bytes = size_t{16} << 20;  // response body limit
   double start_at_s = 0;        // stream_concurrent only: earliest start, seconds after batch start
   std::vector<std::string> headers;  // extra headers, e.g. "Authorization: Bearer ..." (never in a message)
-  ServerTimingKeys timing_keys;      // where the runtime reports its own timings (none: empty)
+  ServerTimingKeys timing_keys;      // where the runtime's own timings are in its events
 };
 
 struct StreamResult {
@@ -57,7 +60,10 @@ struct StreamResult {
   std::string text;                           // concatenated content
   std::string finish_reason;
   int prompt_tokens = -1, completion_tokens = -1;  // from `usage` when present
-  ServerTimings server;                            // the runtime's own timings (StreamRequest::timing_keys)
+  ServerTimings server;         // the runtime's own timings of the whole request (its last report)
+  // Its timings as the first event with content carried them (llama-server with timings_per_token):
+  // how many tokens it had generated, and in what decode time, before the first text reached us.
+  ServerTimings at_first_text;
   std::string system_fingerprint;                  // when present
   bool done = false;                               // saw data: [DONE]
   double queued_s = 0;        // wanted start (batch start + start_at_s) -> actually sent
@@ -70,10 +76,47 @@ struct StreamResult {
 // stream that ends without data: [DONE].
 Result<StreamResult> stream_request(const StreamRequest& req);
 
+// What became of one request of a batch.
+enum class RequestFate {
+  answered,     // a whole answer (the Result holds it)
+  failed,       // an answer that is an error (HTTP status, bad event, timeout): the server still answers
+  stalled,      // no byte for stall_timeout_s: the server stopped answering
+  unreachable,  // no connection, or the connection dropped without an answer: the server is gone
+  given_up,     // in flight when another request stalled or found the server gone: abandoned at once
+  not_sent,     // never sent: the server had stopped answering before its turn
+  not_due,      // never sent: its turn came after BatchOptions::start_until_s (a phase's duration)
+};
+const char* fate_name(RequestFate f);
+// A server that stopped answering: stalled or unreachable.
+inline bool fate_stops_batch(RequestFate f) { return f == RequestFate::stalled || f == RequestFate::unreachable; }
+
+struct BatchOptions {
+  // Stop at the first request that stalls or finds the server gone: the requests in flight are
+  // given up and the rest are not sent, so a dead or wedged server costs one stall timeout, not one
+  // per request. An HTTP error or a bad event does not stop the batch (the server still answers).
+  bool stop_when_unanswered = true;
+  // No request starts later than this many seconds after the batch started (a closed loop with a
+  // duration: the requests not started are `not_due`, not failures). Below 0: no limit.
+  double start_until_s = -1;
+};
+
+struct BatchOutcome {
+  std::vector<Result<StreamResult>> results;  // in the order of reqs
+  std::vector<RequestFate> fates;             // the same order
+  // Set when the batch stopped because the server stopped answering: the first such request's error,
+  // the index of that request and when it was called stalled or gone (seconds after the batch start).
+  std::string unanswered;
+  size_t unanswered_index = 0;
+  double unanswered_at_s = -1;
+  size_t count(RequestFate f) const;
+};
+
 // Runs reqs on one thread through libcurl's multi interface, at most `concurrency` in flight
 // (values below 1 count as 1); the next starts as one finishes, in order of start_at_s (ties in
 // vector order) and never before its start_at_s. Results are in the order of reqs; one failing
-// request does not stop the others.
+// request does not stop the others, a server that stopped answering does (BatchOptions).
+BatchOutcome stream_batch(const std::vector<StreamRequest>& reqs, int concurrency, const BatchOptions& options = {});
+// stream_batch's results only.
 std::vector<Result<StreamResult>> stream_concurrent(const std::vector<StreamRequest>& reqs, int concurrency);
 
 }  // namespace fp

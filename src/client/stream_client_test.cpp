@@ -242,5 +242,57 @@ TEST(StreamConcurrent, StartAtDelaysAndFailuresStayPerRequest) {
   EXPECT_EQ(good.max_concurrent(), 1);  // request 2 had finished before request 0 started
 }
 
+TEST(StreamBatch, AServerThatStopsAnsweringCostsOneStallTimeoutNotOnePerRequest) {
+  Script s;
+  s.steps = {{0, testing::recorded_chat_events()[0] + "\n\n"}};
+  s.hold_ms = 10000;  // one event, then silence: a wedged server
+  LoopbackServer server(s);
+  std::vector<StreamRequest> reqs(8, request_to(server));
+  for (auto& r : reqs) r.stall_timeout_s = 0.3;
+  auto t0 = std::chrono::steady_clock::now();
+  BatchOutcome out = stream_batch(reqs, 2);
+  const double took = seconds_since(t0);
+  ASSERT_EQ(out.fates.size(), 8u);
+  EXPECT_GE(out.count(RequestFate::stalled), 1u);
+  EXPECT_EQ(out.count(RequestFate::stalled) + out.count(RequestFate::given_up), 2u);  // the two in flight
+  EXPECT_EQ(out.count(RequestFate::not_sent), 6u);
+  EXPECT_TRUE(contains(out.unanswered, "stalled: no byte for")) << out.unanswered;
+  EXPECT_GE(out.unanswered_at_s, 0.3);
+  EXPECT_LT(took, 1.2);  // one stall timeout, not four
+  for (size_t i = 0; i < 8; ++i) EXPECT_FALSE(out.results[i]);
+  EXPECT_TRUE(contains(out.results[7].error().message, "not sent: the server had stopped answering")) << out.results[7].error().message;
+}
+
+TEST(StreamBatch, AnUnreachableServerStopsTheBatchAtOnce) {
+  int port = 0;
+  {
+    LoopbackServer gone(recorded_script());
+    port = std::stoi(gone.url("").substr(gone.url("").rfind(':') + 1));
+  }
+  StreamRequest req;
+  req.url = "http://127.0.0.1:" + std::to_string(port) + "/v1/chat/completions";
+  req.timeout_s = 2;
+  BatchOutcome out = stream_batch(std::vector<StreamRequest>(5, req), 1);
+  EXPECT_EQ(out.count(RequestFate::unreachable), 1u);
+  EXPECT_EQ(out.count(RequestFate::not_sent), 4u);
+}
+
+TEST(StreamBatch, NoRequestStartsAfterStartUntil) {
+  LoopbackServer server(recorded_script());
+  std::vector<StreamRequest> reqs(50, request_to(server));
+  BatchOptions o;
+  o.start_until_s = 0.25;
+  auto t0 = std::chrono::steady_clock::now();
+  BatchOutcome out = stream_batch(reqs, 1, o);
+  const double took = seconds_since(t0);
+  const double one_request = (kFirstTokenDelayMs + 5 * kGapMs + 5) / 1000.0;
+  EXPECT_GE(out.count(RequestFate::answered), 1u);
+  EXPECT_EQ(out.count(RequestFate::answered) + out.count(RequestFate::not_due), 50u);
+  EXPECT_TRUE(out.unanswered.empty());
+  EXPECT_LT(took, 0.25 + one_request + 0.5);
+  for (size_t i = 0; i < reqs.size(); ++i)
+    if (out.fates[i] == RequestFate::answered) EXPECT_LE(out.results[i]->start_offset_s, 0.25 + 0.05);
+}
+
 }  // namespace
 }  // namespace fp

@@ -147,13 +147,18 @@ Result<ModelRecipe> load_model_recipe(const std::string& path) {
   if (!j.is_object()) return make_error(path + ": expected a JSON object");
   static const std::set<std::string> known = {"name",  "seed",        "n_embd",  "n_head",      "n_head_kv", "n_layer",
                                               "n_ff",  "n_ctx_train", "head_dim", "n_vocab",    "weight_type",
-                                              "copies", "output",     "sha256",  "comment"};
+                                              "copies", "output",     "sha256",  "comment", "gguf_name"};
   for (const auto& [k, _] : j.items())
     if (!known.count(k)) return make_error(path + ": unknown field " + quote(k) + "; valid: " + join({known.begin(), known.end()}, ", "));
   ModelRecipe r;
   r.file = path;
   if (!j.contains("name") || !j["name"].is_string()) return make_error(path + ": field \"name\" must be a string");
   r.name = j["name"];
+  if (j.contains("gguf_name")) {
+    if (!j["gguf_name"].is_string() || j["gguf_name"].get<std::string>().empty())
+      return make_error(path + ": field \"gguf_name\" must be a non-empty string (the file's general.name)");
+    r.gguf_name = j["gguf_name"];
+  }
   if (!j.contains("seed") || !j["seed"].is_number_unsigned()) return make_error(path + ": field \"seed\" must be a non-negative whole number");
   r.seed = j["seed"];
   FP_TRY(r.n_embd, positive(j, path, "n_embd", 16384));
@@ -210,7 +215,7 @@ GgufWriter llama_gguf_plan(const ModelRecipe& r) {
 
   GgufWriter w;
   w.add_kv("general.architecture", std::string("llama"));
-  w.add_kv("general.name", "flashproof-" + r.name);
+  w.add_kv("general.name", r.gguf_name.empty() ? "flashproof-" + r.name : r.gguf_name);
   w.add_kv("general.file_type", weight_encoding(r.weight_type).file_type);
   w.add_kv("llama.context_length", r.n_ctx_train);
   w.add_kv("llama.embedding_length", r.n_embd);

@@ -14,6 +14,10 @@ namespace fp {
 struct ModelRecipe {
   std::string file;      // the recipe file it came from
   std::string name;
+  // general.name in the file; default "flashproof-<name>". Runtimes key workarounds off it (llama.cpp
+  // b11669 looks up Phi-3's "<|end|>" token when it reads "phi-3" or "phi3" there, which a random
+  // vocabulary lacks, and refuses the file): a recipe named after such a family names its file apart.
+  std::string gguf_name;
   uint64_t seed = 0;
   uint32_t n_embd = 0, n_head = 0, n_head_kv = 0, n_layer = 0, n_ff = 0, n_ctx_train = 0;
   uint32_t head_dim = 0;   // 0: n_embd / n_head; else the attention head size on its own (Mistral-Nemo, Gemma)

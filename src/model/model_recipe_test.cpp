@@ -145,6 +145,20 @@ TEST(ModelRecipe, HeadDimApartFromTheEmbedding) {
   EXPECT_EQ(variant->n_embd, 128u);  // the head size moves alone when the recipe names it
 }
 
+TEST(ModelRecipe, GgufNameApartFromTheRecipeName) {
+  auto r = load_model_recipe(FLASHPROOF_SOURCE_DIR "/fixtures/models/shapes/phi-3-mini.json");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ModelRecipe small = *r;
+  small.n_layer = 1, small.n_embd = 64, small.n_head = 1, small.n_head_kv = 1, small.n_ff = 64, small.n_vocab = 0;
+  auto meta = parse_gguf_metadata(build_llama_gguf(small), "phi");
+  ASSERT_TRUE(meta.ok());
+  EXPECT_EQ(meta->text("general.name"), "flashproof-hd96-mini");  // never "phi-3": see model_recipe.h
+  small.gguf_name.clear();
+  meta = parse_gguf_metadata(build_llama_gguf(small), "phi");
+  ASSERT_TRUE(meta.ok());
+  EXPECT_EQ(meta->text("general.name"), "flashproof-phi-3-mini");
+}
+
 TEST(ModelRecipe, ValidationNamesTheField) {
   const std::string path = ::testing::TempDir() + "/bad-recipe.json";
   FILE* f = std::fopen(path.c_str(), "w");

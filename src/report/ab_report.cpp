@@ -112,6 +112,7 @@ std::string ab_to_text(const AbRun& r) {
   out += "## Decision\n" + r.decision + "\n";
   for (const auto& g : r.gates) out += "  gate " + pad(g.figure, 20) + pad(to_string(g.outcome), 10) + g.detail + "\n";
   for (const auto& f : r.failures) out += "  failure: " + f + "\n";
+  for (const auto& f : r.findings) out += "  finding: " + f + "\n";
 
   out += "\n## Evidence (one verbose pass per arm)\n";
   for (const AbArm* a : {&r.on, &r.off}) {
@@ -168,6 +169,11 @@ std::string ab_to_text(const AbRun& r) {
     }
     out += "  arm " + a->name + ": " + std::to_string(a->sustained_requests) + " requests in " + table_figure(a->sustained_wall_s) +
            " s at concurrency " + std::to_string(a->sustained_concurrency) + "\n";
+    if (!a->sustained_stop.empty()) {
+      out += "    server stopped answering: " + a->sustained_stop + "\n";
+      out += "    its log then (last lines): " + (a->sustained_stop_log.empty() ? std::string("empty") : "") + "\n";
+      for (const auto& l : a->sustained_stop_log) out += "      | " + l + "\n";
+    }
     for (const auto& d : a->drift_lines) out += "    drift " + d + "\n";
     if (a->drift_lines.empty()) out += "    drift: not measured, fewer than 16 requests (a longer --sustained-s)\n";
     if (a->sustained_gauges)
@@ -216,7 +222,7 @@ nlohmann::ordered_json ab_to_json(const AbRun& r) {
   j["plan"] = {{"repetitions", r.repetitions}, {"rounds", r.rounds}, {"warmup", r.warmup},
                {"sustained_s", r.sustained_s}, {"concurrency", r.concurrency}, {"order", r.order}, {"launches", r.launches},
                {"blocks", r.blocks}, {"stopped", r.stopped}};
-  j["decision"] = {{"exit_code", r.exit_code}, {"complete", r.complete}, {"text", r.decision}, {"failures", r.failures}};
+  j["decision"] = {{"exit_code", r.exit_code}, {"complete", r.complete}, {"text", r.decision}, {"failures", r.failures}, {"findings", r.findings}};
   json gates = json::array();
   for (const auto& g : r.gates) gates.push_back({{"figure", g.figure}, {"outcome", to_string(g.outcome)}, {"detail", g.detail}});
   j["gates"] = gates;
@@ -254,6 +260,9 @@ nlohmann::ordered_json ab_to_json(const AbRun& r) {
           {"requests", a->sustained_requests},
           {"concurrency", a->sustained_concurrency},
           {"drift", a->drift_lines},
+          {"sent", a->sustained_sent},
+          {"server_stopped_answering", a->sustained_stop.empty() ? json(nullptr) : json(a->sustained_stop)},
+          {"log_when_stopped", a->sustained_stop_log},
           {"server_gauges", a->sustained_gauges ? server_gauges_json(*a->sustained_gauges) : nlohmann::ordered_json(nullptr)}}},
         {"answers", a->answers},
         {"unstable_answers", a->unstable_answers},

@@ -47,6 +47,12 @@ struct AbArm {
   size_t sustained_requests = 0;
   int sustained_concurrency = 0;
   std::vector<std::string> drift_lines;        // "tpot_ms: last 5 vs first 5 requests: +1.2% (within noise)"
+  // The server stopped answering in the sustained phase (flow/ab/sustained_phase.h): the line
+  // ("1 of 23 sustained requests sent no byte for 60 s (stalled), ..."), the runtime's last log lines
+  // at that moment, and the phase's sent count. A finding about this arm, not an incomplete A/B.
+  std::string sustained_stop;
+  std::vector<std::string> sustained_stop_log;
+  size_t sustained_sent = 0;
   std::map<std::string, std::string> answers;  // prompt id -> first answer
   std::vector<std::string> unstable_answers;   // prompt ids answered differently across repetitions
   std::vector<std::string> errors;
@@ -110,6 +116,9 @@ struct AbRun {
   int blocks = 0;             // blocks of the side-by-side engine (one launch per arm each)
   std::string stopped;        // why the blocks stopped
   std::vector<std::string> failures;
+  // What one arm's load showed that is not a figure: "flag off: 6 of 23 sustained requests sent no
+  // byte for 60 s ...". Counted and quoted; the decision comes from what was measured.
+  std::vector<std::string> findings;
   bool complete = false;
   int exit_code = 2;     // 0 pass, 1 fail, 2 incomplete, 3 a gate unresolved within the budget
   std::string decision;  // one line

@@ -57,11 +57,10 @@ Result<Adapter> load_adapter_file(const std::string& path, const std::string& ru
   FP_TRY(nlohmann::json j, parse_json_object(file->text, path));
   JsonFields top(j, path);
   FP_TRY(JsonFields a, top.object("adapter"));
-  FP_TRY_STATUS(
-      a.only_keys({"executable_var",    "executable_name", "health_path",     "ready_paths",          "chat_path",     "completion_path",
-                   "version_args",      "version_regex",   "build_regex",     "timed_args",           "evidence_args", "evidence_env",
-                   "port_in_use_regex", "request_extras",  "tokenizer",       "exact_output",         "decode_probe",  "list_devices_args",
-                   "threads_args",      "threads_options", "threads_default", "evidence_instruments", "timings",       "comment"}));
+  FP_TRY_STATUS(a.only_keys({"executable_var", "executable_name", "health_path", "ready_paths", "chat_path", "completion_path",
+                             "version_args", "version_regex", "build_regex", "timed_args", "evidence_args",
+                             "evidence_env", "port_in_use_regex", "request_extras", "tokenizer", "exact_output", "decode_probe", "list_devices_args",
+                             "threads_args", "threads_options", "threads_default", "evidence_instruments", "server_timings", "comment"}));
   Adapter ad;
   ad.name = runtime;
   ad.data_file = path;
@@ -139,19 +138,28 @@ Result<Adapter> load_adapter_file(const std::string& path, const std::string& ru
   if (a.has("tokenizer")) {
     FP_TRY(ad.tokenizer, load_tokenizer(a));
   }
-  if (a.has("timings")) {
-    FP_TRY(JsonFields t, a.object("timings"));
-    FP_TRY_STATUS(t.only_keys(
-        {"object", "prompt_ms", "prompt_tokens", "prompt_per_second", "decode_ms", "decode_tokens", "decode_per_second", "comment"}));
-    FP_TRY(ad.timing_keys.object, t.string("object"));
-    FP_TRY(ad.timing_keys.prompt_ms, t.string_or("prompt_ms", ""));
-    FP_TRY(ad.timing_keys.prompt_tokens, t.string_or("prompt_tokens", ""));
-    FP_TRY(ad.timing_keys.prompt_per_second, t.string_or("prompt_per_second", ""));
-    FP_TRY(ad.timing_keys.decode_ms, t.string_or("decode_ms", ""));
-    FP_TRY(ad.timing_keys.decode_tokens, t.string_or("decode_tokens", ""));
-    FP_TRY(ad.timing_keys.decode_per_second, t.string_or("decode_per_second", ""));
-    if (ad.timing_keys.object.empty())
-      return t.error("object", "expected the stream chunk's field that holds the timings, e.g. \"timings\"");
+  if (a.has("server_timings")) {
+    FP_TRY(JsonFields st, a.object("server_timings"));
+    FP_TRY_STATUS(st.only_keys({"object", "prompt_ms", "prompt_tokens", "cached_tokens", "prompt_per_second", "decode_ms",
+                                "decode_tokens", "decode_per_second", "log_upkeep", "comment"}));
+    if (st.has("log_upkeep")) {
+      FP_TRY(JsonFields up, st.object("log_upkeep"));
+      FP_TRY_STATUS(up.only_keys({"regex", "what", "comment"}));
+      FP_TRY(ad.upkeep_log_regex, up.string("regex"));
+      FP_TRY(ad.upkeep_log_what, up.string("what"));
+      auto re = Regex::compile(ad.upkeep_log_regex);
+      if (!re) return up.error("regex", re.error().message);
+      if (re->mark_count() != 1) return up.error("regex", "has " + std::to_string(re->mark_count()) + " groups; expected one, the milliseconds");
+    }
+    ServerTimingKeys& k = ad.server_timing_keys;
+    FP_TRY(k.object, st.string("object"));
+    FP_TRY(k.prompt_ms, st.string("prompt_ms"));
+    FP_TRY(k.prompt_tokens, st.string("prompt_tokens"));
+    FP_TRY(k.cached_tokens, st.string("cached_tokens"));
+    FP_TRY(k.decode_ms, st.string("decode_ms"));
+    FP_TRY(k.decode_tokens, st.string("decode_tokens"));
+    FP_TRY(k.prompt_per_second, st.string_or("prompt_per_second", ""));
+    FP_TRY(k.decode_per_second, st.string_or("decode_per_second", ""));
   }
   if (a.has("threads_args")) {
     FP_TRY(ad.threads_args, a.string_list("threads_args"));

@@ -56,6 +56,15 @@ struct Adapter {
   std::vector<std::string> list_devices_args;  // prints the devices the runtime sees, e.g. --list-devices;
                                                // empty: it cannot say (key "list_devices_args")
   nlohmann::json request_extras;            // merged into every request body
+  // Where the runtime's own timings of a request sit in its stream events (key "server_timings":
+  // the event field and the names of prefill time, prompt tokens evaluated, prompt tokens served from
+  // its cache, decode time and tokens, and the rates where it states them); absent: the runtime
+  // reports none, and the figures made of them (server_prompt_ms, server_tpot_ms, the TTFT split, ...)
+  // are not measured. No name is spelled in C++.
+  ServerTimingKeys server_timing_keys;
+  // Work the runtime logs before a task's prompt, outside its timings (server_timings.log_upkeep):
+  // a regex whose first group is milliseconds, and what it is in words. Empty: none known.
+  std::string upkeep_log_regex, upkeep_log_what;
   std::optional<TokenizerEndpoint> tokenizer;  // none: prompt tokens are estimated, and the result says so
   // Merged into a request when the case asks for exact output lengths (shape.output_tokens), e.g.
   // {"ignore_eos": true}; empty: the runtime has no way, outputs may stop early, the result says so.
@@ -70,11 +79,6 @@ struct Adapter {
   // a case sets them itself (then left alone). Empty: the runtime sizes its own.
   std::vector<std::string> threads_args, threads_options;
   std::string threads_default = "cpus";  // how many it starts by itself: "cpus" or "physical_cores"
-  // Key "timings": where the runtime reports its own timings of a request in its stream (the object's
-  // field and the keys of prompt time, decode time, decoded tokens and decode rate: llama-server's
-  // `timings` with prompt_ms, predicted_ms, predicted_n, predicted_per_second). Absent: it reports
-  // none, and the figures made of them (server_prompt_ms, server_tpot_ms, ...) are not measured.
-  ServerTimingKeys timing_keys;
 };
 
 Result<Adapter> load_adapter(const std::string& runtime);

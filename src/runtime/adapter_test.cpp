@@ -13,11 +13,11 @@ namespace {
 TEST(AdapterTimings, LlamaServerNamesItsOwnTimingsInItsData) {
   auto a = load_adapter("llama-server");
   ASSERT_TRUE(a) << a.error().message;
-  EXPECT_EQ(a->timing_keys.object, "timings");
+  EXPECT_EQ(a->server_timing_keys.object, "timings");
   StreamResult r;
   for (const auto& event : testing::recorded_chat_events()) {
     const std::string data = event.substr(event.find(':') + 1);
-    ASSERT_TRUE(apply_stream_chunk(data, 0.1, a->timing_keys, r));
+    ASSERT_TRUE(apply_stream_chunk(data, 0.1, r, a->server_timing_keys));
   }
   EXPECT_TRUE(r.server.reported);
   EXPECT_DOUBLE_EQ(r.server.prompt_ms, 5.1);

@@ -417,6 +417,26 @@ std::vector<pid_t> live_processes_in_group(pid_t pgid) {
   return out;
 }
 
+std::string process_group_state(pid_t pgid) {
+  std::string letters;
+  for (pid_t pid : live_processes_in_group(pgid)) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+    std::string line;
+    if (!std::getline(in, line)) continue;
+    size_t close = line.rfind(')');
+    char state = 0;
+    if (close != std::string::npos && std::sscanf(line.c_str() + close + 1, " %c", &state) == 1) letters += state;
+  }
+  if (letters.empty()) return "no live process (exited)";
+  // A wrapper waiting on a stopped runtime is itself asleep (S): one stopped process says it.
+  const bool some_stopped = letters.find_first_of("Tt") != std::string::npos;
+  const bool some_d = letters.find('D') != std::string::npos;
+  std::string what = some_stopped ? "a process of it stopped (T: SIGSTOP or a debugger)"
+                     : some_d    ? "in uninterruptible sleep (D: waiting on I/O or the kernel)"
+                                 : "running or waiting (neither stopped nor exited)";
+  return what + ", process states " + letters;
+}
+
 std::optional<uint64_t> peak_rss_bytes(pid_t pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/status");
   std::string line;

@@ -107,6 +107,13 @@ std::string interrupted_text();
 // nothing of a runtime was left behind.
 std::vector<pid_t> live_processes_in_group(pid_t pgid);
 
+// What the processes of a runtime's group are doing, from /proc (state letters of proc(5)), for a
+// report on a server that stopped answering: "a process of it stopped (T: SIGSTOP or a debugger)"
+// where one of its live processes is stopped (a wrapper waiting on it sleeps), "in uninterruptible
+// sleep (D)", "running or waiting", "no live process (exited)"; then the state letters of every
+// live process, in /proc order.
+std::string process_group_state(pid_t pgid);
+
 // The peak resident set (VmHWM) of a live process, in bytes; empty when unreadable.
 std::optional<uint64_t> peak_rss_bytes(pid_t pid);
 

@@ -44,6 +44,17 @@ void decide_ab(Job job, const std::vector<FigureDecision>& paired, AbRun& r) {
       r.failures.push_back("arm " + a->name + ": the timed configuration, probed, differs from its evidence pass: " + m);
   }
 
+  // A server that stopped answering under sustained load: with the flag on, the flag's
+  // configuration does not serve the job (a failure); with it off, a finding about the arm the
+  // flag replaces, quoted, and the decision comes from the figures both arms measured.
+  r.findings.clear();
+  for (const AbArm* a : {&r.off, &r.on}) {
+    if (a->sustained_stop.empty()) continue;
+    const std::string line = "flag " + a->name + ": " + a->sustained_stop;
+    r.findings.push_back(line);
+    if (a->name == "on") r.failures.push_back(line + " (the flag's configuration stopped serving under load)");
+  }
+
   // Same system?
   size_t differ = 0;
   for (const auto& a : r.answers) differ += !a.identical;
@@ -92,7 +103,8 @@ void decide_ab(Job job, const std::vector<FigureDecision>& paired, AbRun& r) {
   r.complete = !incomplete;
   r.exit_code = !r.failures.empty() && !incomplete ? 1 : incomplete ? 2 : unresolved ? 3 : 0;
   if (r.exit_code == 0)
-    r.decision = "PASS: the job's gates are not worse with the flag on and the answers satisfy the " + r.job + " job";
+    r.decision = "PASS: the job's gates are not worse with the flag on and the answers satisfy the " + r.job + " job" +
+                 (r.findings.empty() ? "" : "; " + r.findings.front());
   else if (r.exit_code == 1)
     r.decision = "FAIL: " + r.failures.front();
   else if (r.exit_code == 3)

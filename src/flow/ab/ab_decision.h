@@ -16,6 +16,9 @@ namespace fp {
 //   within the budget: exit 3 unless something else failed);
 //   exit 0 pass, 1 fail (a gate, the evidence, an answer of an extraction job), 2 incomplete (a
 //   launch failed, a gate figure not measured), 3 a gate unresolved.
+//   A server that stopped answering in an arm's sustained phase (AbArm::sustained_stop) is a finding
+//   in `findings`, never "incomplete": with the flag off it is quoted beside the decision the figures
+//   make; with the flag on it is also a failure (the flag's configuration stopped serving).
 void decide_ab(Job job, const std::vector<FigureDecision>& paired, AbRun& r);
 
 }  // namespace fp

@@ -113,5 +113,25 @@ TEST(AbDecision, AGateFigureMeasuredInNeitherArmIsIncomplete) {
   EXPECT_EQ(r.gates[0].outcome, AbGateOutcome::undecided);
 }
 
+TEST(AbDecision, AnOffArmThatStoppedAnsweringUnderLoadIsAFindingNotIncomplete) {
+  AbRun r = run_with_answers();
+  r.off.sustained_stop = "6 of 23 sustained requests sent no byte for 60 s (stalled): the server stopped answering 6.2 s into the 10 s phase";
+  decide_ab(Job::Chat, ttft(0.5), r);
+  EXPECT_EQ(r.exit_code, 0) << r.decision;
+  EXPECT_TRUE(r.complete);
+  ASSERT_EQ(r.findings.size(), 1u);
+  EXPECT_EQ(r.findings[0], "flag off: " + r.off.sustained_stop);
+  EXPECT_THAT(r.decision, HasSubstr("PASS: "));
+  EXPECT_THAT(r.decision, HasSubstr("flag off: 6 of 23 sustained requests sent no byte for 60 s"));
+}
+
+TEST(AbDecision, AnOnArmThatStoppedAnsweringUnderLoadFails) {
+  AbRun r = run_with_answers();
+  r.on.sustained_stop = "2 of 9 sustained requests sent no byte for 5 s (stalled)";
+  decide_ab(Job::Chat, ttft(0.5), r);
+  EXPECT_EQ(r.exit_code, 1) << r.decision;
+  EXPECT_THAT(r.decision, HasSubstr("FAIL: flag on: 2 of 9 sustained requests sent no byte for 5 s"));
+}
+
 }  // namespace
 }  // namespace fp

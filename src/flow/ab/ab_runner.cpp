@@ -170,6 +170,11 @@ void run_sustained(ArmState& s, const SustainedOptions& so, const AbRunOptions& 
     return;
   }
   for (const auto& e : pass->errors) s.arm.errors.push_back(e);
+  // A server that stopped answering is a finding about this arm (ab_decision.h), quoted with what the
+  // runtime logged and how its processes stood at that moment; the requests it did answer still count.
+  s.arm.sustained_stop = sustained_stop_line(*pass);
+  if (pass->stopped) s.arm.sustained_stop_log = pass->stopped->log_tail;
+  s.arm.sustained_sent = pass->sent;
   SustainedFigures f = sustained_figures(*pass, so.concurrency);
   s.arm.sustained_ran = true;
   s.arm.sustained_gauges = pass->server_gauges;

@@ -10,6 +10,8 @@
 #include "runtime/launcher.h"
 #include "runtime/process.h"
 #include "util/seconds_since.h"
+#include "util/format_number.h"
+#include "util/text.h"
 
 namespace fp {
 namespace {
@@ -38,10 +40,48 @@ Result<SustainedPass> run_sustained_phase(const CaseContext& ctx, const Sustaine
     const Prompt& p = ctx.prompts[i % ctx.prompts.size()];
     return build_request(ctx, server.base_url, p, c.shape.max_output_tokens, c.plan.timeout_s);
   };
-  if (auto w = stream_request(make(0)); !w && !interrupted()) out.errors.push_back("sustained warm-up request: " + w.error().message);
+  out.duration_s = options.duration_s;
+  // The runtime's state and its last log lines at the moment it stopped answering.
+  auto note_stop = [&](const BatchOutcome& b, double phase_s) {
+    SustainedStop st;
+    st.first_error = b.unanswered;
+    st.stalled = b.fates[b.unanswered_index] == RequestFate::stalled;
+    st.stall_timeout_s = c.plan.stall_timeout_s;
+    st.at_s = phase_s;
+    st.runtime_state = process_group_state(server.process.pid());
+    if (auto log = read_file(out.log_path)) {
+      st.log_bytes = log->size();
+      std::vector<std::string> lines;
+      for (auto& l : split_lines(*log))
+        if (!trim(l).empty()) lines.push_back(trim(l));
+      const size_t keep = std::min<size_t>(lines.size(), 5);
+      st.log_tail.assign(lines.end() - static_cast<long>(keep), lines.end());
+    }
+    out.stopped = st;
+  };
+  auto count_batch = [&](const BatchOutcome& b) {
+    SustainedStop* st = out.stopped ? &*out.stopped : nullptr;
+    for (RequestFate f : b.fates) {
+      if (f != RequestFate::not_sent && f != RequestFate::not_due) ++out.sent;
+      if (f == RequestFate::failed) ++out.failed;
+      if (!st) continue;
+      st->stalled_n += f == RequestFate::stalled;
+      st->unreachable_n += f == RequestFate::unreachable;
+      st->given_up_n += f == RequestFate::given_up;
+      st->not_sent_n += f == RequestFate::not_sent;
+    }
+  };
+  {
+    BatchOutcome w = stream_batch({make(0)}, 1);
+    if (!w.unanswered.empty() && !interrupted()) note_stop(w, 0);
+    else if (!w.results[0] && !interrupted()) out.errors.push_back("sustained warm-up request: " + w.results[0].error().message);
+  }
 
-  // Closed loop in chunks: `conc` in flight, the next sent as one ends. Each chunk is sized from the
-  // rate so far to fill the time left (at least `conc` requests), so the phase ends near duration_s.
+  // Closed loop: `conc` in flight, the next sent as one ends, none started after duration_s, and
+  // none sent once one request stalled or found the server gone (client/stream_client.h
+  // BatchOptions): both are checked inside the loop, request by request. The requests are handed
+  // over in chunks sized from the rate so far to fill the time left (at least `conc`), because
+  // stream_batch takes a list; a chunk that outlasts the time left ends at its start limit.
   std::optional<MetricsScraper> scraper;
   if (ctx.metrics.present) {  // timed_args turned the endpoint on (flow/passes/case_context.h)
     scraper.emplace(server.base_url, ctx.metrics);
@@ -49,28 +89,29 @@ Result<SustainedPass> run_sustained_phase(const CaseContext& ctx, const Sustaine
   }
   const auto t0 = Clock::now();
   size_t next = 0;
-  while (out.errors.empty() && !interrupted() && seconds_since(t0) < options.duration_s) {
+  while (!out.stopped && !interrupted() && seconds_since(t0) < options.duration_s) {
     const double elapsed = seconds_since(t0), left = options.duration_s - elapsed;
     size_t n = static_cast<size_t>(conc);
-    if (next > 0 && elapsed > 0) n = std::max(n, static_cast<size_t>(left * static_cast<double>(next) / elapsed));
+    if (next > 0 && elapsed > 0) n = std::max(n, static_cast<size_t>(left * static_cast<double>(next) / elapsed) + 1);
     n = std::min(n, static_cast<size_t>(64 * conc));
     std::vector<StreamRequest> chunk;
     for (size_t i = 0; i < n; ++i) chunk.push_back(make(next + i));
     const double chunk_start = seconds_since(t0);
-    auto results = stream_concurrent(chunk, conc);
-    // The first failure of a chunk, and how many more: a runtime that died (or was stopped by an
-    // interrupt, said once below) fails every request still to come in the same way.
+    BatchOptions bo;
+    bo.start_until_s = left;
+    BatchOutcome b = stream_batch(chunk, conc, bo);
+    if (!b.unanswered.empty() && !interrupted()) note_stop(b, chunk_start + b.unanswered_at_s);
+    count_batch(b);
     size_t failed = 0;
-    for (size_t i = 0; i < results.size(); ++i) {
+    for (size_t i = 0; i < b.results.size(); ++i) {
       const std::string id = ctx.prompts[(next + i) % ctx.prompts.size()].id;
-      if (!results[i]) {
-        if (failed++ == 0 && !interrupted()) out.errors.push_back("sustained request " + id + ": " + results[i].error().message);
-        continue;
+      if (b.results[i]) {
+        out.requests.push_back({id, chunk_start + b.results[i]->start_offset_s, *b.results[i]});
+      } else if (b.fates[i] == RequestFate::failed && !interrupted()) {
+        if (failed++ == 0) out.errors.push_back("sustained request " + id + ": " + b.results[i].error().message);
       }
-      out.requests.push_back({id, chunk_start + results[i]->start_offset_s, *results[i]});
     }
-    if (failed > 1 && !interrupted())
-      out.errors.back() += " (" + std::to_string(failed) + " of the " + std::to_string(results.size()) + " requests of this chunk failed)";
+    if (failed > 1) out.errors.back() += " (" + std::to_string(failed) + " requests of this chunk answered with an error)";
     next += chunk.size();
   }
   out.wall_s = seconds_since(t0);
@@ -89,6 +130,23 @@ Result<SustainedPass> run_sustained_phase(const CaseContext& ctx, const Sustaine
   return out;
 }
 
+std::string sustained_stop_line(const SustainedPass& pass) {
+  if (!pass.stopped) return "";
+  const SustainedStop& st = *pass.stopped;
+  char head[160];
+  std::snprintf(head, sizeof head, "%zu of %zu sustained requests ", st.stalled_n + st.unreachable_n, pass.sent);
+  std::string line = head;
+  if (st.stalled) line += "sent no byte for " + significant(st.stall_timeout_s, 6) + " s (stalled)";
+  else line += "found the server gone (no connection, or it dropped without an answer)";
+  if (st.given_up_n) line += ", " + std::to_string(st.given_up_n) + " in flight given up with them";
+  if (st.not_sent_n) line += ", " + std::to_string(st.not_sent_n) + " not sent";
+  char at[120];
+  std::snprintf(at, sizeof at, ": the server stopped answering %.1f s into the %.0f s phase", st.at_s, pass.duration_s);
+  line += at;
+  line += "; the runtime then: " + st.runtime_state;
+  return line;
+}
+
 SustainedFigures sustained_figures(const SustainedPass& pass, int concurrency) {
   SustainedFigures f;
   f.requests = pass.requests.size();
@@ -102,7 +160,12 @@ SustainedFigures sustained_figures(const SustainedPass& pass, int concurrency) {
     if (s.ttft_s >= 0) {
       f.ttft_ms.push_back(s.ttft_s * 1e3);
       ttft_by_start.emplace_back(r.start_s, s.ttft_s * 1e3);
-      if (!std::isnan(s.server.prompt_ms)) f.queue_ms.push_back(std::max(0.0, s.ttft_s * 1e3 - s.server.prompt_ms));
+      // Waiting before the prompt ran: what the server's prefill and its decode before the first
+      // text (measure/ttft_split.h) do not account for.
+      if (s.server.present()) {
+        const double before_text = std::isfinite(s.at_first_text.decode_ms) ? s.at_first_text.decode_ms : 0;
+        f.queue_ms.push_back(std::max(0.0, s.ttft_s * 1e3 - s.server.prompt_ms - before_text));
+      }
     }
     if (auto t = tpot_s(s); t && *t > 0) {
       f.tpot_ms.push_back(*t * 1e3);

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -33,6 +34,7 @@
 #include "report/server_gauges_text.h"
 #include "runtime/cpu_quota.h"
 #include "util/disk_space.h"
+#include "util/regex.h"
 #include "util/run_folder.h"
 #include "util/text.h"
 #include "util/utf8.h"
@@ -340,6 +342,18 @@ bool note_timed_runs(const CaseContext& ctx, const ServerMode& server, const Evi
   r.cold_first_e2e_ms = first.cold_first.e2e_s >= 0 ? first.cold_first.e2e_s * 1e3 : -1;
   r.figures = launch_figures(c, passes);
   r.fidelity = fidelity_summary(pooled);
+  r.ttft_split = ttft_split_of(pooled);
+  if (!ctx.adapter.upkeep_log_regex.empty()) {  // the runtime's logged work before a prompt (runtime data)
+    const Regex upkeep(ctx.adapter.upkeep_log_regex);
+    std::vector<double> ms;
+    for (const auto& p : passes) {
+      if (p.log_path.empty()) continue;
+      auto text = read_file(p.log_path);
+      if (!text) continue;
+      for (const RegexMatch& m : regex_find_all(*text, upkeep)) ms.push_back(std::atof(m[1].str().c_str()));
+    }
+    add_upkeep(r.ttft_split, ctx.adapter.upkeep_log_what, ms);
+  }
   for (const auto& p : passes)
     if (p.server_gauges) {
       if (!r.server_gauges) r.server_gauges = *p.server_gauges;

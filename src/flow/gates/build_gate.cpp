@@ -21,6 +21,8 @@
 #include "flow/passes/low_noise_figures.h"
 #include "flow/passes/probed_check.h"
 #include "golden/answers.h"
+#include "golden/golden_file.h"
+#include "golden/golden_paths.h"
 #include "runtime/cpu_quota.h"
 #include "runtime/process.h"
 #include "util/format_number.h"
@@ -42,7 +44,7 @@ std::string activity_text(const Verdict& v) {
 // Whether the case's fused attention is expected on a CUDA device: where the kernel probe can time it.
 bool runs_on_cuda(const CaseContext& ctx) { return expects_cuda(ctx.c, ctx.gpu_backends); }
 
-PairedPlan plan_for(const CaseContext& ctx, const BuildGateOptions& o, std::string* gated_note) {
+PairedPlan plan_for(const CaseContext& ctx, const BuildGateOptions& o, std::string* gated_note, const Golden* recorded) {
   const Case& c = ctx.c;
   PairedPlan p;
   p.warmup = o.warmup >= 0 ? o.warmup : c.plan.warmup;
@@ -52,7 +54,7 @@ PairedPlan plan_for(const CaseContext& ctx, const BuildGateOptions& o, std::stri
   p.budget_s = o.budget_s > 0 ? o.budget_s : c.plan.budget_s;
   p.concurrent_rounds = c.job == Job::Batch;
   const bool cuda = runs_on_cuda(ctx);
-  const GatedFigures g = gated_figures(c, cuda, cuda && c.plan.gated.empty() && plan_gpu_probe("").attached);
+  const GatedFigures g = gated_figures(c, cuda, cuda && c.plan.gated.empty() && plan_gpu_probe("").attached, recorded);
   p.gated = g.figures;
   p.min_effect = g.min_effect;
   p.guards = g.guards;
@@ -389,7 +391,12 @@ void time_and_judge(const CaseContext& resolved, const GateArms& arms, const Evi
                     const BuildGateOptions& o, TeeText& say, BuildGateCase& bc) {
   const Case& c = resolved.c;
   std::string gated_note;
-  const PairedPlan plan = plan_for(resolved, o, &gated_note);
+  // The case's golden on this machine, for the baseline build: the spread it recorded sizes the
+  // host-clock figures' minimum effect on CUDA (flow/passes/gated_figures.h).
+  std::optional<Golden> recorded;
+  if (const GoldenPaths gp = golden_paths(o.suite.golden, arms.fp_base.id(), c.name); std::filesystem::exists(gp.golden_file))
+    if (auto g = load_golden(gp.golden_file)) recorded = *g;
+  const PairedPlan plan = plan_for(resolved, o, &gated_note, recorded ? &*recorded : nullptr);
   say_plan(plan, resolved.prompts.size(), say);
   if (o.decode_probes > 0 && plan.decode_probes == 0)
     say("  no decode probes (--decode-probes " + std::to_string(o.decode_probes) + "): " +

@@ -10,7 +10,7 @@ constexpr double kMiB = 1024.0 * 1024.0;
 constexpr double kFootprintFactor = 1.5;  // the other arm's footprint, half again: its peak may come later
 constexpr double kGpuMarginMiB = 1024;    // llama.cpp's --fit-target default, per device
 
-std::string mib(double v) {
+std::string room_mib_text(double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.0f MiB", v);
   return buf;
@@ -25,8 +25,8 @@ std::string lacks(const TimedPass& served, const TimedPass& other, bool on_gpu, 
   const double left = static_cast<double>(*low.host_available_bytes) / kMiB;
   const double need = kFootprintFactor * static_cast<double>(*other.peak_rss_bytes) / kMiB;
   if (left < need)
-    return std::string("host: ") + mib(left) + " left beside the " + served_name + " launch, the " + other_name + " needs " +
-           mib(need) + " (1.5 x its peak resident set)";
+    return std::string("host: ") + room_mib_text(left) + " left beside the " + served_name + " launch, the " + other_name + " needs " +
+           room_mib_text(need) + " (1.5 x its peak resident set)";
   if (!on_gpu) return "";
   if (!other.gpu_peak_mib || low.gpu_free_bytes.empty())
     return std::string("GPU memory not measured (") + (low.gpu_why_not.empty() ? other.gpu_memory : low.gpu_why_not) + ")";
@@ -34,8 +34,8 @@ std::string lacks(const TimedPass& served, const TimedPass& other, bool on_gpu, 
     const double free_mib = static_cast<double>(free_bytes) / kMiB;
     const double need_gpu = kFootprintFactor * *other.gpu_peak_mib + kGpuMarginMiB;
     if (free_mib < need_gpu)
-      return "GPU " + std::to_string(gpu) + ": " + mib(free_mib) + " free beside the " + served_name + " launch, the " + other_name +
-             " needs " + mib(need_gpu) + " (1.5 x its peak GPU memory, plus --fit's 1 GiB margin)";
+      return "GPU " + std::to_string(gpu) + ": " + room_mib_text(free_mib) + " free beside the " + served_name + " launch, the " + other_name +
+             " needs " + room_mib_text(need_gpu) + " (1.5 x its peak GPU memory, plus --fit's 1 GiB margin)";
   }
   return "";
 }
@@ -49,7 +49,7 @@ RoomForBoth room_for_both(const TimedPass& a, const TimedPass& b, bool on_gpu, c
   if (!no.empty()) return {false, no};
   const double host_left = static_cast<double>(std::min(*a.free_memory_low.host_available_bytes, *b.free_memory_low.host_available_bytes)) / kMiB;
   const double host_peak = static_cast<double>(std::max(*a.peak_rss_bytes, *b.peak_rss_bytes)) / kMiB;
-  std::string why = "host: " + mib(host_left) + " left beside a launch of " + mib(host_peak) + " at most";
+  std::string why = "host: " + room_mib_text(host_left) + " left beside a launch of " + room_mib_text(host_peak) + " at most";
   if (on_gpu) why += "; every GPU holds both with --fit's 1 GiB margin";
   return {true, why};
 }

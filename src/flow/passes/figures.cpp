@@ -200,6 +200,23 @@ std::vector<FigureResult> compute_figures(Job job, const TimedPass& pass) {
   return out;
 }
 
+TtftSplit ttft_split_of(const TimedPass& pass) {
+  std::vector<TtftPart> parts;
+  for (const auto& tr : pass.requests) {
+    const StreamResult& r = tr.result;
+    if (r.ttft_s < 0 || !r.server.present()) continue;
+    TtftPart p;
+    p.ttft_ms = r.ttft_s * 1e3;
+    p.prefill_ms = r.server.prompt_ms;
+    p.decode_before_text_ms = r.at_first_text.decode_ms;
+    p.tokens_before_text = r.at_first_text.decode_tokens;
+    p.prompt_tokens = r.server.prompt_tokens;
+    p.cached_tokens = r.server.cached_tokens;
+    parts.push_back(p);
+  }
+  return split_ttft(parts);
+}
+
 std::string fidelity_summary(const TimedPass& pass) {
   std::vector<double> gap;
   const RequestExtractor client_minus_server = figure_def("client_minus_server_prompt_ms")->per_request;

@@ -11,6 +11,7 @@
 #include "figure/figure_registry.h"
 #include "flow/passes/timed_pass.h"
 #include "measure/goodput.h"
+#include "measure/ttft_split.h"
 #include "result/run_result.h"
 
 namespace fp {
@@ -49,5 +50,8 @@ std::map<int, double> round_durations_s(const TimedPass& pass);
 // The client's time to first token against the server's own prompt time, in words:
 // "client TTFT - server prompt_ms: median 1.234 ms, p99 2.345 ms over 9 requests".
 std::string fidelity_summary(const TimedPass& pass);
+
+// What each measured request's TTFT is made of, from the runtime's own timings (measure/ttft_split.h).
+TtftSplit ttft_split_of(const TimedPass& pass);
 
 }  // namespace fp

@@ -4,6 +4,8 @@
 
 #include "case/effect_defaults.h"
 #include "figure/figure_registry.h"
+#include "util/format_number.h"
+#include "util/text.h"
 
 namespace fp {
 
@@ -21,7 +23,28 @@ std::vector<std::string> paired_gated_figures(const Case& c) {
   return c.plan.gated.empty() ? paired_gated_figures(c.job) : c.plan.gated;
 }
 
-GatedFigures gated_figures(const Case& c, bool runs_on_cuda, bool kernel_probe_attaches) {
+MinEffect host_clock_min_effect_on_gpu(const std::string& figure, const Golden* recorded, std::string* how) {
+  const double floor = default_floor(figure);
+  // The golden path records a side-by-side figure under its counterpart's name where the two differ
+  // (itl_mean_ms: the golden's itl_ms; figure/figure_registry.h FigureDef::golden_name).
+  const FigureDef* def = figure_def(figure);
+  const std::string golden_figure = def && !def->golden_name.empty() ? std::string(def->golden_name) : figure;
+  const GoldenFigure* g = nullptr;
+  if (recorded)
+    if (auto it = recorded->figures.find(golden_figure); it != recorded->figures.end()) g = &it->second;
+  if (!g || g->n < 3 || !(g->median > 0)) {
+    *how = figure + " at " + pct(kHostClockOnGpuMinEffect).substr(1) + ": no golden of this case on this machine records its spread over 3 or more launches";
+    return MinEffect{kHostClockOnGpuMinEffect, floor};
+  }
+  const double sd_rel = 1.4826 * g->spread / g->median;
+  const double rel = std::clamp(kHostClockSpreadFactor * sd_rel, kHostClockSpreadLow, kHostClockOnGpuMinEffect);
+  *how = figure + " at " + pct(rel).substr(1) + ": 3 x its launch-to-launch sd " + pct(sd_rel).substr(1) +
+         " recorded on this machine (golden, " + std::to_string(g->n) + " launches), within " + pct(kHostClockSpreadLow).substr(1) +
+         " .. " + pct(kHostClockOnGpuMinEffect).substr(1);
+  return MinEffect{rel, floor};
+}
+
+GatedFigures gated_figures(const Case& c, bool runs_on_cuda, bool kernel_probe_attaches, const Golden* recorded) {
   GatedFigures g;
   std::map<std::string, MinEffect> defaults;
   if (!c.plan.gated.empty()) {
@@ -32,12 +55,16 @@ GatedFigures gated_figures(const Case& c, bool runs_on_cuda, bool kernel_probe_a
     if (!job.empty() && runs_on_cuda && kernel_probe_attaches) {
       g.figures.push_back("gpu_kernel_ms");
       defaults["gpu_kernel_ms"] = MinEffect{kKernelTimeMinEffect, default_floor("gpu_kernel_ms")};
+      std::vector<std::string> hows;
       for (const auto& f : job) {
         g.figures.push_back(f);
-        defaults[f] = MinEffect{kHostClockOnGpuMinEffect, default_floor(f)};
+        std::string how;
+        defaults[f] = host_clock_min_effect_on_gpu(f, recorded, &how);
+        hows.push_back(how);
       }
       g.note = std::string("the ") + job_name(c.job) +
-               " job's on CUDA with the kernel probe: GPU kernel time first (low noise), host-clock figures at a wider minimum effect";
+               " job's on CUDA with the kernel probe: GPU kernel time first (low noise), host-clock figures at a minimum effect from their recorded spread (" +
+               join(hows, "; ") + ")";
     } else {
       g.figures = job;
       g.note = std::string("the ") + job_name(c.job) + " job's";

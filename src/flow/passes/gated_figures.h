@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "case/case_file.h"
+#include "golden/golden_file.h"
 #include "util/min_effect.h"
 
 namespace fp {
@@ -42,12 +43,28 @@ inline constexpr double kKernelTimeMinEffect = 0.02;
 // keeps them there. Simulated: NightlySimulation.KernelTimeOnTheGoldensGpuCatchesTwoPercent.
 inline constexpr double kKernelTimeNightlyMinEffect = 0.0125;
 inline constexpr double kHostClockOnGpuMinEffect = 0.25;
+// Issue 41 item 4: where this machine recorded the case's spread (its golden for the baseline's
+// fingerprint: the launch medians' MAD, golden/golden_file.h), a host-clock figure beside GPU kernel
+// time gets kHostClockSpreadFactor x that launch-to-launch standard deviation (1.4826 x MAD /
+// median), within [kHostClockSpreadLow, kHostClockOnGpuMinEffect]: recorded per machine like the
+// other floors, so a host-side regression of 5-10% is caught where the shape's TTFT is that steady
+// (on an H100 at the 8B shape TTFT's 95% interval was +-1.5% after 4 blocks: a launch sd near 0.7%),
+// and a bursty machine keeps 25%. Why 3 sd: the gate's unit is a paired block, whose log-ratio has
+// about sqrt(2) launch sd; within its default 16 blocks the interval's half-width is about 0.8 of
+// that, so an identical build resolves "no regression" well inside 3 launch sd, while 5% keeps a
+// change the client itself could make (its 1 ms floor aside) from being called one.
+inline constexpr double kHostClockSpreadFactor = 3.0;
+inline constexpr double kHostClockSpreadLow = 0.05;
+// The minimum effect of host-clock `figure` on CUDA beside kernel time, from `recorded` (the case's
+// golden on this machine; none: kHostClockOnGpuMinEffect), with its floor; `how` says where from.
+MinEffect host_clock_min_effect_on_gpu(const std::string& figure, const Golden* recorded, std::string* how);
 struct GatedFigures {
   std::vector<std::string> figures;
   std::map<std::string, MinEffect> min_effect;  // every figure in `figures`
   std::map<std::string, MinEffect> guards;      // the guarded figures and their guard effects
   std::string note;                             // where the choice came from, one line
 };
-GatedFigures gated_figures(const Case& c, bool runs_on_cuda, bool kernel_probe_attaches);
+// recorded: the case's golden on this machine, where there is one (host_clock_min_effect_on_gpu).
+GatedFigures gated_figures(const Case& c, bool runs_on_cuda, bool kernel_probe_attaches, const Golden* recorded = nullptr);
 
 }  // namespace fp

@@ -53,6 +53,32 @@ TEST(PairedRunner, OnCudaWithTheProbeKernelTimeIsGatedFirst) {
   EXPECT_TRUE(gated_figures(extraction, true, true).figures.empty());
 }
 
+// Issue 41 item 4: on CUDA, the host-clock figures' minimum effect comes from the spread this machine
+// recorded for the case (its golden), 3 launch sd within 5% .. 25%; none recorded: 25%.
+TEST(PairedRunner, HostClockMinimumEffectOnCudaComesFromTheRecordedSpread) {
+  Case c;
+  c.job = Job::Chat;
+  Golden steady;  // an H100 at the 8B shape: TTFT 52.8 ms, launch medians' MAD 0.25 ms (sd 0.7%)
+  steady.figures["ttft_ms"] = GoldenFigure{52.8, 0.25, 5};
+  auto g = gated_figures(c, true, true, &steady);
+  EXPECT_DOUBLE_EQ(g.min_effect["ttft_ms"].relative, 0.05);  // 3 x 0.70% = 2.1%, raised to 5%
+  EXPECT_DOUBLE_EQ(g.min_effect["ttft_ms"].floor, 1.0);
+  EXPECT_THAT(g.note, HasSubstr("ttft_ms at 5.0%: 3 x its launch-to-launch sd 0.7% recorded on this machine (golden, 5 launches)"));
+  Golden middling;  // sd 3%: 9%
+  middling.figures["ttft_ms"] = GoldenFigure{100.0, 3.0 / 1.4826, 5};
+  EXPECT_NEAR(gated_figures(c, true, true, &middling).min_effect["ttft_ms"].relative, 0.09, 1e-9);
+  Golden bursty;  // sd 15%: capped at 25%
+  bursty.figures["ttft_ms"] = GoldenFigure{100.0, 15.0 / 1.4826, 5};
+  EXPECT_DOUBLE_EQ(gated_figures(c, true, true, &bursty).min_effect["ttft_ms"].relative, 0.25);
+  Golden two_launches;  // too few launches to be a spread
+  two_launches.figures["ttft_ms"] = GoldenFigure{52.8, 0.25, 2};
+  auto none = gated_figures(c, true, true, &two_launches);
+  EXPECT_DOUBLE_EQ(none.min_effect["ttft_ms"].relative, 0.25);
+  EXPECT_THAT(none.note, HasSubstr("no golden of this case on this machine records its spread"));
+  // The CPU path is untouched: the default minimum effect.
+  EXPECT_DOUBLE_EQ(gated_figures(c, false, false, &steady).min_effect["ttft_ms"].relative, kDefaultMinEffect);
+}
+
 // Guards: every figure a user feels that the job does not gate, at the case's guard effect; a
 // figure the case un-guards (false) is left out, a gated figure is never also a guard.
 TEST(PairedRunner, TheFiguresAUserFeelsThatTheJobDoesNotGateAreGuarded) {

@@ -10,6 +10,9 @@ StreamRequest build_request(const CaseContext& ctx, const std::string& base_url,
   const Adapter& adapter = ctx.adapter;
   nlohmann::json body = adapter.request_extras;
   if (c.shape.exact_output) body.update(adapter.exact_output);  // shape.output_tokens: every answer max_tokens long
+  // shape.prompt_cache: a repeated prompt prefix served from the runtime's prompt cache, as the
+  // deployment's clients let it (the runtime data's way to ask for it is its decode probe's).
+  if (c.shape.prompt_cache && adapter.decode_probe) body.update(*adapter.decode_probe);
   if (!ctx.served_model.empty()) body["model"] = ctx.served_model;
   const bool completion = c.job == Job::Completion;
   if (completion) {
@@ -29,7 +32,7 @@ StreamRequest build_request(const CaseContext& ctx, const std::string& base_url,
   r.timeout_s = timeout_s;
   r.stall_timeout_s = std::min(timeout_s, c.plan.stall_timeout_s);
   r.headers = ctx.request_headers;
-  r.timing_keys = adapter.timing_keys;
+  r.timing_keys = adapter.server_timing_keys;
   return r;
 }
 

@@ -163,19 +163,25 @@ Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& opt
     }
     begin_step();
     const auto t0 = Clock::now();
-    auto results = stream_concurrent(batch, concurrency);
+    // A server that stops answering ends the round at its first stall (client/stream_client.h
+    // BatchOptions): one line for it, with how many were given up and not sent, not one per request.
+    BatchOutcome b = stream_batch(batch, concurrency);
+    auto& results = b.results;
     out.round_wall_s.push_back(in_seconds(Clock::now() - t0));
     sample_machine();
     end_step();
+    const std::string where = " round " + std::to_string(round + 1) + (level > 0 ? " at concurrency " + std::to_string(level) : std::string());
     for (size_t i = 0; i < results.size(); ++i) {
       if (results[i]) {
         out.requests.push_back({ps[i]->id, round, *results[i], -1.0, level, in_seconds(t0 - ready) + results[i]->start_offset_s});
-      } else {
-        fail("request " + ps[i]->id + " round " + std::to_string(round + 1) +
-                 (level > 0 ? " at concurrency " + std::to_string(level) : std::string()),
-             results[i].error());
+      } else if (b.fates[i] != RequestFate::given_up && b.fates[i] != RequestFate::not_sent) {
+        fail("request " + ps[i]->id + where, results[i].error());
       }
     }
+    if (!b.unanswered.empty() && !interrupted())
+      out.errors.push_back("the server stopped answering in" + where + ": " + std::to_string(b.count(RequestFate::given_up)) +
+                           " requests in flight given up, " + std::to_string(b.count(RequestFate::not_sent)) + " of " +
+                           std::to_string(results.size()) + " not sent");
   };
 
   // Cold: the first request after ready, on its own (an attached server was warm before we came).
@@ -187,8 +193,12 @@ Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& opt
 
   for (int w = 0; w < warmup && out.errors.empty() && !interrupted(); ++w) {
     progress_repetition("warm-up", w + 1, warmup);
-    for (const auto& p : prompts)
-      if (auto r = request(p); !r) fail("warm-up request (" + p.id + ")", r.error());
+    for (const auto& p : prompts) {
+      if (auto r = request(p); !r) {
+        fail("warm-up request (" + p.id + ")", r.error());
+        break;  // a server that stalled on one would stall on every other: one stall timeout, not one per prompt
+      }
+    }
   }
 
   note_free_memory();
