@@ -46,7 +46,7 @@ struct AbArm {
   double sustained_wall_s = 0;
   size_t sustained_requests = 0;
   int sustained_concurrency = 0;
-  std::vector<std::string> drift_lines;        // "tpot_ms: last 5 vs first 5 requests: +1.2% (within noise)"
+  std::vector<std::string> drift_lines;  // "tpot_ms: last 5 vs first 5 requests: +1.2% (within noise)"
   // The server stopped answering in the sustained phase (flow/ab/sustained_phase.h): the line
   // ("1 of 23 sustained requests sent no byte for 60 s (stalled), ..."), the runtime's last log lines
   // at that moment, and the phase's sent count. A finding about this arm, not an incomplete A/B.

@@ -84,9 +84,9 @@ struct RunResult {
   int launches = 1;  // fresh launches of the timed runs (each a cold start)
   double cold_ready_ms = -1, cold_first_ttft_ms = -1, cold_first_e2e_ms = -1;
   std::vector<FigureResult> figures;
-  std::string fidelity;                         // client vs server prompt timing, in words
-  TtftSplit ttft_split;                         // what TTFT is made of, from the runtime's own timings (measure/ttft_split.h)
-  std::optional<ServerGauges> server_gauges;    // the runtime's own metrics over the timed runs (all launches)
+  std::string fidelity;                       // client vs server prompt timing, in words
+  TtftSplit ttft_split;                       // what TTFT is made of, from the runtime's own timings (measure/ttft_split.h)
+  std::optional<ServerGauges> server_gauges;  // the runtime's own metrics over the timed runs (all launches)
   // The workload a case with workload fields asked for and got (flow/passes/workload_summary.h): key
   // (printed as "workload.<key>") and value, in order; empty for other cases.
   std::vector<std::pair<std::string, std::string>> workload;

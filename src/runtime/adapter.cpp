@@ -140,8 +140,8 @@ Result<Adapter> load_adapter_file(const std::string& path, const std::string& ru
   }
   if (a.has("server_timings")) {
     FP_TRY(JsonFields st, a.object("server_timings"));
-    FP_TRY_STATUS(st.only_keys({"object", "prompt_ms", "prompt_tokens", "cached_tokens", "prompt_per_second", "decode_ms",
-                                "decode_tokens", "decode_per_second", "log_upkeep", "comment"}));
+    FP_TRY_STATUS(st.only_keys({"object", "prompt_ms", "prompt_tokens", "cached_tokens", "prompt_per_second", "decode_ms", "decode_tokens",
+                                "decode_per_second", "log_upkeep", "comment"}));
     if (st.has("log_upkeep")) {
       FP_TRY(JsonFields up, st.object("log_upkeep"));
       FP_TRY_STATUS(up.only_keys({"regex", "what", "comment"}));
