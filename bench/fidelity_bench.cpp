@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -75,8 +76,8 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "request %d: %s\n", i, r.error().message.c_str());
       continue;
     }
-    if (r->ttft_s < 0 || !r->server_timings.is_object() || !r->server_timings.contains("prompt_ms")) continue;
-    const double pm = r->server_timings["prompt_ms"].get<double>();
+    if (r->ttft_s < 0 || std::isnan(r->server.prompt_ms)) continue;
+    const double pm = r->server.prompt_ms;
     ttft.push_back(r->ttft_s * 1e3);
     prompt_ms.push_back(pm);
     gap.push_back(r->ttft_s * 1e3 - pm);

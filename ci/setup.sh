@@ -3,7 +3,7 @@
 #   1. the Debian build packages (system-wide, bookworm only), with the Vulkan loader and Mesa's
 #      software Vulkan driver, lavapipe (libvulkan1, mesa-vulkan-drivers) for the vulkan tests;
 #   2. Debian sid's llama.cpp, unpacked into a private prefix (never installed system-wide),
-#      started through sid's own loader (see ../shared/RUNTIMES.md section 1), with sid's Vulkan
+#      started through sid's own loader (see docs/runtimes.md section 1), with sid's Vulkan
 #      backend (libggml0-backend-vulkan; Mesa's lavapipe from bookworm runs it on the CPU), at exactly the
 #      versions ci/sid.lock names: the runtime changes only when the lock does.
 # Downloads are cached outside the checkout, in $FLASHPROOF_CACHE (default /var/cache/flashproof),
@@ -34,7 +34,7 @@ done
 
 build_packages=(cmake g++ make pkg-config libgtest-dev libgmock-dev libcurl4-openssl-dev
                 nlohmann-json3-dev libdtl-dev libboost-math-dev libpcre2-dev libssl-dev python3 python3-numpy python3-yaml xz-utils
-                libvulkan1 mesa-vulkan-drivers)
+                libvulkan1 mesa-vulkan-drivers clang-format)
 
 # Debian's chromium renders the HTML report in the report:render_chromium test (that test skips,
 # exit 125, without it). Measured here: 41 s (apt-get update included), 290 MB installed;

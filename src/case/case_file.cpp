@@ -450,9 +450,11 @@ Status load_plan(const JsonFields& top, Case& c) {
   if (p.has("gated")) {
     FP_TRY(c.plan.gated, p.string_list("gated"));
     const auto& known = paired_figure_names();
-    for (const auto& g : c.plan.gated)
+    for (auto& g : c.plan.gated) {
+      g = paired_figure_name(g);  // a figure's old name (itl_ms) reads as its own (itl_mean_ms)
       if (std::find(known.begin(), known.end(), g) == known.end())
         return p.error("gated", "unknown figure \"" + g + "\"; expected one of " + join(known, ", "));
+    }
   }
   FP_TRY(long long blocks, p.integer_or("blocks", 2, 1000, c.plan.blocks));
   if (blocks % 2) return p.error("blocks", "must be even, so that the ABBA order is balanced (" + std::to_string(blocks) + " given)");
@@ -491,10 +493,13 @@ Status load_ab(const JsonFields& top, Case& c) {
       FP_TRY_STATUS(m.only_keys({"figure", "expect", "at_least", "tolerance", "why"}));
       MechanismStatement st;
       FP_TRY(st.figure, m.one_of("figure", names));
-      FP_TRY(st.expect, m.one_of("expect", {"faster", "slower", "higher", "lower", "unchanged"}));
+      FP_TRY(std::string expect, m.one_of("expect", {"faster", "slower", "higher", "lower", "unchanged"}));
+      for (MechanismExpect e :
+           {MechanismExpect::faster, MechanismExpect::slower, MechanismExpect::higher, MechanismExpect::lower, MechanismExpect::unchanged})
+        if (expect == to_string(e)) st.expect = e;
       FP_TRY(st.at_least, m.number_or("at_least", 0, 100, st.at_least));
       FP_TRY(st.tolerance, m.number_or("tolerance", 0, 100, st.tolerance));
-      if (st.expect == "unchanged" && m.has("at_least"))
+      if (st.expect == MechanismExpect::unchanged && m.has("at_least"))
         return m.error("at_least", "applies to faster, slower, higher or lower; \"unchanged\" takes \"tolerance\"");
       FP_TRY(std::string why, m.string_or("why", ""));
       (void)why;
@@ -517,18 +522,12 @@ bool Case::has_workload() const {
 }
 
 const std::vector<std::string>& ab_figure_names() {
-  static const std::vector<std::string> names = {
-      "cold_ready_ms", "cold_first_ttft_ms", "cold_first_e2e_ms", "ttft_ms", "ttft_ms_p95", "tpot_ms", "itl_ms",
-      "e2e_ms", "prompt_tokens_per_s", "decode_tokens_per_s", "throughput_tokens_per_s",
-      "sustained_ttft_ms", "sustained_queue_ms", "sustained_tpot_ms", "sustained_throughput_tokens_per_s",
-      "kv_cache_mib", "compute_buffer_mib", "host_peak_rss_mib"};
+  static const std::vector<std::string> names = figure_names(kAbEngine);
   return names;
 }
 
 const std::vector<std::string>& paired_figure_names() {
-  static const std::vector<std::string> names = {
-      "ttft_ms", "e2e_ms", "tpot_ms", "itl_ms", "server_prompt_ms", "server_tpot_ms", "cpu_ms_per_token",
-      "cold_ready_ms", "cold_first_ttft_ms", "throughput_tokens_per_s", "gpu_kernel_ms", "attention_kernel_ms"};
+  static const std::vector<std::string> names = figure_names(kPairedEngine);
   return names;
 }
 
@@ -549,10 +548,19 @@ const T* covering(const std::map<std::string, T>& m, const std::string& figure) 
   return best;
 }
 
+// As covering, and where nothing covers `figure`, what covers its old name (a case written before
+// the figure got its own name: plan.min_effect "itl_ms" applies to itl_mean_ms).
+template <typename T>
+const T* covering_or_old(const std::map<std::string, T>& m, const std::string& figure) {
+  if (const T* e = covering(m, figure)) return e;
+  const FigureDef* d = figure_def(figure);
+  return d && !d->old_name.empty() ? covering(m, std::string(d->old_name)) : nullptr;
+}
+
 }  // namespace
 
 std::optional<MinEffect> case_min_effect(const Case& c, const std::string& figure) {
-  if (const MinEffect* e = covering(c.plan.min_effect, figure)) return *e;
+  if (const MinEffect* e = covering_or_old(c.plan.min_effect, figure)) return *e;
   return std::nullopt;
 }
 
@@ -562,8 +570,19 @@ MinEffect min_effect(const Case& c, const std::string& figure) {
 }
 
 std::optional<MinEffect> guard_effect(const Case& c, const std::string& figure) {
-  if (const std::optional<MinEffect>* g = covering(c.plan.guards, figure)) return *g;
+  if (const std::optional<MinEffect>* g = covering_or_old(c.plan.guards, figure)) return *g;
   return default_guard(c.job, figure);
+}
+
+const char* to_string(MechanismExpect e) {
+  switch (e) {
+    case MechanismExpect::faster: return "faster";
+    case MechanismExpect::slower: return "slower";
+    case MechanismExpect::higher: return "higher";
+    case MechanismExpect::lower: return "lower";
+    case MechanismExpect::unchanged: return "unchanged";
+  }
+  return "unchanged";
 }
 
 const char* job_name(Job job) {

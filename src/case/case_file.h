@@ -160,10 +160,14 @@ struct HeadroomPlan {
   std::vector<NeighbourServer> neighbours;
 };
 
+// What a mechanism statement expects of its figure (flow/ab/mechanism.h).
+enum class MechanismExpect { faster, slower, higher, lower, unchanged };
+const char* to_string(MechanismExpect e);  // "faster", ... as the case file writes it
+
 // A stated expectation of what the flag does to one A/B figure, checked against the measurement.
 struct MechanismStatement {
   std::string figure;        // one of ab_figure_names()
-  std::string expect;        // faster | slower | higher | lower | unchanged
+  MechanismExpect expect = MechanismExpect::unchanged;
   double at_least = 0;       // faster/slower/higher/lower: least relative change, e.g. 0.1 = 10%
   double tolerance = 0.05;   // unchanged: largest relative change still called unchanged
 };

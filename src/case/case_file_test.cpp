@@ -287,7 +287,7 @@ TEST_F(CaseFileTest, AbBlockLoads) {
   ASSERT_EQ(c->ab.mechanism.size(), 2u);
   EXPECT_EQ(c->ab.mechanism[0].figure, "prompt_tokens_per_s");
   EXPECT_DOUBLE_EQ(c->ab.mechanism[0].at_least, 0.1);
-  EXPECT_EQ(c->ab.mechanism[1].expect, "unchanged");
+  EXPECT_EQ(c->ab.mechanism[1].expect, MechanismExpect::unchanged);
   EXPECT_DOUBLE_EQ(c->ab.mechanism[1].tolerance, 0.01);
 }
 

@@ -23,6 +23,8 @@
 namespace fp {
 namespace {
 
+// The usage text keeps one printed line per source line.
+// clang-format off
 const char* kGateUsageText =
     "usage: flashproof gate CASE.json... --baseline-runtime OLD [--candidate-runtime NEW] [options]\n"
     "       flashproof gate CASE.json... [--baseline ID] [options]\n"
@@ -45,7 +47,7 @@ const char* kGateUsageText =
     "                             even with the change a standard error nearer to a decision\n"
     "  --rounds N                 measured rounds per launch (default plan.repetitions)\n"
     "  --decode-probes N          after each measured request, N decode probes: the prompt again from the\n"
-    "                             runtime's prompt cache, itl_ms from them (default 4 where itl_ms is gated\n"
+    "                             runtime's prompt cache, itl_mean_ms from them (default 4 where itl_mean_ms is gated\n"
     "                             and the runtime data has decode_probe, else 0)\n"
     "  --min-effect FIGURE=X[:F]  smallest relative worsening worth failing, e.g. ttft_ms=0.05, and its floor F in the\n"
     "                             figure's unit (ttft_ms=0.05:2: at least 2 ms); without :F the case's or default floor\n"
@@ -86,6 +88,7 @@ const char* kGateUsageText =
     "Self-test cases (with a \"ctest\" block) are skipped. The report is printed and written to\n"
     "<results>/<fingerprint id>/gate-<stamp>-<pid>.txt.\n"
     "exit: 0 pass, 1 fail, 2 incomplete or bad input, 3 unresolved (--reference only), 64 usage, 125 every case skipped\n";
+// clang-format on
 
 }  // namespace
 

@@ -56,11 +56,14 @@ namespace {
 
 ServerTimings read_timings(const json& t, const ServerTimingKeys& keys) {
   auto num = [&](const std::string& k) {
-    auto it = t.find(k);
+    auto it = k.empty() ? t.end() : t.find(k);
     return it != t.end() && it->is_number() ? it->get<double>() : std::numeric_limits<double>::quiet_NaN();
   };
   ServerTimings out;
+  out.reported = true;
   out.prompt_ms = num(keys.prompt_ms);
+  out.prompt_per_second = num(keys.prompt_per_second);
+  out.decode_per_second = num(keys.decode_per_second);
   out.prompt_tokens = num(keys.prompt_tokens);
   out.cached_tokens = num(keys.cached_tokens);
   out.decode_ms = num(keys.decode_ms);
@@ -92,7 +95,8 @@ Status apply_stream_chunk(std::string_view data, double arrival_s, StreamResult&
     if (!content.empty()) {
       if (r.ttft_s < 0) {
         r.ttft_s = arrival_s;
-        if (auto t = j.find(keys.object); t != j.end() && t->is_object()) r.at_first_text = read_timings(*t, keys);
+        if (auto t = keys.object.empty() ? j.end() : j.find(keys.object); t != j.end() && t->is_object())
+          r.at_first_text = read_timings(*t, keys);
       }
       r.content_event_times_s.push_back(arrival_s);
       r.text += content;
@@ -105,10 +109,8 @@ Status apply_stream_chunk(std::string_view data, double arrival_s, StreamResult&
     r.prompt_tokens = int_field(*u, "prompt_tokens");
     r.completion_tokens = int_field(*u, "completion_tokens");
   }
-  if (auto t = j.find(keys.object); t != j.end() && t->is_object()) {
-    r.server_timings = *t;
-    r.server = read_timings(*t, keys);
-  }
+  if (keys.object.empty()) return ok_status();
+  if (auto t = j.find(keys.object); t != j.end() && t->is_object()) r.server = read_timings(*t, keys);
   return ok_status();
 }
 

@@ -14,7 +14,7 @@ namespace fp {
 // finish_reason, usage, timings and system_fingerprint. Invalid JSON and an `error` object are
 // errors quoting the payload. Payloads after [DONE] are ignored.
 // The runtime's timings are read where `keys` says (StreamResult::server, ::at_first_text).
-Status apply_stream_chunk(std::string_view data, double arrival_s, StreamResult& r, const ServerTimingKeys& keys = {});
+Status apply_stream_chunk(std::string_view data, double arrival_s, StreamResult& r, const ServerTimingKeys& keys = {});  // keys: none read
 
 // The server's message in an error body: {"error":{"message":..}} (llama-server, OpenAI),
 // {"message":..} (vLLM) or {"error":".."}; otherwise the body itself. Returned quoted.

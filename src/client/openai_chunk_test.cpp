@@ -12,17 +12,19 @@
 namespace fp {
 namespace {
 
+const ServerTimingKeys kNoTimings;
+
 TEST(StreamChunk, RoleOnlyChunkIsNotContent) {
   StreamResult r;
   ASSERT_TRUE(apply_stream_chunk(
       R"({"choices":[{"finish_reason":null,"index":0,"delta":{"role":"assistant","content":null}}],"system_fingerprint":"b11669-Debian"})",
-      0.5, r));
+      0.5, r, kNoTimings));
   EXPECT_EQ(r.ttft_s, -1);
   EXPECT_TRUE(r.content_event_times_s.empty());
   EXPECT_EQ(r.system_fingerprint, "b11669-Debian");
-  ASSERT_TRUE(apply_stream_chunk(R"({"choices":[{"index":0,"delta":{"content":""}}]})", 0.6, r));
+  ASSERT_TRUE(apply_stream_chunk(R"({"choices":[{"index":0,"delta":{"content":""}}]})", 0.6, r, kNoTimings));
   EXPECT_EQ(r.ttft_s, -1);  // empty content does not count either
-  ASSERT_TRUE(apply_stream_chunk(R"({"choices":[{"index":0,"delta":{"content":"Hi"}}]})", 0.7, r));
+  ASSERT_TRUE(apply_stream_chunk(R"({"choices":[{"index":0,"delta":{"content":"Hi"}}]})", 0.7, r, kNoTimings));
   EXPECT_DOUBLE_EQ(r.ttft_s, 0.7);
   EXPECT_EQ(r.text, "Hi");
 }
@@ -30,7 +32,13 @@ TEST(StreamChunk, RoleOnlyChunkIsNotContent) {
 TEST(StreamChunk, TimingsOfTheFirstTextAndOfTheWholeRequestWhereTheKeysSay) {
   // llama-server build 11669 with timings_per_token: every content event carries timings.
   StreamResult r;
-  ServerTimingKeys keys;
+  ServerTimingKeys keys;  // llama-server's names, as src/runtime/data/llama-server.json gives them
+  keys.object = "timings";
+  keys.prompt_ms = "prompt_ms";
+  keys.prompt_tokens = "prompt_n";
+  keys.cached_tokens = "cache_n";
+  keys.decode_ms = "predicted_ms";
+  keys.decode_tokens = "predicted_n";
   ASSERT_TRUE(apply_stream_chunk(R"({"choices":[{"index":0,"delta":{"content":" large"}}],"timings":{"cache_n":30,"prompt_n":59,"prompt_ms":12.5,"predicted_n":2,"predicted_ms":1.75}})", 0.02, r, keys));
   ASSERT_TRUE(apply_stream_chunk(R"({"choices":[{"index":0,"delta":{"content":" x"}}],"timings":{"cache_n":30,"prompt_n":59,"prompt_ms":12.5,"predicted_n":3,"predicted_ms":2.5}})", 0.03, r, keys));
   EXPECT_DOUBLE_EQ(r.at_first_text.decode_tokens, 2);
@@ -50,25 +58,25 @@ TEST(StreamChunk, TimingsOfTheFirstTextAndOfTheWholeRequestWhereTheKeysSay) {
 
 TEST(StreamChunk, CompletionsTextAndVllmUsageChunk) {
   StreamResult r;
-  ASSERT_TRUE(apply_stream_chunk(R"({"choices":[{"index":0,"text":"A","finish_reason":null}]})", 1.0, r));
-  ASSERT_TRUE(apply_stream_chunk(R"({"choices":[{"index":0,"text":null,"finish_reason":"stop"}]})", 1.5, r));
-  ASSERT_TRUE(apply_stream_chunk(R"({"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":1}})", 1.6, r));
-  ASSERT_TRUE(apply_stream_chunk(" [DONE] ", 1.7, r));
+  ASSERT_TRUE(apply_stream_chunk(R"({"choices":[{"index":0,"text":"A","finish_reason":null}]})", 1.0, r, kNoTimings));
+  ASSERT_TRUE(apply_stream_chunk(R"({"choices":[{"index":0,"text":null,"finish_reason":"stop"}]})", 1.5, r, kNoTimings));
+  ASSERT_TRUE(apply_stream_chunk(R"({"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":1}})", 1.6, r, kNoTimings));
+  ASSERT_TRUE(apply_stream_chunk(" [DONE] ", 1.7, r, kNoTimings));
   EXPECT_EQ(r.text, "A");
   EXPECT_EQ(r.finish_reason, "stop");
   EXPECT_EQ(r.prompt_tokens, 3);
   EXPECT_EQ(r.completion_tokens, 1);
-  EXPECT_TRUE(r.server_timings.is_null());
+  EXPECT_FALSE(r.server.reported);
   EXPECT_TRUE(r.done);
   EXPECT_DOUBLE_EQ(r.e2e_s, 1.7);
-  ASSERT_TRUE(apply_stream_chunk("not json, ignored after [DONE]", 2.0, r));
+  ASSERT_TRUE(apply_stream_chunk("not json, ignored after [DONE]", 2.0, r, kNoTimings));
   EXPECT_DOUBLE_EQ(r.e2e_s, 1.7);
 }
 
 TEST(StreamChunk, InvalidJsonIsQuotedAndCut) {
   StreamResult r;
   std::string payload = R"({"choices":[{"delta":{"content":")" + std::string(300, 'x');
-  Status st = apply_stream_chunk(payload, 0.1, r);
+  Status st = apply_stream_chunk(payload, 0.1, r, kNoTimings);
   ASSERT_FALSE(st);
   const std::string& m = st.error().message;
   EXPECT_NE(m.find("invalid JSON in stream event \"{\\\"choices"), std::string::npos) << m;
@@ -78,7 +86,7 @@ TEST(StreamChunk, InvalidJsonIsQuotedAndCut) {
 
 TEST(StreamChunk, ErrorObjectInStream) {
   StreamResult r;
-  Status st = apply_stream_chunk(R"({"error":{"code":500,"message":"boom","type":"server_error"}})", 0.1, r);
+  Status st = apply_stream_chunk(R"({"error":{"code":500,"message":"boom","type":"server_error"}})", 0.1, r, kNoTimings);
   ASSERT_FALSE(st);
   EXPECT_EQ(st.error().message, "server sent an error event: \"boom\"");
 }
@@ -88,6 +96,30 @@ TEST(StreamChunk, ErrorMessageFromBody) {
   EXPECT_EQ(error_message_from_body(R"({"object":"error","message":"bad request","code":400})"), "\"bad request\"");
   EXPECT_EQ(error_message_from_body(R"({"error":"plain"})"), "\"plain\"");
   EXPECT_EQ(error_message_from_body("Internal Server Error"), "\"Internal Server Error\"");
+}
+
+// The runtime's own timings are read by the names its runtime data gives them, and only then.
+TEST(StreamChunk, ServerTimingsReadByTheRuntimesNames) {
+  const std::string chunk =
+      R"({"choices":[],"timings":{"prompt_n":12,"prompt_ms":5.1,"prompt_per_second":2352.9,"predicted_n":8,"predicted_ms":40.2,"predicted_per_second":199.0}})";
+  ServerTimingKeys keys;
+  keys.object = "timings";
+  keys.prompt_ms = "prompt_ms";
+  keys.prompt_tokens = "prompt_n";
+  keys.decode_ms = "predicted_ms";
+  keys.decode_tokens = "predicted_n";
+  StreamResult r;
+  ASSERT_TRUE(apply_stream_chunk(chunk, 1.0, r, keys));
+  EXPECT_TRUE(r.server.reported);
+  EXPECT_DOUBLE_EQ(r.server.prompt_ms, 5.1);
+  EXPECT_DOUBLE_EQ(r.server.prompt_tokens, 12);
+  EXPECT_DOUBLE_EQ(r.server.decode_ms, 40.2);
+  EXPECT_DOUBLE_EQ(r.server.decode_tokens, 8);
+  EXPECT_TRUE(std::isnan(r.server.decode_per_second)) << "a key the runtime data does not name is not read";
+  StreamResult none;
+  ASSERT_TRUE(apply_stream_chunk(chunk, 1.0, none, kNoTimings));
+  EXPECT_FALSE(none.server.reported);
+  EXPECT_TRUE(std::isnan(none.server.prompt_ms));
 }
 
 TEST(StreamMetrics, TpotFollowsVllmDefinition) {

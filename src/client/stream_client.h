@@ -14,24 +14,30 @@
 
 namespace fp {
 
-// Where a runtime's own timings of a request sit in its stream events (the runtime data's
-// `server_timings`, src/runtime/data/<runtime>.json); the defaults are llama-server's names.
+// Where a runtime's own timings of a request sit in its stream events, by name: the runtime data's
+// `server_timings` (src/runtime/data/<runtime>.json, runtime/adapter.h), never C++. An empty `object`
+// (the default): the runtime reports none; an empty name: that timing is not read.
 struct ServerTimingKeys {
-  std::string object = "timings";          // the event's field holding them
-  std::string prompt_ms = "prompt_ms";     // prefill time of the prompt tokens it evaluated
-  std::string prompt_tokens = "prompt_n";  // prompt tokens evaluated (the cached ones not counted)
-  std::string cached_tokens = "cache_n";   // prompt tokens served from its prompt cache
-  std::string decode_ms = "predicted_ms";  // decode time so far
-  std::string decode_tokens = "predicted_n";  // tokens generated so far
+  std::string object;             // the event's field holding them
+  std::string prompt_ms;          // prefill time of the prompt tokens it evaluated
+  std::string prompt_tokens;      // prompt tokens evaluated (the cached ones not counted)
+  std::string cached_tokens;      // prompt tokens served from its prompt cache
+  std::string prompt_per_second;  // its prefill rate
+  std::string decode_ms;          // decode time so far
+  std::string decode_tokens;      // tokens generated so far
+  std::string decode_per_second;  // its decode rate
 };
 
 // A runtime's own timings of one request, as reported; NaN where it reports none.
 struct ServerTimings {
+  bool reported = false;  // an event carried the timings object
   double prompt_ms = std::numeric_limits<double>::quiet_NaN();
   double prompt_tokens = std::numeric_limits<double>::quiet_NaN();
   double cached_tokens = std::numeric_limits<double>::quiet_NaN();
+  double prompt_per_second = std::numeric_limits<double>::quiet_NaN();
   double decode_ms = std::numeric_limits<double>::quiet_NaN();
   double decode_tokens = std::numeric_limits<double>::quiet_NaN();
+  double decode_per_second = std::numeric_limits<double>::quiet_NaN();
   bool present() const { return prompt_ms == prompt_ms; }
 };
 
@@ -54,7 +60,6 @@ struct StreamResult {
   std::string text;                           // concatenated content
   std::string finish_reason;
   int prompt_tokens = -1, completion_tokens = -1;  // from `usage` when present
-  nlohmann::json server_timings;                   // llama-server's `timings` when present, else null
   ServerTimings server;         // the runtime's own timings of the whole request (its last report)
   // Its timings as the first event with content carried them (llama-server with timings_per_token):
   // how many tokens it had generated, and in what decode time, before the first text reached us.

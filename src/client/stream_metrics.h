@@ -1,4 +1,4 @@
-// vLLM-style figures derived from a StreamResult (RUNTIMES.md section 5).
+// vLLM-style figures derived from a StreamResult (docs/runtimes.md section 5).
 #pragma once
 
 #include <vector>

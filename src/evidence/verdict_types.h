@@ -76,7 +76,7 @@ struct Degradation {
   std::vector<std::string> conversion_kernels;
 };
 
-// The verdict as a run's result keeps it (report/run_result.h), typed; the report writers make the
+// The verdict as a run's result keeps it (result/run_result.h), typed; the report writers make the
 // words (result.txt, result.json, the HTML, the golden's verdict.json).
 struct RunVerdict {
   Activity activity = Activity::NoEvidence;

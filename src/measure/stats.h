@@ -1,5 +1,5 @@
 // Descriptive statistics for one figure's repetitions: medians first, a slow percentile, and a
-// robust spread (MAD). Definitions match the tools users compare against (RUNTIMES.md section 5).
+// robust spread (MAD). Definitions match the tools users compare against (docs/runtimes.md section 5).
 #pragma once
 
 #include <cstddef>

@@ -11,6 +11,36 @@
 #include "util/utf8.h"
 
 namespace fp {
+
+const char* to_string(AbEffect e) {
+  switch (e) {
+    case AbEffect::within_noise: return "within noise";
+    case AbEffect::better_with_flag_on: return "better with the flag on";
+    case AbEffect::worse_with_flag_on: return "worse with the flag on";
+  }
+  return "within noise";
+}
+
+const char* to_string(MechanismVerdict v) {
+  switch (v) {
+    case MechanismVerdict::confirmed: return "confirmed";
+    case MechanismVerdict::not_shown: return "not shown";
+    case MechanismVerdict::smaller_than_stated: return "smaller than stated";
+    case MechanismVerdict::contradicted: return "contradicted";
+    case MechanismVerdict::not_measured: return "not measured";
+  }
+  return "not measured";
+}
+
+const char* to_string(AbGateOutcome o) {
+  switch (o) {
+    case AbGateOutcome::pass: return "pass";
+    case AbGateOutcome::fail: return "fail";
+    case AbGateOutcome::undecided: return "undecided";
+  }
+  return "undecided";
+}
+
 namespace {
 
 std::string pval(double p) {
@@ -42,9 +72,10 @@ std::string compare_line(const AbFigure& f, const AbRun& r) {
   const FigureResult* a = arm_figure(r.off, f.name);
   const FigureResult* b = arm_figure(r.on, f.name);
   std::string s = pad(f.name, 34) + "off " + pad(table_figure(a ? a->summary.median : NAN), 10) + "on " +
-                  pad(table_figure(b ? b->summary.median : NAN), 10) + "on-off " + pad(table_figure(f.cmp.diff) + " (" + pct(f.cmp.diff_rel) + ")", 22) +
-                  "95% CI " + pad(interval(f.cmp), 24) + "p " + pad(pval(f.cmp.mwu.p), 9) + "n " +
-                  pad(std::to_string(f.cmp.n_a) + "/" + std::to_string(f.cmp.n_b), 9) + f.effect;
+                  pad(table_figure(b ? b->summary.median : NAN), 10) + "on-off " +
+                  pad(table_figure(f.cmp.diff) + " (" + pct(f.cmp.diff_rel) + ")", 22) + "95% CI " + pad(interval(f.cmp), 24) + "p " +
+                  pad(pval(f.cmp.mwu.p), 9) + "n " + pad(std::to_string(f.cmp.n_a) + "/" + std::to_string(f.cmp.n_b), 9) +
+                  to_string(f.effect);
   std::string few = too_few_words(f.cmp);
   if (!few.empty()) s += "; " + few;
   return s;
@@ -79,17 +110,18 @@ std::string ab_to_text(const AbRun& r) {
   out += "\n";
 
   out += "## Decision\n" + r.decision + "\n";
-  for (const auto& g : r.gates) out += "  gate " + pad(g.figure, 20) + pad(g.outcome, 10) + g.detail + "\n";
+  for (const auto& g : r.gates) out += "  gate " + pad(g.figure, 20) + pad(to_string(g.outcome), 10) + g.detail + "\n";
   for (const auto& f : r.failures) out += "  failure: " + f + "\n";
   for (const auto& f : r.findings) out += "  finding: " + f + "\n";
 
   out += "\n## Evidence (one verbose pass per arm)\n";
   for (const AbArm* a : {&r.on, &r.off}) {
-    out += "  arm " + pad(a->name, 4) + pad("(" + a->flag_value + "):", 8) + a->verdict + (a->degraded ? ", degraded" : "") +
-           (a->verdict_backend.empty() ? "" : " (" + a->verdict_backend + ")") +
-           (a->levels_used.empty() ? "" : " [" + join(a->levels_used, "+") + "]") + ", " +
-           (a->verdict_as_required ? "as required" : std::string("NOT as required: must be ") + (a->name == "on" ? "active" : "not active")) +
-           "; " + a->evidence_signals + "\n";
+    out +=
+        "  arm " + pad(a->name, 4) + pad("(" + a->flag_value + "):", 8) + to_string(a->verdict) + (a->degraded ? ", degraded" : "") +
+        (a->verdict_backend.empty() ? "" : " (" + a->verdict_backend + ")") +
+        (a->levels_used.empty() ? "" : " [" + join(a->levels_used, "+") + "]") + ", " +
+        (a->verdict_as_required ? "as required" : std::string("NOT as required: must be ") + (a->name == "on" ? "active" : "not active")) +
+        "; " + a->evidence_signals + "\n";
     out += "    timed launches tied to it: " + (a->signal_mismatches.empty() ? std::string("yes (same signals)") : join(a->signal_mismatches, "; ")) + "\n";
     out += "    probed check (timed configuration + kernel probe): " + a->probed_check + "\n";
     if (a->degraded) out += "    " + degradation_text(*a->degraded) + "\n";
@@ -111,10 +143,11 @@ std::string ab_to_text(const AbRun& r) {
   out += "\n## Mechanism stated in the case\n";
   if (r.mechanism.empty()) out += "  none stated (add \"ab\": {\"mechanism\": [...]} to the case)\n";
   for (const auto& m : r.mechanism) {
-    std::string claim = m.figure + " " + m.expect;
-    if (m.expect == "unchanged") claim += " (+-" + pct(m.tolerance).substr(1) + ")";
+    std::string claim = m.figure + " " + to_string(m.expect);
+    if (m.expect == MechanismExpect::unchanged)
+      claim += " (+-" + pct(m.tolerance).substr(1) + ")";
     else if (m.at_least > 0) claim += " by at least " + pct(m.at_least).substr(1);
-    out += "  " + pad(claim, 50) + pad(m.outcome, 22) + m.detail + "\n";
+    out += "  " + pad(claim, 50) + pad(to_string(m.outcome), 22) + m.detail + "\n";
   }
   out += "\n## Differences nobody predicted\n";
   if (r.unpredicted.empty()) out += "  none\n";
@@ -191,7 +224,7 @@ nlohmann::ordered_json ab_to_json(const AbRun& r) {
                {"blocks", r.blocks}, {"stopped", r.stopped}};
   j["decision"] = {{"exit_code", r.exit_code}, {"complete", r.complete}, {"text", r.decision}, {"failures", r.failures}, {"findings", r.findings}};
   json gates = json::array();
-  for (const auto& g : r.gates) gates.push_back({{"figure", g.figure}, {"outcome", g.outcome}, {"detail", g.detail}});
+  for (const auto& g : r.gates) gates.push_back({{"figure", g.figure}, {"outcome", to_string(g.outcome)}, {"detail", g.detail}});
   j["gates"] = gates;
   json arms = json::object();
   for (const AbArm* a : {&r.off, &r.on}) {
@@ -199,45 +232,73 @@ nlohmann::ordered_json ab_to_json(const AbRun& r) {
     for (const auto& f : a->figures)
       figs[f.name] = {{"n", f.summary.n}, {"p50", opt(f.summary.median)}, {"p95", opt(f.summary.p95)},
                       {"p99", opt(f.summary.p99)}, {"mad", opt(f.summary.mad)}, {"samples", f.samples}};
-    arms[a->name] = {{"flag_value", a->flag_value},
-                     {"evidence", {{"verdict", a->verdict}, {"backend", a->verdict_backend}, {"levels_used", a->levels_used},
-                                   {"as_required", a->verdict_as_required}, {"explanation", a->verdict_explanation},
-                                   {"quotes", a->verdict_quotes}, {"signals", a->evidence_signals},
-                                   {"degraded", a->degraded ? nlohmann::ordered_json(degradation_text(*a->degraded)) : nlohmann::ordered_json(nullptr)},
-                                   {"signal_mismatches", a->signal_mismatches}, {"probed_check", a->probed_check},
-                                   {"probed_mismatches", a->probed_mismatches}}},
-                     {"launch", {{"timed_argv", a->timed_argv}, {"evidence_argv", a->evidence_argv}, {"evidence_env", a->evidence_env}}},
-                     {"launches", a->launches},
-                     {"figures", figs},
-                     {"memory", {{"kv_buffer_mib", a->kv_mib_by_device}, {"compute_buffer_mib", a->compute_mib_by_device}, {"gpu", a->gpu_memory},
-                                 {"headroom", headroom_json(a->headroom, a->headroom_why_not)}}},
-                     {"sustained", {{"ran", a->sustained_ran}, {"wall_s", a->sustained_wall_s}, {"requests", a->sustained_requests},
-                                    {"concurrency", a->sustained_concurrency}, {"drift", a->drift_lines},
-                                    {"sent", a->sustained_sent},
-                                    {"server_stopped_answering", a->sustained_stop.empty() ? json(nullptr) : json(a->sustained_stop)},
-                                    {"log_when_stopped", a->sustained_stop_log},
-                                    {"server_gauges", a->sustained_gauges ? server_gauges_json(*a->sustained_gauges) : nlohmann::ordered_json(nullptr)}}},
-                     {"answers", a->answers},
-                     {"unstable_answers", a->unstable_answers},
-                     {"errors", a->errors}};
+    arms[a->name] = {
+        {"flag_value", a->flag_value},
+        {"evidence",
+         {{"verdict", to_string(a->verdict)},
+          {"backend", a->verdict_backend},
+          {"levels_used", a->levels_used},
+          {"as_required", a->verdict_as_required},
+          {"explanation", a->verdict_explanation},
+          {"quotes", a->verdict_quotes},
+          {"signals", a->evidence_signals},
+          {"degraded", a->degraded ? nlohmann::ordered_json(degradation_text(*a->degraded)) : nlohmann::ordered_json(nullptr)},
+          {"signal_mismatches", a->signal_mismatches},
+          {"probed_check", a->probed_check},
+          {"probed_mismatches", a->probed_mismatches}}},
+        {"launch", {{"timed_argv", a->timed_argv}, {"evidence_argv", a->evidence_argv}, {"evidence_env", a->evidence_env}}},
+        {"launches", a->launches},
+        {"figures", figs},
+        {"memory",
+         {{"kv_buffer_mib", a->kv_mib_by_device},
+          {"compute_buffer_mib", a->compute_mib_by_device},
+          {"gpu", a->gpu_memory},
+          {"headroom", headroom_json(a->headroom, a->headroom_why_not)}}},
+        {"sustained",
+         {{"ran", a->sustained_ran},
+          {"wall_s", a->sustained_wall_s},
+          {"requests", a->sustained_requests},
+          {"concurrency", a->sustained_concurrency},
+          {"drift", a->drift_lines},
+          {"sent", a->sustained_sent},
+          {"server_stopped_answering", a->sustained_stop.empty() ? json(nullptr) : json(a->sustained_stop)},
+          {"log_when_stopped", a->sustained_stop_log},
+          {"server_gauges", a->sustained_gauges ? server_gauges_json(*a->sustained_gauges) : nlohmann::ordered_json(nullptr)}}},
+        {"answers", a->answers},
+        {"unstable_answers", a->unstable_answers},
+        {"errors", a->errors}};
   }
   j["arms"] = arms;
   json figs = json::array();
   for (const auto& f : r.figures) {
     json needed = f.cmp.repetitions_needed ? json(*f.cmp.repetitions_needed) : json(nullptr);
-    figs.push_back({{"figure", f.name}, {"gate", f.gate}, {"headline", f.headline},
+    figs.push_back({{"figure", f.name},
+                    {"gate", f.gate},
+                    {"headline", f.headline},
                     {"direction", f.lower_is_better ? "lower_is_better" : "higher_is_better"},
-                    {"n_off", f.cmp.n_a}, {"n_on", f.cmp.n_b}, {"median_off", opt(f.cmp.median_a)}, {"median_on", opt(f.cmp.median_b)},
-                    {"diff", opt(f.cmp.diff)}, {"diff_rel", opt(f.cmp.diff_rel)}, {"ci95", {opt(f.cmp.ci.low), opt(f.cmp.ci.high)}},
-                    {"mann_whitney_p", opt(f.cmp.mwu.p)}, {"verdict", to_string(f.cmp.verdict)}, {"effect", f.effect},
-                    {"too_few_repetitions", f.cmp.too_few_repetitions}, {"repetitions_needed", needed},
+                    {"n_off", f.cmp.n_a},
+                    {"n_on", f.cmp.n_b},
+                    {"median_off", opt(f.cmp.median_a)},
+                    {"median_on", opt(f.cmp.median_b)},
+                    {"diff", opt(f.cmp.diff)},
+                    {"diff_rel", opt(f.cmp.diff_rel)},
+                    {"ci95", {opt(f.cmp.ci.low), opt(f.cmp.ci.high)}},
+                    {"mann_whitney_p", opt(f.cmp.mwu.p)},
+                    {"verdict", to_string(f.cmp.verdict)},
+                    {"effect", to_string(f.effect)},
+                    {"too_few_repetitions", f.cmp.too_few_repetitions},
+                    {"repetitions_needed", needed},
                     {"explanation", f.cmp.explanation}});
   }
   j["figures"] = figs;
   json mech = json::array();
   for (const auto& m : r.mechanism)
-    mech.push_back({{"figure", m.figure}, {"expect", m.expect}, {"at_least", m.at_least}, {"tolerance", m.tolerance},
-                    {"outcome", m.outcome}, {"detail", m.detail}});
+    mech.push_back({{"figure", m.figure},
+                    {"expect", to_string(m.expect)},
+                    {"at_least", m.at_least},
+                    {"tolerance", m.tolerance},
+                    {"outcome", to_string(m.outcome)},
+                    {"detail", m.detail}});
   j["mechanism"] = mech;
   j["unpredicted"] = r.unpredicted;
   json answers = json::array();

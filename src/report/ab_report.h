@@ -1,119 +1,20 @@
-// The data of an A/B run (the flag off = arm A, on = arm B, everything else identical) and its
-// report: ab.txt (headlines first: the decision, the job's gates, the answers, the stated
-// mechanism, differences nobody predicted; then every figure) and ab.json with the same data.
-// Stable order, no timestamps in ab.txt: two A/B reports of the same case diff cleanly.
+// The report of an A/B run (result/ab_run.h): ab.txt (headlines first: the decision, the job's
+// gates, the answers, the stated mechanism, differences nobody predicted; then every figure) and
+// ab.json with the same data. Stable order, no timestamps in ab.txt: two A/B reports of the same
+// case diff cleanly. The words of the run's typed outcomes are made here.
 #pragma once
 
-#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
-#include <vector>
 
-#include "measure/ab_stats.h"
-#include "measure/kv_headroom.h"
-#include "measure/server_gauges.h"
-#include "report/run_result.h"
-#include "evidence/verdict_types.h"
+#include "result/ab_run.h"
 #include "util/result.h"
 
 namespace fp {
 
-// What one arm established: its evidence, its launches, its samples.
-struct AbArm {
-  std::string name;          // "on" or "off"
-  std::string flag_value;    // the value {flag} was replaced by
-  std::string verdict = "no evidence";   // evidence pass: active | not active | no evidence
-  std::string verdict_backend;
-  std::vector<std::string> levels_used;
-  std::string verdict_explanation;
-  std::vector<std::string> verdict_quotes;
-  bool verdict_as_required = false;      // on: active; off: not active
-  std::optional<Degradation> degraded;   // the on arm ran the fused path on converted data
-  std::string evidence_signals;          // e.g. "flash attention enabled; graph splits 1"
-  std::vector<std::string> signal_mismatches;  // a timed launch that differs from the evidence pass
-  std::string probed_check = "not run";        // flow/passes/probed_check.h
-  std::vector<std::string> probed_mismatches;  // the probed timed configuration vs the evidence pass
-  std::vector<std::string> evidence_argv, timed_argv;
-  std::map<std::string, std::string> evidence_env;
-  int launches = 0;                      // timed launches completed
-  std::vector<FigureResult> figures;     // pooled over the arm's launches, in ab_figure order
-  std::string gpu_memory = "not measured";
-  std::map<std::string, double> kv_mib_by_device, compute_mib_by_device;  // last launch
-  std::optional<Headroom> headroom;      // last launch (measure/kv_headroom.h)
-  std::string headroom_why_not = "no timed launch was measured";
-  // Sustained phase
-  bool sustained_ran = false;
-  std::optional<ServerGauges> sustained_gauges;  // the runtime's own metrics over the sustained phase
-  double sustained_wall_s = 0;
-  size_t sustained_requests = 0;
-  int sustained_concurrency = 0;
-  std::vector<std::string> drift_lines;  // "tpot_ms: last 5 vs first 5 requests: +1.2% (within noise)"
-  // The server stopped answering in the sustained phase (flow/ab/sustained_phase.h): the line
-  // ("1 of 23 sustained requests sent no byte for 60 s (stalled), ..."), the runtime's last log lines
-  // at that moment, and the phase's sent count. A finding about this arm, not an incomplete A/B.
-  std::string sustained_stop;
-  std::vector<std::string> sustained_stop_log;
-  size_t sustained_sent = 0;
-  std::map<std::string, std::string> answers;  // prompt id -> first answer
-  std::vector<std::string> unstable_answers;   // prompt ids answered differently across repetitions
-  std::vector<std::string> errors;
-};
-
-// One figure compared: B (on) against A (off).
-struct AbFigure {
-  std::string name;
-  bool gate = false;
-  bool lower_is_better = true;
-  bool headline = false;     // a gate, a stated mechanism, or a difference nobody predicted
-  AbResult cmp;
-  std::string effect;        // "within noise" | "better with the flag on" | "worse with the flag on"
-};
-
-struct MechanismCheck {
-  std::string figure, expect;
-  double at_least = 0, tolerance = 0;
-  std::string outcome;       // confirmed | not shown | smaller than stated | contradicted | not measured
-  std::string detail;        // the measurement behind it, in words
-};
-
-struct AbAnswerDiff {
-  std::string prompt_id;
-  bool identical = false;
-  std::string diff;          // unified diff, off -> on
-};
-
-struct AbGate {
-  std::string figure;        // or "answers"
-  std::string outcome;       // pass | fail | undecided
-  std::string detail;
-};
-
-struct AbRun {
-  std::string case_name, case_file, job, description, runtime, runtime_version, runtime_build;
-  std::string fingerprint_id, model_path, model_sha256, flashproof_version, started_utc, output_dir;
-  int repetitions = 0, rounds = 0, warmup = 0, concurrency = 0;
-  double sustained_s = 0;
-  std::vector<std::string> order;        // the arms in the order they ran: off, on, on, off ... (pairs AB BA or BA AB)
-  // How the blocks' launches met: "launches interleaved from block 2: ..." or "launches one at a
-  // time: why" (flow/paired/paired_runner.h; the memory figures left out, so that the file diffs cleanly).
-  std::vector<std::string> launches;
-  AbArm off, on;                         // A and B
-  std::vector<AbFigure> figures;
-  std::vector<MechanismCheck> mechanism;
-  std::vector<std::string> unpredicted;  // figures that differ with no statement about them
-  std::vector<AbAnswerDiff> answers;
-  std::string same_system;               // the answers' verdict, in words
-  std::vector<AbGate> gates;              // the job's figures, paired per block (flow/paired/paired_runner.h)
-  int blocks = 0;                        // blocks of the side-by-side engine (one launch per arm each)
-  std::string stopped;                   // why the blocks stopped
-  std::vector<std::string> failures;
-  // What one arm's load showed that is not a figure: "flag off: 6 of 23 sustained requests sent no
-  // byte for 60 s ...". Counted and quoted; the decision comes from what was measured.
-  std::vector<std::string> findings;
-  bool complete = false;
-  int exit_code = 2;                     // 0 pass, 1 fail, 2 incomplete, 3 a gate unresolved within the budget
-  std::string decision;                  // one line
-};
+const char* to_string(AbEffect e);          // "within noise", "better with the flag on", "worse with the flag on"
+const char* to_string(MechanismVerdict v);  // "confirmed", "not shown", ...
+const char* to_string(AbGateOutcome o);     // "pass", "fail", "undecided"
 
 std::string ab_to_text(const AbRun& r);
 nlohmann::ordered_json ab_to_json(const AbRun& r);

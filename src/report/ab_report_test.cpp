@@ -32,11 +32,11 @@ AbRun sample_run() {
   r.blocks = 2;
   r.off.name = "off";
   r.off.flag_value = "off";
-  r.off.verdict = "not active";
+  r.off.verdict = Activity::NotActive;
   r.off.verdict_as_required = true;
   r.on.name = "on";
   r.on.flag_value = "on";
-  r.on.verdict = "active";
+  r.on.verdict = Activity::Active;
   r.on.verdict_as_required = true;
   r.off.figures = {fig("ttft_ms_p95", {10, 11, 12, 10, 11}, true), fig("tpot_ms", {3, 3.1, 2.9, 3, 3}, false)};
   r.on.figures = {fig("ttft_ms_p95", {5, 6, 5, 6, 5}, true), fig("tpot_ms", {3, 3.1, 2.9, 3, 3.05}, false)};

@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "golden/threshold_policy.h"
 #include "golden/fingerprint.h"
-#include "report/run_result.h"
+#include "golden/threshold_policy.h"
+#include "result/run_result.h"
 
 namespace fp {
 

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "report/run_result.h"
+#include "result/run_result.h"
 #include "util/result.h"
 
 namespace fp {

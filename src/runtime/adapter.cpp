@@ -140,7 +140,8 @@ Result<Adapter> load_adapter_file(const std::string& path, const std::string& ru
   }
   if (a.has("server_timings")) {
     FP_TRY(JsonFields st, a.object("server_timings"));
-    FP_TRY_STATUS(st.only_keys({"object", "prompt_ms", "prompt_tokens", "cached_tokens", "decode_ms", "decode_tokens", "log_upkeep", "comment"}));
+    FP_TRY_STATUS(st.only_keys({"object", "prompt_ms", "prompt_tokens", "cached_tokens", "prompt_per_second", "decode_ms", "decode_tokens",
+                                "decode_per_second", "log_upkeep", "comment"}));
     if (st.has("log_upkeep")) {
       FP_TRY(JsonFields up, st.object("log_upkeep"));
       FP_TRY_STATUS(up.only_keys({"regex", "what", "comment"}));
@@ -157,6 +158,8 @@ Result<Adapter> load_adapter_file(const std::string& path, const std::string& ru
     FP_TRY(k.cached_tokens, st.string("cached_tokens"));
     FP_TRY(k.decode_ms, st.string("decode_ms"));
     FP_TRY(k.decode_tokens, st.string("decode_tokens"));
+    FP_TRY(k.prompt_per_second, st.string_or("prompt_per_second", ""));
+    FP_TRY(k.decode_per_second, st.string_or("decode_per_second", ""));
   }
   if (a.has("threads_args")) {
     FP_TRY(ad.threads_args, a.string_list("threads_args"));

@@ -58,7 +58,9 @@ struct Adapter {
   nlohmann::json request_extras;            // merged into every request body
   // Where the runtime's own timings of a request sit in its stream events (key "server_timings":
   // the event field and the names of prefill time, prompt tokens evaluated, prompt tokens served from
-  // its cache, decode time and tokens); absent: llama-server's names, harmless where none are sent.
+  // its cache, decode time and tokens, and the rates where it states them); absent: the runtime
+  // reports none, and the figures made of them (server_prompt_ms, server_tpot_ms, the TTFT split, ...)
+  // are not measured. No name is spelled in C++.
   ServerTimingKeys server_timing_keys;
   // Work the runtime logs before a task's prompt, outside its timings (server_timings.log_upkeep):
   // a regex whose first group is milliseconds, and what it is in words. Empty: none known.

@@ -13,7 +13,7 @@ inline AbArm arm(const std::string& name, bool as_required = true) {
   AbArm a;
   a.name = name;
   a.flag_value = name;
-  a.verdict = name == "on" ? "active" : "not active";
+  a.verdict = name == "on" ? Activity::Active : Activity::NotActive;
   a.verdict_as_required = as_required;
   return a;
 }

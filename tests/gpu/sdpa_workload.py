@@ -2,7 +2,7 @@
 """A real CUDA workload for checking the kernel probe: PyTorch's scaled_dot_product_attention.
 
 bf16 inputs get a fused flash-family kernel on Hopper; fp32 inputs never get the flash kernel
-(RUNTIMES.md section 4), so PyTorch takes the memory-efficient or the math path. Prints one JSON
+(docs/runtimes.md section 4), so PyTorch takes the memory-efficient or the math path. Prints one JSON
 line with what it did and how long it took; exits 125 (CTest's skip code here) when there is no
 PyTorch or no CUDA device, so a machine without a GPU never passes silently.
 

@@ -12,7 +12,7 @@
 #                   named, and the evidence still active in both builds
 # Both run a case this repository ships (CASE: cases/chat-tiny-short.json) at the gate's defaults.
 #   decode-probes   the shipped completion case, two blocks: the decode probes llama-server serves from
-#                   its prompt cache, itl_ms from them, the full requests' unit guarded at itl_ms's
+#                   its prompt cache, itl_mean_ms from them, the full requests' unit guarded at itl_mean_ms's
 #                   minimum effect
 #   pinned-threads  --runtime-cpus 0 on two tiny cases, two blocks: the runtime runs on CPU 0 and the
 #                   client on the other; a case without -t runs one thread (-t 1 added where
@@ -67,7 +67,7 @@ case $test_name in
   decode-probes)
     # The shipped completion case, two blocks of one round and no warm-up: each measured request is
     # followed by the default 4 decode probes, which llama-server must serve from its prompt cache
-    # (its log: "prompt eval time = ... / 1 tokens"), and itl_ms comes from them.
+    # (its log: "prompt eval time = ... / 1 tokens"), and itl_mean_ms comes from them.
     rm -rf "$T" && mkdir -p "$T"
     "$FP" gate cases/completion-realistic-long.json --root . --baseline-runtime "$PREFIX" --candidate-runtime "$PREFIX" \
       --blocks 2 --max-blocks 2 --rounds 1 --warmup 0 --results "$T/results" --quiet >"$T/out.txt" 2>&1
@@ -75,20 +75,20 @@ case $test_name in
     cat "$T/out.txt"
     [ "$rc" -eq 0 ] || [ "$rc" -eq 3 ] || fail "expected exit 0 or 3 (two blocks rarely decide), got $rc"
     expect_out "each measured request followed by 4 decode probe\(s\) .*; the full requests' decode guarded as itl_requests_ms\)"
-    expect_out "itl_ms: (no regression|unresolved): "
+    expect_out "itl_mean_ms: (no regression|unresolved): "
     gj=$(find "$T/results" -name gate.json | head -1)
     expect_out "guard itl_requests_ms: (no regression|unresolved): "
-    python3 - "$gj" <<'PY' || fail "gate.json ($gj): every launch must keep the full requests' decode unit beside the probes' itl_ms, guarded at itl_ms's minimum effect"
+    python3 - "$gj" <<'PY' || fail "gate.json ($gj): every launch must keep the full requests' decode unit beside the probes' itl_mean_ms, guarded at itl_mean_ms's minimum effect"
 import json, sys
 j = json.load(open(sys.argv[1]))
 launches = j["launches"]
 assert len(launches) == 4, len(launches)
 for l in launches:
-    assert l["itl_requests_ms"] > 0 and l["units"]["itl_ms"][""] > 0, l
+    assert l["itl_requests_ms"] > 0 and l["units"]["itl_mean_ms"][""] > 0, l
     assert l["units"]["itl_requests_ms"][""] == l["itl_requests_ms"], l
-itl = [g for g in j["gated"] if g["figure"] == "itl_ms"][0]
+itl = [g for g in j["gated"] if g["figure"] == "itl_mean_ms"][0]
 guard = [g for g in j["guards"] if g["figure"] == "itl_requests_ms"]
-# At itl_ms's effect (5% here), not the 25% of a user-felt guard; the floors may differ a little
+# At itl_mean_ms's effect (5% here), not the 25% of a user-felt guard; the floors may differ a little
 # between the two units' baselines.
 assert guard and abs(guard[0]["min_effect"] - itl["min_effect"]) <= 0.2 * itl["min_effect"], (guard, itl)
 PY
@@ -163,8 +163,8 @@ if [ "$want" -eq 0 ]; then
   expect_out "^side-by-side gate: NO REGRESSION"
   expect_out "ttft_ms: no regression: candidate (worse|better) by .*minimum effect [0-9.]+% \\(floor 1 ms"
   expect_out "memory.kv_cache_mib same: "
-  # A chat case gates no itl_ms: no decode probes (they would only lengthen its blocks).
-  grep -q "decode probe" "$T/out.txt" && fail "the chat case got decode probes (it gates no itl_ms)"
+  # A chat case gates no itl_mean_ms: no decode probes (they would only lengthen its blocks).
+  grep -q "decode probe" "$T/out.txt" && fail "the chat case got decode probes (it gates no itl_mean_ms)"
   expect_out "launches interleaved from block 2: both up at once, their requests in turn \(host: [0-9]+ MiB left"
   gj=$(find "$T/results" -name gate.json | head -1)
   python3 - "$gj" <<'PY' || fail "gate.json ($gj): the launches from block 2 are not interleaved"

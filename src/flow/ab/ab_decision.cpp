@@ -19,7 +19,7 @@ std::string faster_arm(const std::vector<FigureDecision>& paired, const AbRun& r
   }
   for (const auto& f : r.figures)
     if (f.name == "e2e_ms" && f.cmp.verdict == AbVerdict::different)
-      return std::string("the faster arm (flag ") + (f.effect == "better with the flag on" ? "on" : "off") + ", by e2e_ms)";
+      return std::string("the faster arm (flag ") + (f.effect == AbEffect::better_with_flag_on ? "on" : "off") + ", by e2e_ms)";
   return "";
 }
 
@@ -31,10 +31,10 @@ void decide_ab(Job job, const std::vector<FigureDecision>& paired, AbRun& r) {
   bool unresolved = false;
   for (const AbArm* a : {&r.off, &r.on}) {
     for (const auto& e : a->errors) r.failures.push_back("arm " + a->name + ": " + e);
-    if (a->verdict != "no evidence" || a->errors.empty()) {
+    if (a->verdict != Activity::NoEvidence || a->errors.empty()) {
       if (!a->verdict_as_required)
         r.failures.push_back("arm " + a->name + " (" + a->flag_value + "): fused attention must be " +
-                             (a->name == "on" ? "active" : "not active") + ", the evidence says " + a->verdict +
+                             (a->name == "on" ? "active" : "not active") + ", the evidence says " + to_string(a->verdict) +
                              (a->verdict_explanation.empty() ? "" : ": " + a->verdict_explanation) +
                              "; the A/B does not compare the flag on against off");
     }
@@ -76,28 +76,28 @@ void decide_ab(Job job, const std::vector<FigureDecision>& paired, AbRun& r) {
     g.figure = d.figure;
     g.detail = decision_line(d, "flag on");
     if (d.estimate.units == 0) {
-      g.outcome = "undecided";
+      g.outcome = AbGateOutcome::undecided;
       g.detail = "not measured in both arms";
       incomplete = true;
     } else if (d.verdict == TimingVerdict::regression) {
-      g.outcome = "fail";
+      g.outcome = AbGateOutcome::fail;
       r.failures.push_back("gate " + d.figure + " is worse with the flag on: " + decision_line(d, "flag on"));
     } else if (d.verdict == TimingVerdict::no_regression) {
-      g.outcome = "pass";
+      g.outcome = AbGateOutcome::pass;
     } else {
-      g.outcome = "undecided";
+      g.outcome = AbGateOutcome::undecided;
       unresolved = true;
     }
     r.gates.push_back(g);
   }
   if (job != Job::Extraction && paired.empty()) {
-    r.gates.push_back({"(gate figure)", "undecided", "the job's gate figure was not measured in both arms"});
+    r.gates.push_back({"(gate figure)", AbGateOutcome::undecided, "the job's gate figure was not measured in both arms"});
     incomplete = true;
   }
   if (job == Job::Extraction) {
-    AbGate g{"answers", differ == 0 && !r.answers.empty() ? "pass" : "fail", r.same_system};
-    if (r.answers.empty()) g.outcome = "undecided", incomplete = true;
-    if (g.outcome == "fail") r.failures.push_back("extraction: " + r.same_system);
+    AbGate g{"answers", differ == 0 && !r.answers.empty() ? AbGateOutcome::pass : AbGateOutcome::fail, r.same_system};
+    if (r.answers.empty()) g.outcome = AbGateOutcome::undecided, incomplete = true;
+    if (g.outcome == AbGateOutcome::fail) r.failures.push_back("extraction: " + r.same_system);
     r.gates.push_back(g);
   }
   r.complete = !incomplete;

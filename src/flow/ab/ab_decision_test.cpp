@@ -40,7 +40,7 @@ TEST(AbDecision, PassesWhenTheFlagOnIsFaster) {
   decide_ab(Job::Chat, ttft(0.5), r);
   EXPECT_EQ(r.exit_code, 0) << r.decision;
   ASSERT_EQ(r.gates.size(), 1u);
-  EXPECT_EQ(r.gates[0].outcome, "pass");
+  EXPECT_EQ(r.gates[0].outcome, AbGateOutcome::pass);
   EXPECT_THAT(r.same_system, HasSubstr("identical answers for all 2 prompts"));
 }
 
@@ -59,7 +59,7 @@ TEST(AbDecision, UnresolvedWithinTheBudgetIsExit3) {
   for (int k = 0; k < 4; ++k) u.push_back({k, k % 2 == 0, "p", 100, 100 * std::exp(0.03 + noise[k])});
   decide_ab(Job::Chat, decide_figures({{"ttft_ms", true, 0.05, u}}), r);
   EXPECT_EQ(r.exit_code, 3) << r.decision;
-  EXPECT_EQ(r.gates[0].outcome, "undecided");
+  EXPECT_EQ(r.gates[0].outcome, AbGateOutcome::undecided);
   EXPECT_THAT(r.gates[0].detail, HasSubstr("more blocks would likely settle it"));
 }
 
@@ -92,7 +92,7 @@ TEST(AbDecision, DifferentAnswersFailExtractionAndNameTheFasterArm) {
 TEST(AbDecision, EvidenceThatTheArmsDidNotDifferFails) {
   AbRun r = run_with_answers();
   r.on = arm("on", /*as_required=*/false);
-  r.on.verdict = "not active";
+  r.on.verdict = Activity::NotActive;
   decide_ab(Job::Chat, ttft(1.0), r);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.decision, HasSubstr("arm on (on): fused attention must be active, the evidence says not active"));
@@ -110,7 +110,7 @@ TEST(AbDecision, AGateFigureMeasuredInNeitherArmIsIncomplete) {
   AbRun r = run_with_answers();
   decide_ab(Job::Chat, decide_figures({{"ttft_ms", true, 0.05, {}}}), r);
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.gates[0].outcome, "undecided");
+  EXPECT_EQ(r.gates[0].outcome, AbGateOutcome::undecided);
 }
 
 TEST(AbDecision, AnOffArmThatStoppedAnsweringUnderLoadIsAFindingNotIncomplete) {

@@ -90,7 +90,7 @@ void run_evidence(ArmState& s, const AbRunOptions& o) {
   const Verdict& v = ev->verdict;
   s.arm.evidence_argv = shown_launch(s.ctx, s.ctx.adapter.evidence_args);
   s.arm.evidence_env = ev->env;
-  s.arm.verdict = to_string(v.activity);
+  s.arm.verdict = v.activity;
   s.arm.verdict_backend = backends_text(v.fused_backends);
   for (int l : v.levels_used) s.arm.levels_used.push_back(v.levels[static_cast<size_t>(l - 1)].name);
   s.arm.verdict_explanation = v.explanation;

@@ -43,7 +43,7 @@ TEST(AbRunner, ComparesEveryFigureInBothArmsOnMinusOff) {
   EXPECT_EQ(r.figures[0].name, "ttft_ms_p95");
   EXPECT_TRUE(r.figures[0].gate);
   EXPECT_LT(r.figures[0].cmp.diff, 0);
-  EXPECT_EQ(r.figures[0].effect, "better with the flag on");
+  EXPECT_EQ(r.figures[0].effect, AbEffect::better_with_flag_on);
 }
 
 TEST(AbRunner, ComparesAnswersPromptByPromptOffToOn) {

@@ -20,8 +20,8 @@
 
 namespace fp {
 
-// "within noise", "better with the flag on" or "worse with the flag on".
-std::string effect_of(const AbResult& cmp, bool lower_is_better);
+// Which way the figure moved with the flag on.
+AbEffect effect_of(const AbResult& cmp, bool lower_is_better);
 
 struct MechanismOutcome {
   std::vector<MechanismCheck> checks;     // one per statement, in the case's order

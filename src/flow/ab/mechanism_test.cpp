@@ -26,7 +26,9 @@ AbFigure figure(const std::string& name, bool lower_is_better, const std::vector
 MechanismStatement say(const std::string& figure, const std::string& expect, double at_least = 0, double tolerance = 0.05) {
   MechanismStatement s;
   s.figure = figure;
-  s.expect = expect;
+  for (MechanismExpect e :
+       {MechanismExpect::faster, MechanismExpect::slower, MechanismExpect::higher, MechanismExpect::lower, MechanismExpect::unchanged})
+    if (expect == to_string(e)) s.expect = e;
   s.at_least = at_least;
   s.tolerance = tolerance;
   return s;
@@ -38,8 +40,8 @@ TEST(Mechanism, FasterFollowsTheFiguresDirection) {
                                 figure("ttft_ms", true, around(100, 2, 10), around(63, 2, 10))};
   auto out = check_mechanism({say("prompt_tokens_per_s", "faster", 0.2), say("ttft_ms", "faster", 0.2)}, figs);
   ASSERT_EQ(out.checks.size(), 2u);
-  EXPECT_EQ(out.checks[0].outcome, "confirmed") << out.checks[0].detail;
-  EXPECT_EQ(out.checks[1].outcome, "confirmed") << out.checks[1].detail;
+  EXPECT_EQ(out.checks[0].outcome, MechanismVerdict::confirmed) << out.checks[0].detail;
+  EXPECT_EQ(out.checks[1].outcome, MechanismVerdict::confirmed) << out.checks[1].detail;
   EXPECT_TRUE(out.unpredicted.empty());
 }
 
@@ -47,16 +49,16 @@ TEST(Mechanism, SmallerThanStatedAndContradicted) {
   std::vector<AbFigure> figs = {figure("prompt_tokens_per_s", false, around(1000, 10, 10), around(1050, 10, 10)),
                                 figure("ttft_ms", true, around(100, 2, 10), around(120, 2, 10))};
   auto out = check_mechanism({say("prompt_tokens_per_s", "faster", 0.2), say("ttft_ms", "faster")}, figs);
-  EXPECT_EQ(out.checks[0].outcome, "smaller than stated");
+  EXPECT_EQ(out.checks[0].outcome, MechanismVerdict::smaller_than_stated);
   EXPECT_THAT(out.checks[0].detail, HasSubstr("+5.0%"));
-  EXPECT_EQ(out.checks[1].outcome, "contradicted");
+  EXPECT_EQ(out.checks[1].outcome, MechanismVerdict::contradicted);
   EXPECT_THAT(out.checks[1].detail, HasSubstr("other way"));
 }
 
 TEST(Mechanism, NotShownWhenWithinNoiseSaysHowManyWouldBeNeeded) {
   std::vector<AbFigure> figs = {figure("decode_tokens_per_s", false, {100, 120, 90}, {110, 95, 125})};
   auto out = check_mechanism({say("decode_tokens_per_s", "faster", 0.1)}, figs);
-  EXPECT_EQ(out.checks[0].outcome, "not shown");
+  EXPECT_EQ(out.checks[0].outcome, MechanismVerdict::not_shown);
   EXPECT_THAT(out.checks[0].detail, HasSubstr("too few samples"));
 }
 
@@ -68,15 +70,15 @@ TEST(Mechanism, UnchangedNeedsTheIntervalInsideTheTolerance) {
                                 // a clear 30% change: contradicted
                                 figure("itl_ms", true, around(10, 0.2, 10), around(13, 0.2, 10))};
   auto out = check_mechanism({say("kv_cache_mib", "unchanged"), say("tpot_ms", "unchanged"), say("itl_ms", "unchanged")}, figs);
-  EXPECT_EQ(out.checks[0].outcome, "confirmed") << out.checks[0].detail;
-  EXPECT_EQ(out.checks[1].outcome, "not shown") << out.checks[1].detail;
-  EXPECT_EQ(out.checks[2].outcome, "contradicted") << out.checks[2].detail;
+  EXPECT_EQ(out.checks[0].outcome, MechanismVerdict::confirmed) << out.checks[0].detail;
+  EXPECT_EQ(out.checks[1].outcome, MechanismVerdict::not_shown) << out.checks[1].detail;
+  EXPECT_EQ(out.checks[2].outcome, MechanismVerdict::contradicted) << out.checks[2].detail;
 }
 
 TEST(Mechanism, HigherAndLowerAreAboutTheRawValue) {
   std::vector<AbFigure> figs = {figure("compute_buffer_mib", true, around(300, 1, 10), around(200, 1, 10))};
-  EXPECT_EQ(check_mechanism({say("compute_buffer_mib", "lower", 0.2)}, figs).checks[0].outcome, "confirmed");
-  EXPECT_EQ(check_mechanism({say("compute_buffer_mib", "higher")}, figs).checks[0].outcome, "contradicted");
+  EXPECT_EQ(check_mechanism({say("compute_buffer_mib", "lower", 0.2)}, figs).checks[0].outcome, MechanismVerdict::confirmed);
+  EXPECT_EQ(check_mechanism({say("compute_buffer_mib", "higher")}, figs).checks[0].outcome, MechanismVerdict::contradicted);
 }
 
 TEST(Mechanism, UnpredictedDifferencesAreNamedHarnessFiguresAreNot) {
@@ -92,7 +94,7 @@ TEST(Mechanism, UnpredictedDifferencesAreNamedHarnessFiguresAreNot) {
 
 TEST(Mechanism, AStatementAboutAFigureNotMeasured) {
   auto out = check_mechanism({say("sustained_ttft_ms", "unchanged")}, {});
-  EXPECT_EQ(out.checks[0].outcome, "not measured");
+  EXPECT_EQ(out.checks[0].outcome, MechanismVerdict::not_measured);
 }
 
 }  // namespace

@@ -12,7 +12,6 @@ SustainedRequest req(double start, double ttft_s, double e2e_s, int tokens, doub
   r.result.ttft_s = ttft_s;
   r.result.e2e_s = e2e_s;
   r.result.completion_tokens = tokens;
-  r.result.server_timings = {{"prompt_ms", prompt_ms}};
   r.result.server.prompt_ms = prompt_ms;  // as the client reads it (client/stream_client.h ServerTimings)
   r.result.done = true;
   return r;

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "golden/golden_file.h"
-#include "report/run_result.h"
+#include "result/run_result.h"
 
 namespace fp {
 

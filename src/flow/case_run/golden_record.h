@@ -12,7 +12,7 @@
 #include "golden/compare.h"
 #include "golden/golden_file.h"
 #include "golden/golden_paths.h"
-#include "report/run_result.h"
+#include "result/run_result.h"
 
 namespace fp {
 

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "case/prompt_set.h"
+#include "figure/figure_registry.h"
 #include "flow/paired/paired_memory.h"
 #include "flow/paired/paired_runner.h"
 #include "flow/passes/case_context.h"
@@ -61,7 +62,8 @@ PairedPlan plan_for(const CaseContext& ctx, const BuildGateOptions& o, std::stri
   p.kernel_time = needs_kernel_probe(p.gated);
   // --min-effect FIGURE=FRACTION[:FLOOR]: the relative part, and the floor where given (else the
   // case's or the default floor stays).
-  for (const auto& [f, v] : o.min_effect) {
+  for (const auto& [given, v] : o.min_effect) {
+    const std::string f = paired_figure_name(given);  // a figure's old name (itl_ms) reads as its own
     auto it = p.min_effect.find(f);
     MinEffect e = it != p.min_effect.end() ? it->second : min_effect(c, f);
     e.relative = v.relative;
@@ -73,6 +75,12 @@ PairedPlan plan_for(const CaseContext& ctx, const BuildGateOptions& o, std::stri
   p.interleave = !o.one_at_a_time;
   apply_decode_probes(p, ctx.adapter.decode_probe.has_value(), o.decode_probes);
   return p;
+}
+
+std::vector<std::string> problem_texts(const std::vector<GateProblem>& problems) {
+  std::vector<std::string> out;
+  for (const auto& p : problems) out.push_back(p.text);
+  return out;
 }
 
 nlohmann::json decision_json(const FigureDecision& d) {
@@ -171,12 +179,13 @@ Status prepare_arms(const Case& c, const BuildGateOptions& o, GateArms& arms, Te
 // The evidence passes of both arms compared: the candidate's verdict as expected, no level lost, the
 // same attention kernel families, the same verdict on the same devices. Problems into `problems`.
 void compare_evidence(const Case& c, const EvidenceOutcome& ev_base, const EvidenceOutcome& ev_cand, TeeText& say,
-                      std::vector<std::string>& problems) {
+                      std::vector<GateProblem>& problems) {
   say("  baseline:  " + activity_text(ev_base.verdict) + "\n  candidate: " + activity_text(ev_cand.verdict) + "\n");
   if (!verdict_as_expected(ev_cand.verdict, c.expect.fused_attention))
-    problems.push_back(std::string("LOST: fused attention is ") + to_string(ev_cand.verdict.activity) +
-                       " in the candidate (the case expects it " + (c.expect.fused_attention ? "active" : "not active") +
-                       "): " + ev_cand.verdict.explanation);
+    problems.push_back({GateProblemKind::kernel_lost, std::string("LOST: fused attention is ") + to_string(ev_cand.verdict.activity) +
+                                                          " in the candidate (the case expects it " +
+                                                          (c.expect.fused_attention ? "active" : "not active") +
+                                                          "): " + ev_cand.verdict.explanation});
   // A level that gave evidence in the old build and nothing in the new one (a changed log format, a
   // probe the new build refuses) is evidence lost, even when the verdict still reads the same.
   const auto level_names = [](const Verdict& v) {
@@ -186,7 +195,7 @@ void compare_evidence(const Case& c, const EvidenceOutcome& ev_base, const Evide
   };
   for (const auto& lost : evidence_lost(level_names(ev_base.verdict), level_names(ev_cand.verdict),
                                         ev_cand.verdict.levels_unavailable, "with the baseline", "with the candidate"))
-    problems.push_back(lost);
+    problems.push_back({GateProblemKind::evidence_lost, lost});
   // The attention kernel set, family by family (golden/kernel_families.h): one evidence pass per arm
   // resolves no share move within noise, but a family lost or new is a swap.
   if (ev_base.kernels && ev_cand.kernels) {
@@ -198,27 +207,27 @@ void compare_evidence(const Case& c, const EvidenceOutcome& ev_base, const Evide
       const KernelFamilyComparison kc = compare_kernel_families(golden_kernel_families(fam_base), fam_cand);
       say("  attention kernel families (baseline -> candidate):\n");
       for (const auto& l : kc.lines()) say("    " + l + "\n");
-      for (const auto& f : kc.failures()) problems.push_back(f);
+      for (const auto& f : kc.failures()) problems.push_back({GateProblemKind::kernel_set_changed, f});
     }
   }
   if (ev_base.verdict.activity != ev_cand.verdict.activity)
-    problems.push_back("verdict changed: " + activity_text(ev_base.verdict) + " -> " + activity_text(ev_cand.verdict));
+    problems.push_back(
+        {GateProblemKind::verdict_changed, "verdict changed: " + activity_text(ev_base.verdict) + " -> " + activity_text(ev_cand.verdict)});
   else if (fused_devices_differ(ev_base.verdict.fused_backends, ev_cand.verdict.fused_backends))
-    problems.push_back("fused attention moved: " + activity_text(ev_base.verdict) + " -> " + activity_text(ev_cand.verdict));
+    problems.push_back({GateProblemKind::fused_moved,
+                        "fused attention moved: " + activity_text(ev_base.verdict) + " -> " + activity_text(ev_cand.verdict)});
 }
 
 void say_plan(const PairedPlan& plan, size_t prompts, TeeText& say) {
-  say("timed blocks: in pairs, AB then BA or BA then AB at random, " + std::to_string(plan.rounds) + " round(s) of " + std::to_string(prompts) +
-      " prompts per launch after " + std::to_string(plan.warmup) + " warm-up" +
-      (plan.decode_probes > 0 ? ", each measured request followed by " + std::to_string(plan.decode_probes) +
-                                    " decode probe(s) (the prompt again from the runtime's prompt cache; itl_ms from them" +
-                                    (plan.guards.count("itl_requests_ms") ? "; the full requests' decode guarded as itl_requests_ms"
-                                                                          : std::string()) +
-                                    ")"
-                              : std::string()) +
+  say("timed blocks: in pairs, AB then BA or BA then AB at random, " + std::to_string(plan.rounds) + " round(s) of " +
+      std::to_string(prompts) + " prompts per launch after " + std::to_string(plan.warmup) + " warm-up" +
+      (plan.decode_probes > 0
+           ? ", each measured request followed by " + std::to_string(plan.decode_probes) +
+                 " decode probe(s) (the prompt again from the runtime's prompt cache; itl_mean_ms from them" +
+                 (plan.guards.count("itl_requests_ms") ? "; the full requests' decode guarded as itl_requests_ms" : std::string()) + ")"
+           : std::string()) +
       (plan.interleave ? "; from block 2 both launches up at once, their requests in turn, where both fit" : "; one launch at a time") +
-      "; first look after " +
-      std::to_string(plan.first_blocks) + " blocks, at most " + std::to_string(plan.max_blocks) + ", budget " +
+      "; first look after " + std::to_string(plan.first_blocks) + " blocks, at most " + std::to_string(plan.max_blocks) + ", budget " +
       (plan.budget_s > 0 ? std::to_string(static_cast<int>(plan.budget_s)) + " s"
                          : std::to_string(plan.budget_blocks) + " blocks or " + fmt("%.0f", plan.budget_floor_s) +
                                " s, whichever is longer (the default: in seconds from the first look's block time)") +
@@ -253,7 +262,9 @@ void say_blocks(const PairedOutcome& po, const PairedPlan& plan, const Case& c, 
   if (!po.guards.empty()) {
     const bool requests_guard = std::any_of(po.guards.begin(), po.guards.end(), [](const FigureDecision& d) { return d.figure == "itl_requests_ms"; });
     say(std::string("guards (figures a user feels that the job does not gate, each at its guard effect") +
-        (requests_guard ? "; itl_requests_ms: the full requests' decode, itl_ms coming from the probes, at itl_ms's minimum effect" : "") +
+        (requests_guard
+             ? "; itl_requests_ms: the full requests' decode, itl_mean_ms coming from the probes, at itl_mean_ms's minimum effect"
+             : "") +
         "):\n");
     for (const auto& d : po.guards) say("  guard " + decision_line(d, "candidate") + "\n");
   }
@@ -277,7 +288,7 @@ void say_memory_and_reported(const PairedOutcome& po, const PairedMemory& memory
 
 // Answers, prompt by prompt: the two builds must answer alike (not compared when the candidate
 // answered longer prompts).
-void compare_gate_answers(const PairedOutcome& po, const BuildGateOptions& o, TeeText& say, std::vector<std::string>& problems) {
+void compare_gate_answers(const PairedOutcome& po, const BuildGateOptions& o, TeeText& say, std::vector<GateProblem>& problems) {
   size_t same = 0;
   std::vector<std::string> diffs;
   for (const auto& [id, a] : po.answers_a) {
@@ -295,30 +306,32 @@ void compare_gate_answers(const PairedOutcome& po, const BuildGateOptions& o, Te
   }
   for (const auto& d : diffs) say(d + (ends_with(d, "\n") ? "" : "\n"));
   if (!diffs.empty())
-    problems.push_back("answers changed: " + std::to_string(diffs.size()) + " of " + std::to_string(po.answers_a.size()) +
-                       " prompts answer differently in the candidate");
+    problems.push_back({GateProblemKind::answers_changed, "answers changed: " + std::to_string(diffs.size()) + " of " +
+                                                              std::to_string(po.answers_a.size()) +
+                                                              " prompts answer differently in the candidate"});
 }
 
 // The case's outcome from its problems and decisions; an unresolved figure says what would decide it.
 void decide_outcome(const PairedOutcome& po, BuildGateCase& bc) {
   const bool incomplete = !po.errors.empty() || interrupted();
-  const bool hard_fail = std::any_of(bc.problems.begin(), bc.problems.end(), [](const std::string& p) {
-    return starts_with(p, "LOST") || starts_with(p, "EVIDENCE LOST") || starts_with(p, "KERNEL") || starts_with(p, "verdict changed") ||
-           starts_with(p, "fused attention moved") || starts_with(p, "MEMORY") || starts_with(p, "KV CACHE MOVED") ||
-           starts_with(p, "answers changed") || starts_with(p, "REGRESSION");
-  });
-  if (hard_fail) bc.outcome = "regression";
-  else if (incomplete || !bc.problems.empty()) bc.outcome = "incomplete";
-  else if (po.any_unresolved()) bc.outcome = "unresolved";
-  else bc.outcome = "no regression";
-  if (bc.outcome != "unresolved") return;
+  const bool hard_fail = std::any_of(bc.problems.begin(), bc.problems.end(), [](const GateProblem& p) { return is_regression(p.kind); });
+  if (hard_fail)
+    bc.outcome = GateOutcome::regression;
+  else if (incomplete || !bc.problems.empty())
+    bc.outcome = GateOutcome::incomplete;
+  else if (po.any_unresolved())
+    bc.outcome = GateOutcome::unresolved;
+  else
+    bc.outcome = GateOutcome::no_regression;
+  if (bc.outcome != GateOutcome::unresolved) return;
   for (const auto& d : po.decisions)
     if (d.verdict == TimingVerdict::unresolved)
-      bc.problems.push_back("UNRESOLVED " + d.figure +
-                            (d.likely_blocks ? ": about " + std::to_string(*d.more_blocks) + " more blocks; a budget of about " +
-                                                   fmt("%.0f", *d.likely_blocks * po.block_s) +
-                                                   " s would likely decide it (plan.budget_s or --budget)"
-                                             : std::string(": its estimate sits at the regression bound; no budget is likely to decide it")));
+      bc.problems.push_back(
+          {GateProblemKind::unresolved,
+           "UNRESOLVED " + d.figure +
+               (d.likely_blocks ? ": about " + std::to_string(*d.more_blocks) + " more blocks; a budget of about " +
+                                      fmt("%.0f", *d.likely_blocks * po.block_s) + " s would likely decide it (plan.budget_s or --budget)"
+                                : std::string(": its estimate sits at the regression bound; no budget is likely to decide it"))});
 }
 
 // gate.json: the outcome, both arms, every decision and launch (so that the decision can be
@@ -326,11 +339,15 @@ void decide_outcome(const PairedOutcome& po, BuildGateCase& bc) {
 nlohmann::json gate_json(const Case& c, const GateArms& arms, const EvidenceOutcome& ev_base, const EvidenceOutcome& ev_cand,
                          const PairedOutcome& po, const PairedMemory& memory, const std::string& gated_note, const BuildGateCase& bc) {
   nlohmann::json j = {{"case", c.name},
-                      {"outcome", bc.outcome},
-                      {"baseline", {{"runtime", join(arms.base.runtime.prefix, " ")}, {"version", arms.fp_base.runtime_version},
-                                    {"verdict", activity_text(ev_base.verdict)}}},
-                      {"candidate", {{"runtime", join(arms.cand.runtime.prefix, " ")}, {"version", arms.fp_cand.runtime_version},
-                                     {"verdict", activity_text(ev_cand.verdict)}}},
+                      {"outcome", to_string(bc.outcome)},
+                      {"baseline",
+                       {{"runtime", join(arms.base.runtime.prefix, " ")},
+                        {"version", arms.fp_base.runtime_version},
+                        {"verdict", activity_text(ev_base.verdict)}}},
+                      {"candidate",
+                       {{"runtime", join(arms.cand.runtime.prefix, " ")},
+                        {"version", arms.fp_cand.runtime_version},
+                        {"verdict", activity_text(ev_cand.verdict)}}},
                       {"blocks", po.blocks},
                       {"wall_s", po.wall_s},
                       {"stopped", po.stopped},
@@ -343,7 +360,7 @@ nlohmann::json gate_json(const Case& c, const GateArms& arms, const EvidenceOutc
                       {"gated", nlohmann::json::array()},
                       {"guards", nlohmann::json::array()},
                       {"reported", nlohmann::json::array()},
-                      {"problems", bc.problems}};
+                      {"problems", problem_texts(bc.problems)}};
   for (const auto& d : po.decisions) j["gated"].push_back(decision_json(d));
   j["memory"] = nlohmann::json::array();
   for (size_t i = 0; i < memory.judgements.size(); ++i) {
@@ -383,40 +400,45 @@ void time_and_judge(const CaseContext& resolved, const GateArms& arms, const Evi
   say_plan(plan, resolved.prompts.size(), say);
   if (o.decode_probes > 0 && plan.decode_probes == 0)
     say("  no decode probes (--decode-probes " + std::to_string(o.decode_probes) + "): " +
-        (resolved.adapter.decode_probe ? std::string("a batch case's requests are all in flight at once, and a probe follows one request alone")
-                                       : "the runtime data of " + c.runtime + " has no decode_probe (how to ask it for a prompt from its cache)") +
-        "; itl_ms from the full requests\n");
+        (resolved.adapter.decode_probe
+             ? std::string("a batch case's requests are all in flight at once, and a probe follows one request alone")
+             : "the runtime data of " + c.runtime + " has no decode_probe (how to ask it for a prompt from its cache)") +
+        "; itl_mean_ms from the full requests\n");
   PairedArm A{"baseline", arms.base, ev_base.signals};
   PairedArm B{"candidate", arms.cand, ev_cand.signals};
   PairedOutcome po = run_paired(A, B, plan);
   say_blocks(po, plan, c, gated_note, say);
   const PairedMemory memory = compare_paired_memory(po);
   say_memory_and_reported(po, memory, say);
-  for (const auto& e : po.errors) bc.problems.push_back(e);
+  for (const auto& e : po.errors) bc.problems.push_back({GateProblemKind::launch_failed, e});
   for (const auto& l : po.launches)
     for (const auto& m : l.signal_mismatches)
-      bc.problems.push_back(l.arm + " launch in block " + std::to_string(l.block + 1) + " differs from its evidence pass: " + m);
-  for (const auto& u : po.unstable) bc.problems.push_back("answer changed between launches of one build: " + u);
-  for (const auto& f : memory.failures()) bc.problems.push_back(f);
+      bc.problems.push_back({GateProblemKind::signals_differ,
+                             l.arm + " launch in block " + std::to_string(l.block + 1) + " differs from its evidence pass: " + m});
+  for (const auto& u : po.unstable)
+    bc.problems.push_back({GateProblemKind::answer_unstable, "answer changed between launches of one build: " + u});
+  for (const auto& f : memory.failures()) bc.problems.push_back({GateProblemKind::memory, f});
   compare_gate_answers(po, o, say, bc.problems);
   for (const auto& d : po.decisions)
-    if (d.verdict == TimingVerdict::regression) bc.problems.push_back("REGRESSION " + decision_line(d, "candidate"));
+    if (d.verdict == TimingVerdict::regression)
+      bc.problems.push_back({GateProblemKind::regression, "REGRESSION " + decision_line(d, "candidate")});
   for (const auto& d : po.guards)
     if (d.verdict == TimingVerdict::regression)
-      bc.problems.push_back("REGRESSION (guard: " +
-                            (d.figure == "itl_requests_ms" ? std::string("the full requests' decode, where itl_ms comes from the probes,")
-                                                           : "the job does not gate " + d.figure + ", and it") +
-                            " regressed beyond its guard effect) " +
-                            decision_line(d, "candidate"));
+      bc.problems.push_back(
+          {GateProblemKind::regression,
+           "REGRESSION (guard: " +
+               (d.figure == "itl_requests_ms" ? std::string("the full requests' decode, where itl_mean_ms comes from the probes,")
+                                              : "the job does not gate " + d.figure + ", and it") +
+               " regressed beyond its guard effect) " + decision_line(d, "candidate")});
   decide_outcome(po, bc);
-  for (const auto& p : bc.problems) say("  PROBLEM " + p + "\n");
-  say("case " + c.name + ": " + bc.outcome + "\n");
+  for (const auto& p : bc.problems) say("  PROBLEM " + p.text + "\n");
+  say("case " + c.name + ": " + to_string(bc.outcome) + "\n");
   const nlohmann::json j = gate_json(c, arms, ev_base, ev_cand, po, memory, gated_note, bc);
   if (auto st = write_file_atomic(arms.dir + "/gate.json", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"); !st) {
     // Writing is part of the result: a gate whose record is lost says no "no regression".
-    bc.problems.push_back("gate.json could not be written: " + st.error().message);
-    if (bc.outcome != "regression") bc.outcome = "incomplete";
-    say("  PROBLEM " + bc.problems.back() + "\ncase " + c.name + ": " + bc.outcome + "\n");
+    bc.problems.push_back({GateProblemKind::not_written, "gate.json could not be written: " + st.error().message});
+    if (bc.outcome != GateOutcome::regression) bc.outcome = GateOutcome::incomplete;
+    say("  PROBLEM " + bc.problems.back().text + "\ncase " + c.name + ": " + to_string(bc.outcome) + "\n");
   }
 }
 
@@ -428,23 +450,23 @@ BuildGateCase gate_case(const std::string& path, const BuildGateOptions& o, TeeT
   bc.case_path = path;
   auto resolved = judge_missing_model(resolve_case_context(path, o.suite, o.candidate_runtime, o.rehash), o.suite.golden);
   if (!resolved) {
-    bc.outcome = resolved.exit_code() == kResolveSkip ? "skipped" : "incomplete";
-    bc.problems.push_back(resolved.error().message);
-    say("\n== " + path + ": " + bc.outcome + ": " + resolved.error().message + "\n");
+    bc.outcome = resolved.exit_code() == kResolveSkip ? GateOutcome::skipped : GateOutcome::incomplete;
+    bc.problems.push_back({GateProblemKind::setup, resolved.error().message});
+    say("\n== " + path + ": " + to_string(bc.outcome) + ": " + resolved.error().message + "\n");
     return bc;
   }
   const Case& c = resolved->c;
   bc.case_name = c.name;
   say("\n== " + c.name + " (" + job_name(c.job) + ")\n");
   if (c.self_test) {
-    bc.outcome = "skipped";
-    bc.problems.push_back("self-test case (flashproof must fail it): not part of the gate");
-    say("  skipped: " + bc.problems.back() + "\n");
+    bc.outcome = GateOutcome::skipped;
+    bc.problems.push_back({GateProblemKind::setup, "self-test case (flashproof must fail it): not part of the gate"});
+    say("  skipped: " + bc.problems.back().text + "\n");
     return bc;
   }
   auto fail = [&](const std::string& why) {
-    bc.outcome = "incomplete";
-    bc.problems.push_back(why);
+    bc.outcome = GateOutcome::incomplete;
+    bc.problems.push_back({GateProblemKind::setup, why});
     say("  INCOMPLETE: " + why + "\n");
     return bc;
   };
@@ -473,6 +495,37 @@ BuildGateCase gate_case(const std::string& path, const BuildGateOptions& o, TeeT
 
 }  // namespace
 
+const char* to_string(GateOutcome o) {
+  switch (o) {
+    case GateOutcome::no_regression: return "no regression";
+    case GateOutcome::regression: return "regression";
+    case GateOutcome::unresolved: return "unresolved";
+    case GateOutcome::incomplete: return "incomplete";
+    case GateOutcome::skipped: return "skipped";
+  }
+  return "incomplete";
+}
+
+bool is_regression(GateProblemKind k) {
+  switch (k) {
+    case GateProblemKind::kernel_lost:
+    case GateProblemKind::evidence_lost:
+    case GateProblemKind::kernel_set_changed:
+    case GateProblemKind::verdict_changed:
+    case GateProblemKind::fused_moved:
+    case GateProblemKind::memory:
+    case GateProblemKind::answers_changed:
+    case GateProblemKind::regression: return true;
+    case GateProblemKind::launch_failed:
+    case GateProblemKind::signals_differ:
+    case GateProblemKind::answer_unstable:
+    case GateProblemKind::unresolved:
+    case GateProblemKind::not_written:
+    case GateProblemKind::setup: return false;
+  }
+  return false;
+}
+
 BuildGateReport run_build_gate(const std::vector<std::string>& case_paths, const BuildGateOptions& o, std::ostream& out) {
   BuildGateReport report;
   TeeText say{out, ""};
@@ -485,14 +538,16 @@ BuildGateReport run_build_gate(const std::vector<std::string>& case_paths, const
   size_t reg = 0, unres = 0, inc = 0, ok = 0, skip = 0;
   say("\nside-by-side gate summary:\n");
   for (const auto& bc : report.cases) {
-    if (bc.outcome == "regression") ++reg;
-    else if (bc.outcome == "unresolved") ++unres;
-    else if (bc.outcome == "no regression") ++ok;
-    else if (bc.outcome == "skipped") ++skip;
-    else ++inc;
-    std::string why = bc.problems.empty() ? "" : ": " + bc.problems.front().substr(0, bc.problems.front().find('\n'));
+    switch (bc.outcome) {
+      case GateOutcome::regression: ++reg; break;
+      case GateOutcome::unresolved: ++unres; break;
+      case GateOutcome::no_regression: ++ok; break;
+      case GateOutcome::skipped: ++skip; break;
+      case GateOutcome::incomplete: ++inc; break;
+    }
+    std::string why = bc.problems.empty() ? "" : ": " + bc.problems.front().text.substr(0, bc.problems.front().text.find('\n'));
     if (bc.problems.size() > 1) why += " (+" + std::to_string(bc.problems.size() - 1) + " more)";
-    say("  " + (bc.case_name.empty() ? bc.case_path : bc.case_name) + "  " + bc.outcome + why +
+    say("  " + (bc.case_name.empty() ? bc.case_path : bc.case_name) + "  " + to_string(bc.outcome) + why +
         (bc.result_dir.empty() ? "" : "\n      " + bc.result_dir) + "\n");
   }
   report.exit_code = reg ? kGateRegression : inc ? kGateIncomplete : unres ? kGateUnresolved : ok ? kGateNoRegression : kGateSkipped;

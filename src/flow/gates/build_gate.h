@@ -60,10 +60,40 @@ enum BuildGateExit {
   kGateSkipped = 125,    // every case skipped (no runtime or model here)
 };
 
+// What one case of the gate came to. Words only where the gate writes (to_string: gate.txt, gate.json).
+enum class GateOutcome { no_regression, regression, unresolved, incomplete, skipped };
+const char* to_string(GateOutcome o);
+
+// What went wrong in a case, by kind: the kind decides the case's outcome (is_regression), the text
+// says it to the operator and is never read back.
+enum class GateProblemKind {
+  kernel_lost,         // the candidate's fused attention is not what the case expects
+  evidence_lost,       // an evidence level that answered for the baseline is silent for the candidate
+  kernel_set_changed,  // an attention kernel family swapped, lost, new or its share moved
+  verdict_changed,     // the verdict differs between the builds
+  fused_moved,         // the same verdict on other devices
+  memory,              // a memory figure beyond its tolerance, or the KV cache moved
+  answers_changed,     // the candidate answers differently
+  regression,          // a gated figure or a guard regressed
+  launch_failed,       // a launch or request failed, or the gate was interrupted
+  signals_differ,      // a timed launch's cheap signals differ from its evidence pass
+  answer_unstable,     // one build answered differently between its own launches
+  unresolved,          // a gated figure undecided within the budget
+  not_written,         // gate.json could not be written
+  setup,               // the case could not be resolved, fingerprinted, claimed or run through its evidence pass
+};
+// A problem of this kind makes the case a regression (the others make it incomplete).
+bool is_regression(GateProblemKind k);
+
+struct GateProblem {
+  GateProblemKind kind;
+  std::string text;
+};
+
 struct BuildGateCase {
   std::string case_path, case_name;
-  std::string outcome = "incomplete";  // no regression | regression | unresolved | incomplete | skipped
-  std::vector<std::string> problems;
+  GateOutcome outcome = GateOutcome::incomplete;
+  std::vector<GateProblem> problems;
   std::string result_dir;
 };
 

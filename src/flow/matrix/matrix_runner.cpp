@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -144,18 +145,18 @@ void fill_evidence(MatrixRow& row, const EvidenceOutcome& ev) {
 void fill_speed(MatrixRow& row, const CaseContext& ctx, const TimedPass& pass) {
   std::vector<double> server;
   for (const auto& tr : pass.requests) {
-    const auto& t = tr.result.server_timings;
-    if (t.is_object() && t.contains("prompt_per_second") && t["prompt_per_second"].is_number())
-      server.push_back(t["prompt_per_second"].get<double>());
-    if (t.is_object() && t.contains("prompt_n") && t["prompt_n"].is_number_integer()) row.prompt_tokens = t["prompt_n"].get<int>();
+    const ServerTimings& t = tr.result.server;
+    if (!std::isnan(t.prompt_per_second)) server.push_back(t.prompt_per_second);
+    if (std::isfinite(t.prompt_tokens))
+      row.prompt_tokens = static_cast<int>(t.prompt_tokens);
     else if (tr.result.prompt_tokens > 0) row.prompt_tokens = tr.result.prompt_tokens;
   }
   std::vector<double> decode;
   for (const auto& tr : pass.requests) {
-    const auto& t = tr.result.server_timings;
-    if (t.is_object() && t.contains("predicted_per_second") && t["predicted_per_second"].is_number() && t.value("predicted_n", 0) > 1) {
-      decode.push_back(t["predicted_per_second"].get<double>());
-      row.decode_tokens = t["predicted_n"].get<int>();
+    const ServerTimings& t = tr.result.server;
+    if (!std::isnan(t.decode_per_second) && t.decode_tokens > 1) {
+      decode.push_back(t.decode_per_second);
+      row.decode_tokens = static_cast<int>(t.decode_tokens);
     }
   }
   row.speed_rounds = static_cast<int>(pass.requests.size());

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "figure/figure_registry.h"
 #include "measure/paired_stats.h"
 
 namespace fp {
@@ -18,7 +19,8 @@ Result<GateReplay> replay_gate(const nlohmann::json& j, bool machine, const std:
       ArmLaunch a;
       a.block = l.at("block").get<int>() - 1;
       a.arm = l.at("arm").get<std::string>();
-      a.units = l.at("units").get<LaunchUnits>();
+      // A figure recorded under its old name reads as its own (itl_ms -> itl_mean_ms).
+      for (auto& [figure, by_prompt] : l.at("units").get<LaunchUnits>()) a.units[paired_figure_name(figure)] = std::move(by_prompt);
       if (!a.units.count("itl_requests_ms") && l.contains("itl_requests_ms"))
         a.units["itl_requests_ms"][""] = l.at("itl_requests_ms").get<double>();
       a.errors = l.value("errors", std::vector<std::string>{});
@@ -27,11 +29,11 @@ Result<GateReplay> replay_gate(const nlohmann::json& j, bool machine, const std:
       all.launches.push_back(std::move(a));
     }
     for (const auto& g : j["gated"]) {
-      plan.gated.push_back(g.at("figure").get<std::string>());
+      plan.gated.push_back(paired_figure_name(g.at("figure").get<std::string>()));
       plan.min_effect[plan.gated.back()] = MinEffect{g.at("min_effect").get<double>(), 0};
     }
     for (const auto& g : j.value("guards", nlohmann::json::array()))
-      plan.guards[g.at("figure").get<std::string>()] = MinEffect{g.at("min_effect").get<double>(), 0};
+      plan.guards[paired_figure_name(g.at("figure").get<std::string>())] = MinEffect{g.at("min_effect").get<double>(), 0};
     for (const auto& [figure, effect] : extra_guards) plan.guards[figure] = MinEffect{effect, 0};
   } catch (const nlohmann::json::exception& e) {
     return make_error(std::string("gate.json: ") + e.what());

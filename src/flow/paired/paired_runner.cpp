@@ -17,6 +17,7 @@
 
 #include "case/effect_defaults.h"
 #include "client/stream_metrics.h"
+#include "figure/figure_registry.h"
 #include "flow/paired/alternation.h"
 #include "flow/paired/room_for_both.h"
 #include "flow/passes/evidence_pass.h"
@@ -38,22 +39,6 @@ using Clock = std::chrono::steady_clock;
 
 // Per figure, per prompt: every repetition's value in one launch.
 using Repetitions = std::map<std::string, std::map<std::string, std::vector<double>>>;
-
-// The mean gap between a request's streamed tokens, in ms: (last - first event) / gaps.
-std::optional<double> mean_gap_ms(const StreamResult& r) {
-  const auto& t = r.content_event_times_s;
-  if (t.size() < 2 || !(t.back() > t.front())) return std::nullopt;
-  return (t.back() - t.front()) / static_cast<double>(t.size() - 1) * 1e3;
-}
-
-// The median over requests of each one's mean token gap; none without a gap.
-std::optional<double> median_mean_gap_ms(const std::vector<TimedRequest>& requests) {
-  std::vector<double> means;
-  for (const auto& tr : requests)
-    if (auto g = mean_gap_ms(tr.result)) means.push_back(*g);
-  if (means.empty()) return std::nullopt;
-  return median(means);
-}
 
 void put(Repetitions& r, const std::string& figure, const std::string& prompt, double v) {
   if (std::isfinite(v)) r[figure][prompt].push_back(v);
@@ -103,46 +88,35 @@ void add_kernel_units(LaunchUnits& units, const KernelSummary& kernels) {
 
 LaunchUnits launch_units(const TimedPass& pass) {
   Repetitions reps;
-  for (const auto& tr : pass.requests) {
-    const StreamResult& r = tr.result;
-    const std::string& p = tr.prompt_id;
-    if (r.ttft_s >= 0) put(reps, "ttft_ms", p, r.ttft_s * 1e3);
-    if (r.e2e_s >= 0) put(reps, "e2e_ms", p, r.e2e_s * 1e3);
-    if (auto t = tpot_s(r); t && *t > 0) put(reps, "tpot_ms", p, *t * 1e3);
-    put(reps, "server_prompt_ms", p, server_number(r, "prompt_ms"));
-    const double predicted_n = server_number(r, "predicted_n");
-    if (predicted_n >= 1) put(reps, "server_tpot_ms", p, server_number(r, "predicted_ms") / predicted_n);
-    const int tokens = std::max(0, r.prompt_tokens) + std::max(0, r.completion_tokens);
-    if (tr.runtime_cpu_s >= 0 && tokens > 0) put(reps, "cpu_ms_per_token", p, tr.runtime_cpu_s * 1e3 / tokens);
-  }
-  put(reps, "cold_ready_ms", "", pass.ready_s * 1e3);
-  if (pass.cold_first.ttft_s >= 0) put(reps, "cold_first_ttft_ms", "", pass.cold_first.ttft_s * 1e3);
-  if (!pass.round_wall_s.empty()) {
-    std::map<int, double> tokens;
-    for (const auto& tr : pass.requests) tokens[tr.round] += std::max(0, tr.result.completion_tokens);
-    for (size_t i = 0; i < pass.round_wall_s.size(); ++i)
-      if (pass.round_wall_s[i] > 0) put(reps, "throughput_tokens_per_s", "", tokens[static_cast<int>(i)] / pass.round_wall_s[i]);
+  const LaunchFacts launch = launch_facts(pass);
+  const std::vector<RoundFacts> rounds = round_facts(pass, launch.requests);
+  std::vector<double> values;
+  for (const auto& d : figure_registry()) {
+    if (!(d.engines & kPairedEngine)) continue;
+    const std::string name(d.name);
+    if (d.per_request)
+      for (size_t i = 0; i < launch.requests.size(); ++i) {
+        values.clear();
+        d.per_request(launch.requests[i], values);
+        for (double v : values) put(reps, name, pass.requests[i].prompt_id, v);
+      }
+    if (d.per_round)
+      for (const auto& r : rounds)
+        if (auto v = d.per_round(r)) put(reps, name, "", *v);
+    if (d.per_launch)
+      if (auto v = d.per_launch(launch)) put(reps, name, "", *v);
   }
   LaunchUnits out;
   for (const auto& [figure, by_prompt] : reps)
     for (const auto& [prompt, values] : by_prompt) out[figure][prompt] = median(values);
-  // itl_ms: one unit per launch, the median over its measured requests of each request's mean token
-  // gap. The mean inside a request counts every gap, a stall too (a median of gaps is blind to a
-  // slowdown that comes as stalls: docs/upgrade-gate.md step 4); the median across requests keeps one
-  // slow prompt from moving it much. With decode probes (TimedOptions::decode_probes) from them
-  // alone: mixed with the full requests it would not be the same unit (a probe decodes a few percent
-  // slower than a request right after its prefill). The full requests' unit is then a figure of its
-  // own, itl_requests_ms, which the gate guards (apply_decode_probes).
-  if (auto u = median_mean_gap_ms(pass.probes.empty() ? pass.requests : pass.probes)) out["itl_ms"][""] = *u;
-  if (!pass.probes.empty())
-    if (auto u = median_mean_gap_ms(pass.requests)) out["itl_requests_ms"][""] = *u;
   return out;
 }
 
 std::string effect_note(const MinEffect& effect, double reference, const std::string& figure) {
   if (!(effect.floor > 0) || !std::isfinite(reference)) return "";
+  const FigureDef* d = figure_def(figure);
   const size_t us = figure.rfind('_');
-  const std::string unit = us == std::string::npos ? "" : " " + figure.substr(us + 1);
+  const std::string unit = d ? " " + std::string(d->unit) : us == std::string::npos ? "" : " " + figure.substr(us + 1);
   char buf[200];
   if (effect.floor_in_force(reference))
     std::snprintf(buf, sizeof buf, "floor %g%s in force: %g%% of the baseline's %.4g%s is %.3g%s", effect.floor, unit.c_str(),
@@ -153,17 +127,21 @@ std::string effect_note(const MinEffect& effect, double reference, const std::st
   return buf;
 }
 
-std::optional<double> itl_requests_ms(const TimedPass& pass) { return median_mean_gap_ms(pass.requests); }
+std::optional<double> itl_requests_ms(const TimedPass& pass) {
+  LaunchFacts launch = launch_facts(pass);
+  launch.probes.clear();  // the requests' own unit, as itl_mean_ms has it without probes
+  return figure_def("itl_mean_ms")->per_launch(launch);
+}
 
 void apply_decode_probes(PairedPlan& plan, bool runtime_serves_probes, int requested) {
-  const bool gates_itl = std::find(plan.gated.begin(), plan.gated.end(), "itl_ms") != plan.gated.end();
+  const bool gates_itl = std::find(plan.gated.begin(), plan.gated.end(), "itl_mean_ms") != plan.gated.end();
   plan.decode_probes = !runtime_serves_probes || plan.concurrent_rounds ? 0
                        : requested >= 0                                 ? requested
                        : gates_itl                                      ? kDefaultDecodeProbes
                                                                         : 0;
   if (plan.decode_probes == 0 || !gates_itl) return;
-  auto it = plan.min_effect.find("itl_ms");
-  plan.guards["itl_requests_ms"] = it != plan.min_effect.end() ? it->second : MinEffect{kDefaultMinEffect, default_floor("itl_ms")};
+  auto it = plan.min_effect.find("itl_mean_ms");
+  plan.guards["itl_requests_ms"] = it != plan.min_effect.end() ? it->second : MinEffect{kDefaultMinEffect, default_floor("itl_mean_ms")};
 }
 
 std::optional<double> itl_gap_median_ms(const TimedPass& pass) {
@@ -206,7 +184,8 @@ double baseline_median(const PairedOutcome& o, const std::string& figure) {
 // none for them.
 namespace {
 double launch_machine_ms(const ArmLaunch& l, const std::string& figure) {
-  if (l.throughput_samples_ms.empty() || figure == "gpu_kernel_ms" || figure == "attention_kernel_ms") return kNoValue;
+  const FigureDef* d = figure_def(figure);
+  if (l.throughput_samples_ms.empty() || (d && !d->machine_term)) return kNoValue;
   return median(l.throughput_samples_ms);
 }
 }  // namespace

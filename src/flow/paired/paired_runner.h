@@ -33,7 +33,7 @@ struct PairedArm {
   std::optional<CheapSignals> evidence;   // each launch's log must tie to this arm's evidence pass
 };
 
-// The gate's decode probes per measured request where itl_ms gates (PairedPlan::decode_probes).
+// The gate's decode probes per measured request where itl_mean_ms gates (PairedPlan::decode_probes).
 // Measured on the completion case, this 2-core VM, 10 blocks of fresh launches with 3 prompts x 2
 // rounds (bench/README.md section 3): the block spread of the decode unit 5.5% from the 6 full
 // requests, 2.8% from 4 probes after each (24), at about 3 s more per launch on a 40 s block.
@@ -55,14 +55,14 @@ struct PairedPlan {
   // first showed room for both); false: one launch after the other (gate --one-at-a-time).
   bool interleave = true;
   // Decode probes after each measured request (flow/passes/timed_pass.h TimedOptions::decode_probes):
-  // itl_ms then comes from them (launch_units). 0: none.
+  // itl_mean_ms then comes from them (launch_units). 0: none.
   int decode_probes = 0;
   std::vector<std::string> gated;              // figure names the job gates on
   // Per figure (gated or reported); default_min_effect otherwise. A floor becomes a relative effect
   // through the baseline arm's median of the figure's units at each look (MinEffect::relative_at).
   std::map<std::string, MinEffect> min_effect;
   // Guards: figures a user feels that the job does not gate, each at its guard effect, and the full
-  // requests' decode where itl_ms comes from decode probes (apply_decode_probes), decided with
+  // requests' decode where itl_mean_ms comes from decode probes (apply_decode_probes), decided with
   // the same sequential statistics as a family of their own (Holm across the guards); a guard's
   // regression is the case's regression, an unresolved guard never holds the blocks or the outcome.
   std::map<std::string, MinEffect> guards;
@@ -83,14 +83,12 @@ struct PairedPlan {
 // prompt's repetitions in the launch.
 using LaunchUnits = std::map<std::string, std::map<std::string, double>>;
 
-// The unit values of one timed launch: ttft_ms, itl_ms (per launch: the median over its measured
-// requests, or over its decode probes where it has them, of each one's mean gap between streamed tokens),
-// tpot_ms, e2e_ms, the runtime's own server_prompt_ms and server_tpot_ms (llama-server `timings`),
-// cpu_ms_per_token (the runtime's CPU time per processed token), and per launch cold_ready_ms,
-// cold_first_ttft_ms and, for concurrent rounds, throughput_tokens_per_s.
+// The unit values of one timed launch: every figure of the side-by-side engine that has an
+// extractor (figure/figure_registry.h kPairedEngine): a request's figure per prompt (the median of its
+// repetitions), a round's and a launch's under "" (the median over the launch's rounds).
 LaunchUnits launch_units(const TimedPass& pass);
-// Whether a larger value of the figure is better: its definition says so (flow/passes/figures.h
-// figure_lower_is_better), never its name.
+// Whether a larger value of the figure is better: its registry entry says so
+// (figure/figure_registry.h figure_lower_is_better).
 bool higher_is_better(const std::string& figure);
 // Per-launch kernel figures from the probed launch's kernel tally (from start to stop: both arms
 // serve the same requests, so the totals compare): gpu_kernel_ms, the GPU time of every kernel;
@@ -107,14 +105,14 @@ struct ArmLaunch {
   std::map<std::string, std::string> answers;  // prompt id -> answer of this launch (last round)
   std::vector<std::string> signal_mismatches;
   std::optional<LaunchMemory> memory;  // from the timed launch's log and process (flow/passes/memory_figures.h)
-  // The unit itl_ms had before it pooled a launch's gaps (per prompt, the median over its rounds of
+  // The unit itl_mean_ms had before it pooled a launch's gaps (per prompt, the median over its rounds of
   // each request's median gap): kept in gate.json only, so that both units' block spread can be
   // compared on the same launches (bench/README.md section 3).
   std::map<std::string, double> itl_per_prompt_ms;
-  // The unit itl_ms had next (the median of every token gap of the launch), blind to a slowdown that
+  // The unit itl_mean_ms had next (the median of every token gap of the launch), blind to a slowdown that
   // comes as stalls; kept in gate.json only, for the same comparison.
   std::optional<double> itl_gap_median_ms;
-  // With decode probes (PairedPlan::decode_probes), itl_ms comes from them; the same unit from the
+  // With decode probes (PairedPlan::decode_probes), itl_mean_ms comes from them; the same unit from the
   // launch's full requests is kept here, in gate.json only, for the same comparison.
   std::optional<double> itl_requests_ms;
   // How fast the machine was around the timed launch (TimedPass::reference_ms, throughput_ms).
@@ -134,10 +132,10 @@ std::optional<double> itl_gap_median_ms(const TimedPass& pass);
 std::optional<double> itl_requests_ms(const TimedPass& pass);
 
 // The decode probes of a plan whose gated figures and minimum effects are set: `requested` probes
-// (the gate's --decode-probes; < 0: kDefaultDecodeProbes where itl_ms gates, else none), none where
+// (the gate's --decode-probes; < 0: kDefaultDecodeProbes where itl_mean_ms gates, else none), none where
 // the runtime cannot serve a prompt from its cache or the case's requests run all at once (batch).
-// Where itl_ms gates and comes from the probes, the full requests' decode (itl_requests_ms) is guarded
-// at itl_ms's own minimum effect: a probe decodes right after its request, yet a slowdown that grows
+// Where itl_mean_ms gates and comes from the probes, the full requests' decode (itl_requests_ms) is guarded
+// at itl_mean_ms's own minimum effect: a probe decodes right after its request, yet a slowdown that grows
 // with sustained load (a CPU quota spent by the prefill) reaches the requests' own decode more
 // (bench/README.md section 3: +6-10% there against +3.4% on the probes). Its regression fails the
 // case; unresolved, it never holds the blocks.

@@ -22,7 +22,9 @@ TimedRequest request(const std::string& prompt, int round, double ttft_s, double
   r.result.content_event_times_s = {ttft_s, ttft_s + 0.01, ttft_s + 0.03};
   r.result.prompt_tokens = 90;
   r.result.completion_tokens = 10;
-  r.result.server_timings = {{"prompt_ms", ttft_s * 900}, {"predicted_ms", 20.0}, {"predicted_n", 10}};
+  r.result.server.prompt_ms = ttft_s * 900;
+  r.result.server.decode_ms = 20.0;
+  r.result.server.decode_tokens = 10;
   r.runtime_cpu_s = cpu_s;
   return r;
 }
@@ -38,8 +40,8 @@ TEST(LaunchUnits, MedianOfEachPromptsRepetitions) {
   EXPECT_DOUBLE_EQ(u["ttft_ms"]["a"], 120);
   EXPECT_DOUBLE_EQ(u["ttft_ms"]["b"], 310);
   // itl_ms: one unit per launch, the median over the 6 requests of each one's mean gap (10 and 20 ms: 15).
-  EXPECT_EQ(u["itl_ms"].size(), 1u);
-  EXPECT_NEAR(u["itl_ms"][""], 15, 1e-9);
+  EXPECT_EQ(u["itl_mean_ms"].size(), 1u);
+  EXPECT_NEAR(u["itl_mean_ms"][""], 15, 1e-9);
   EXPECT_DOUBLE_EQ(u["server_tpot_ms"]["a"], 2);
   EXPECT_DOUBLE_EQ(u["cpu_ms_per_token"]["b"], 4);  // 400 ms over 100 tokens
   EXPECT_DOUBLE_EQ(u["cold_ready_ms"][""], 1500);
@@ -61,8 +63,8 @@ TEST(LaunchUnits, OneSlowPromptMovesTheDecodeUnitLittle) {
       p.requests.push_back(r);
     }
   LaunchUnits u = launch_units(p);
-  ASSERT_EQ(u["itl_ms"].size(), 1u);
-  EXPECT_NEAR(u["itl_ms"][""], 1.65, 1e-9);
+  ASSERT_EQ(u["itl_mean_ms"].size(), 1u);
+  EXPECT_NEAR(u["itl_mean_ms"][""], 1.65, 1e-9);
   // The old unit (kept in gate.json): one value per prompt, c's 68% slower; against a launch where
   // every prompt ran at 1.65 ms its block value (the mean log-ratio over prompts) is +19%.
   const auto old = itl_per_prompt_ms(p);
@@ -90,7 +92,7 @@ TEST(LaunchUnits, StallsMoveTheDecodeUnitAsTheyMoveDecodeTime) {
     return p;
   };
   const TimedPass steady = launch(0), stalled = launch(1.7e-3);
-  const double ratio = launch_units(stalled)["itl_ms"][""] / launch_units(steady)["itl_ms"][""];
+  const double ratio = launch_units(stalled)["itl_mean_ms"][""] / launch_units(steady)["itl_mean_ms"][""];
   EXPECT_NEAR(ratio, 1 + 3 * 1.7 / (31 * 1.65), 1e-9);  // +9.97%, the decode time's own change
   ASSERT_TRUE(itl_gap_median_ms(stalled).has_value());
   EXPECT_NEAR(*itl_gap_median_ms(stalled), *itl_gap_median_ms(steady), 1e-9);  // blind
@@ -108,7 +110,7 @@ TEST(LaunchUnits, DecodeProbesCarryTheDecodeUnitAndTheFullRequestsEverythingElse
   };
   TimedPass p;
   for (const char* prompt : {"a", "b", "c"}) p.requests.push_back(timed(prompt, 2.0e-3));
-  const double requests_only = launch_units(p)["itl_ms"][""];
+  const double requests_only = launch_units(p)["itl_mean_ms"][""];
   EXPECT_NEAR(requests_only, 2.0, 1e-9);
   EXPECT_FALSE(launch_units(p).count("itl_requests_ms")) << "without probes itl_ms is the full requests' unit";
   EXPECT_FALSE(itl_requests_ms(TimedPass{}).has_value());
@@ -116,7 +118,7 @@ TEST(LaunchUnits, DecodeProbesCarryTheDecodeUnitAndTheFullRequestsEverythingElse
   for (const char* prompt : {"a", "b", "c"})
     for (int k = 0; k < 4; ++k) p.probes.push_back(timed(prompt, (k == 3 && prompt[0] == 'a' ? 3.1e-3 : 2.2e-3)));
   LaunchUnits u = launch_units(p);
-  EXPECT_NEAR(u["itl_ms"][""], 2.2, 1e-9);
+  EXPECT_NEAR(u["itl_mean_ms"][""], 2.2, 1e-9);
   ASSERT_TRUE(itl_requests_ms(p).has_value());
   EXPECT_NEAR(*itl_requests_ms(p), 2.0, 1e-9);
   EXPECT_NEAR(u["itl_requests_ms"][""], 2.0, 1e-9) << "the full requests' decode, a figure of its own (the gate guards it)";
@@ -126,7 +128,7 @@ TEST(LaunchUnits, DecodeProbesCarryTheDecodeUnitAndTheFullRequestsEverythingElse
 
 TEST(PairedRunner, GatedFiguresAreTheJobsAndDirectionsFollowTheUnit) {
   EXPECT_THAT(paired_gated_figures(Job::Chat), ElementsAre("ttft_ms"));
-  EXPECT_THAT(paired_gated_figures(Job::Completion), ElementsAre("ttft_ms", "itl_ms"));
+  EXPECT_THAT(paired_gated_figures(Job::Completion), ElementsAre("ttft_ms", "itl_mean_ms"));
   EXPECT_THAT(paired_gated_figures(Job::Batch), ElementsAre("throughput_tokens_per_s"));
   EXPECT_TRUE(paired_gated_figures(Job::Extraction).empty());
   EXPECT_TRUE(higher_is_better("throughput_tokens_per_s"));
@@ -236,7 +238,7 @@ PairedOutcome outcome_with(const std::string& figure, double a, double b, int bl
 // beyond a bare 5% effect's half but far below its 1 ms floor (12.5%): no regression.
 TEST(PairedRunner, AFloorTurnsIntoARelativeEffectThroughTheBaselinesMedian) {
   PairedOutcome o = outcome_with("ttft_ms", 8.0, 8.4, 8);
-  for (auto& l : o.launches) l.units.erase("itl_ms");
+  for (auto& l : o.launches) l.units.erase("itl_mean_ms");
   EXPECT_DOUBLE_EQ(baseline_median(o, "ttft_ms"), 8.0);
   PairedPlan plan;
   plan.gated = {"ttft_ms"};
@@ -289,8 +291,8 @@ TEST(EffectNote, SaysWhenTheFloorDecides) {
 // decode is guarded at itl_ms's own minimum effect (a slowdown under sustained load shows there more).
 TEST(PairedRunner, DecodeProbesAndTheirGuardFollowTheGatedFiguresAndTheRuntime) {
   PairedPlan completion;
-  completion.gated = {"ttft_ms", "itl_ms"};
-  completion.min_effect["itl_ms"] = MinEffect{0.05, 0.02};
+  completion.gated = {"ttft_ms", "itl_mean_ms"};
+  completion.min_effect["itl_mean_ms"] = MinEffect{0.05, 0.02};
   PairedPlan p = completion;
   apply_decode_probes(p, true, -1);
   EXPECT_EQ(p.decode_probes, kDefaultDecodeProbes);

@@ -2,20 +2,13 @@
 
 #include <cmath>
 #include <cstdio>
-#include <cctype>
 #include <map>
-#include <set>
 
 #include "client/stream_metrics.h"
 #include "measure/goodput.h"
 #include "measure/stats.h"
 
 namespace fp {
-
-double server_number(const StreamResult& r, const char* key) {
-  if (!r.server_timings.is_object() || !r.server_timings.contains(key) || !r.server_timings[key].is_number()) return kNoValue;
-  return r.server_timings[key].get<double>();
-}
 
 namespace {
 
@@ -41,15 +34,6 @@ void add_figure(std::vector<FigureResult>& out, Job job, const std::string& name
 }
 
 }  // namespace
-
-bool figure_lower_is_better(const std::string& name) {
-  static const std::set<std::string> higher_is_better = {"prompt_tokens_per_s", "decode_tokens_per_s", "throughput_tokens_per_s",
-                                                         "requests_per_s",      "goodput_share",       "goodput_requests_per_s"};
-  std::string figure = name;  // "c4.ttft_ms" -> "ttft_ms"
-  if (figure.size() > 2 && figure[0] == 'c' && std::isdigit(static_cast<unsigned char>(figure[1])))
-    if (const size_t dot = figure.find('.'); dot != std::string::npos) figure = figure.substr(dot + 1);
-  return higher_is_better.count(figure) == 0;
-}
 
 LatencyTargets latency_targets(const Targets& t) {
   LatencyTargets out;
@@ -162,58 +146,57 @@ std::vector<FigureResult> case_figures(const Case& c, const TimedPass& pass) {
   return out;
 }
 
+RequestFacts request_facts(const TimedRequest& tr) {
+  const StreamResult& r = tr.result;
+  RequestFacts f;
+  f.ttft_s = r.ttft_s;
+  f.e2e_s = r.e2e_s;
+  if (auto t = tpot_s(r)) f.tpot_s = *t;
+  f.prompt_tokens = r.prompt_tokens;
+  f.completion_tokens = r.completion_tokens;
+  f.runtime_cpu_s = tr.runtime_cpu_s;
+  f.event_times_s = r.content_event_times_s;
+  f.gaps_s = inter_event_gaps_s(r);
+  f.server_prompt_ms = r.server.prompt_ms;
+  f.server_decode_ms = r.server.decode_ms;
+  f.server_decode_tokens = r.server.decode_tokens;
+  return f;
+}
+
+LaunchFacts launch_facts(const TimedPass& pass) {
+  LaunchFacts l;
+  l.ready_s = pass.ready_s;
+  l.cold_first_ttft_s = pass.cold_first.ttft_s;
+  l.cold_first_e2e_s = pass.cold_first.e2e_s;
+  for (const auto& tr : pass.requests) l.requests.push_back(request_facts(tr));
+  for (const auto& tr : pass.probes) l.probes.push_back(request_facts(tr));
+  return l;
+}
+
+std::vector<RoundFacts> round_facts(const TimedPass& pass, const std::vector<RequestFacts>& requests) {
+  std::map<int, RoundFacts> rounds;
+  for (size_t i = 0; i < pass.requests.size() && i < requests.size(); ++i) rounds[pass.requests[i].round].requests.push_back(&requests[i]);
+  for (size_t i = 0; i < pass.round_wall_s.size(); ++i) rounds[static_cast<int>(i)].wall_s = pass.round_wall_s[i];
+  std::vector<RoundFacts> out;
+  for (auto& [round, r] : rounds) out.push_back(std::move(r));
+  return out;
+}
+
 std::vector<FigureResult> compute_figures(Job job, const TimedPass& pass) {
-  std::vector<double> ttft, e2e, tpot, itl, decode_tps, prompt_tps, gap, server_prompt, server_tpot, cpu_per_token;
-  std::map<int, std::vector<double>> ttft_by_round;
-  for (const auto& tr : pass.requests) {
-    const StreamResult& r = tr.result;
-    if (r.ttft_s >= 0) {
-      ttft.push_back(r.ttft_s * 1e3);
-      ttft_by_round[tr.round].push_back(r.ttft_s * 1e3);
-      if (r.prompt_tokens > 0) prompt_tps.push_back(r.prompt_tokens / r.ttft_s);
-    }
-    if (r.e2e_s >= 0) e2e.push_back(r.e2e_s * 1e3);
-    if (auto t = tpot_s(r); t && *t > 0) {
-      tpot.push_back(*t * 1e3);
-      decode_tps.push_back(1.0 / *t);
-    }
-    for (double g : inter_event_gaps_s(r)) itl.push_back(g * 1e3);
-    if (r.server_timings.is_object() && r.server_timings.contains("prompt_ms") && r.ttft_s >= 0)
-      gap.push_back(r.ttft_s * 1e3 - r.server_timings["prompt_ms"].get<double>());
-    // Low-noise figures: the runtime's own timings and its CPU time per processed token (the
-    // side-by-side engine's units, flow/paired/paired_runner.h launch_units).
-    if (const double p = server_number(r, "prompt_ms"); std::isfinite(p) && p > 0) server_prompt.push_back(p);
-    if (const double n = server_number(r, "predicted_n"); n >= 1) {
-      const double ms = server_number(r, "predicted_ms");
-      if (std::isfinite(ms) && ms > 0) server_tpot.push_back(ms / n);
-    }
-    const int tokens = std::max(0, r.prompt_tokens) + std::max(0, r.completion_tokens);
-    if (tr.runtime_cpu_s >= 0 && tokens > 0) cpu_per_token.push_back(tr.runtime_cpu_s * 1e3 / tokens);
-  }
-  std::vector<double> ttft_p95;
-  for (const auto& [round, v] : ttft_by_round) ttft_p95.push_back(percentile(v, 95));
-  std::vector<double> throughput;
-  if (!pass.round_wall_s.empty()) {
-    std::map<int, double> tokens;
-    for (const auto& tr : pass.requests) tokens[tr.round] += std::max(0, tr.result.completion_tokens);
-    for (size_t i = 0; i < pass.round_wall_s.size(); ++i)
-      if (pass.round_wall_s[i] > 0) throughput.push_back(tokens[static_cast<int>(i)] / pass.round_wall_s[i]);
-  }
+  std::vector<RequestFacts> requests;
+  for (const auto& tr : pass.requests) requests.push_back(request_facts(tr));
+  const std::vector<RoundFacts> rounds = round_facts(pass, requests);
   std::vector<FigureResult> out;
-  add_figure(out, job, "ttft_ms", ttft);
-  add_figure(out, job, "ttft_ms_p95", ttft_p95);
-  add_figure(out, job, "tpot_ms", tpot);
-  add_figure(out, job, "itl_ms", itl);
-  add_figure(out, job, "e2e_ms", e2e);
-  add_figure(out, job, "prompt_tokens_per_s", prompt_tps);
-  add_figure(out, job, "decode_tokens_per_s", decode_tps);
-  add_figure(out, job, "throughput_tokens_per_s", throughput);
-  add_figure(out, job, "client_minus_server_prompt_ms", gap);
-  add_figure(out, job, "server_prompt_ms", server_prompt);
-  add_figure(out, job, "server_tpot_ms", server_tpot);
-  add_figure(out, job, "cpu_ms_per_token", cpu_per_token);
-  for (auto& f : out)
-    if (f.name == "client_minus_server_prompt_ms") f.gate = false;
+  for (const auto& d : figure_registry()) {
+    if (!(d.engines & kGoldenEngine)) continue;
+    std::vector<double> samples;
+    if (d.per_request)
+      for (const auto& r : requests) d.per_request(r, samples);
+    if (d.per_round)
+      for (const auto& r : rounds)
+        if (auto v = d.per_round(r)) samples.push_back(*v);
+    add_figure(out, job, std::string(d.name), std::move(samples));
+  }
   return out;
 }
 
@@ -236,11 +219,8 @@ TtftSplit ttft_split_of(const TimedPass& pass) {
 
 std::string fidelity_summary(const TimedPass& pass) {
   std::vector<double> gap;
-  for (const auto& tr : pass.requests) {
-    const auto& r = tr.result;
-    if (r.server_timings.is_object() && r.server_timings.contains("prompt_ms") && r.ttft_s >= 0)
-      gap.push_back(r.ttft_s * 1e3 - r.server_timings["prompt_ms"].get<double>());
-  }
+  const RequestExtractor client_minus_server = figure_def("client_minus_server_prompt_ms")->per_request;
+  for (const auto& tr : pass.requests) client_minus_server(request_facts(tr), gap);
   if (gap.empty()) return "not measured: the runtime reported no prompt timings";
   Summary s = summarize(gap);
   char buf[200];

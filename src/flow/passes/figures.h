@@ -8,21 +8,25 @@
 #include <vector>
 
 #include "case/case_file.h"
+#include "figure/figure_registry.h"
 #include "flow/passes/timed_pass.h"
 #include "measure/goodput.h"
 #include "measure/ttft_split.h"
-#include "report/run_result.h"
+#include "result/run_result.h"
 
 namespace fp {
 
+// The golden engine's figures of a pass (figure/figure_registry.h kGoldenEngine), in registry order,
+// each from its extractor; the job decides which gate.
 std::vector<FigureResult> compute_figures(Job job, const TimedPass& pass);
 
-// Whether a figure is better when lower, from its definition here: the rates (tokens or requests
-// per second) and the share of requests that met the targets improve upward; every time, memory
-// and load figure downward. A level's figure ("c<level>.<figure>") goes the way of its figure. The
-// one direction the timed figures (FigureResult::lower_is_better, hence the goldens' "direction")
-// and the paired engine read.
-bool figure_lower_is_better(const std::string& name);
+// What the registry's extractors read: one measured request (the client's clock, the runtime's own
+// timings as its runtime data names them), the rounds of a pass, one launch.
+RequestFacts request_facts(const TimedRequest& tr);
+LaunchFacts launch_facts(const TimedPass& pass);
+// The pass's rounds in order, each pointing into `requests` (request_facts of pass.requests, in order):
+// every round a request ran in or a wall time was measured for.
+std::vector<RoundFacts> round_facts(const TimedPass& pass, const std::vector<RequestFacts>& requests);
 
 // The figures of a case's timed pass (docs/workloads.md). Without plan.concurrency, the job's own
 // (compute_figures). With it, each level's figures on their own, named "c<level>.<figure>", the
@@ -49,9 +53,5 @@ std::string fidelity_summary(const TimedPass& pass);
 
 // What each measured request's TTFT is made of, from the runtime's own timings (measure/ttft_split.h).
 TtftSplit ttft_split_of(const TimedPass& pass);
-
-// The number llama-server reported under `key` in the request's "timings" (e.g. "prompt_ms"), or
-// kNoValue where it reported none.
-double server_number(const StreamResult& r, const char* key);
 
 }  // namespace fp

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "case/effect_defaults.h"
+#include "figure/figure_registry.h"
 #include "util/format_number.h"
 #include "util/text.h"
 
@@ -11,7 +12,7 @@ namespace fp {
 std::vector<std::string> paired_gated_figures(Job job) {
   switch (job) {
     case Job::Chat: return {"ttft_ms"};
-    case Job::Completion: return {"ttft_ms", "itl_ms"};
+    case Job::Completion: return {"ttft_ms", "itl_mean_ms"};
     case Job::Batch: return {"throughput_tokens_per_s"};
     case Job::Extraction: return {};
   }
@@ -24,9 +25,13 @@ std::vector<std::string> paired_gated_figures(const Case& c) {
 
 MinEffect host_clock_min_effect_on_gpu(const std::string& figure, const Golden* recorded, std::string* how) {
   const double floor = default_floor(figure);
+  // The golden path records a side-by-side figure under its counterpart's name where the two differ
+  // (itl_mean_ms: the golden's itl_ms; figure/figure_registry.h FigureDef::golden_name).
+  const FigureDef* def = figure_def(figure);
+  const std::string golden_figure = def && !def->golden_name.empty() ? std::string(def->golden_name) : figure;
   const GoldenFigure* g = nullptr;
   if (recorded)
-    if (auto it = recorded->figures.find(figure); it != recorded->figures.end()) g = &it->second;
+    if (auto it = recorded->figures.find(golden_figure); it != recorded->figures.end()) g = &it->second;
   if (!g || g->n < 3 || !(g->median > 0)) {
     *how = figure + " at " + pct(kHostClockOnGpuMinEffect).substr(1) + ": no golden of this case on this machine records its spread over 3 or more launches";
     return MinEffect{kHostClockOnGpuMinEffect, floor};
@@ -78,8 +83,10 @@ GatedFigures gated_figures(const Case& c, bool runs_on_cuda, bool kernel_probe_a
 }
 
 bool needs_kernel_probe(const std::vector<std::string>& figures) {
-  return std::any_of(figures.begin(), figures.end(),
-                     [](const std::string& f) { return f == "gpu_kernel_ms" || f == "attention_kernel_ms"; });
+  return std::any_of(figures.begin(), figures.end(), [](const std::string& f) {
+    const FigureDef* d = figure_def(f);
+    return d && d->source == FigureSource::probe && (d->engines & kPairedEngine);
+  });
 }
 
 }  // namespace fp

@@ -13,11 +13,12 @@
 namespace fp {
 
 // The figures the job gates on in the side-by-side gate: chat ttft_ms; completion ttft_ms and
-// itl_ms; batch throughput_tokens_per_s; extraction none (answers decide).
+// itl_mean_ms; batch throughput_tokens_per_s; extraction none (answers decide).
 std::vector<std::string> paired_gated_figures(Job job);
 // The case's choice (plan.gated) where it made one, the job's otherwise.
 std::vector<std::string> paired_gated_figures(const Case& c);
-// Whether one of the figures is measured from the kernels the GPU ran (the CUPTI probe).
+// Whether one of the figures is measured from the kernels the GPU ran (the CUPTI probe): its
+// registry entry's source.
 bool needs_kernel_probe(const std::vector<std::string>& figures);
 
 // What the side-by-side gate gates on, low-noise figures first. The case's plan.gated where it names

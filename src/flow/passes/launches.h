@@ -8,7 +8,7 @@
 
 #include "case/case_file.h"
 #include "flow/passes/timed_pass.h"
-#include "report/run_result.h"
+#include "result/run_result.h"
 
 namespace fp {
 

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "case/effect_defaults.h"
+#include "figure/figure_registry.h"
 #include "flow/passes/gated_figures.h"
 #include "util/text.h"
 
@@ -54,7 +55,10 @@ std::string apply_gpu_gates(const Case& c, bool cuda, std::vector<FigureResult>&
     // The case chose its gated figures: the golden path gates exactly those (the side-by-side
     // gate's names; its per-launch kernel figures are the golden path's per-token ones).
     std::vector<std::string> names;
-    for (const auto& g : c.plan.gated) names.push_back(g == "gpu_kernel_ms" || g == "attention_kernel_ms" ? g + "_per_token" : g);
+    for (const auto& g : c.plan.gated) {
+      const FigureDef* d = figure_def(g);
+      names.push_back(d && !d->golden_name.empty() ? std::string(d->golden_name) : g);
+    }
     std::string named;
     for (auto& f : figures) {
       if (is_memory(f.name)) continue;

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "case/case_file.h"
-#include "report/run_result.h"
+#include "result/run_result.h"
 
 namespace fp {
 

@@ -95,7 +95,9 @@ TEST(LowNoiseFigures, ServerTimingsAndCpuTimePerTokenAreFigures) {
     r.result.e2e_s = 0.2;
     r.result.prompt_tokens = 90;
     r.result.completion_tokens = 10;
-    r.result.server_timings = {{"prompt_ms", 80.0 + i}, {"predicted_ms", 20.0}, {"predicted_n", 10}};
+    r.result.server.prompt_ms = 80.0 + i;
+    r.result.server.decode_ms = 20.0;
+    r.result.server.decode_tokens = 10;
     r.runtime_cpu_s = 0.2;
     p.requests.push_back(r);
   }

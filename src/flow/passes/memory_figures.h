@@ -10,7 +10,7 @@
 
 #include "evidence/log_scan.h"
 #include "flow/passes/timed_pass.h"
-#include "report/run_result.h"
+#include "result/run_result.h"
 
 namespace fp {
 

@@ -20,10 +20,10 @@
 namespace fp {
 
 struct FigureResult {
-  std::string name;              // unit in the name: ttft_ms, output_tokens_per_s, ...
-  std::vector<double> samples;   // every launch's samples together
-  Summary summary;               // of `samples`
-  bool gate = false;             // the job gates on it
+  std::string name;             // unit in the name: ttft_ms, output_tokens_per_s, ...
+  std::vector<double> samples;  // every launch's samples together
+  Summary summary;              // of `samples`
+  bool gate = false;            // the job gates on it
   bool lower_is_better = true;
   std::vector<double> launch_medians;  // the median of each launch's samples: what goldens compare
   // The case's smallest worsening worth failing (plan.min_effect with its floor; relative NaN in a
@@ -35,9 +35,9 @@ struct FigureResult {
 struct AnswerResult {
   std::string prompt_id;
   std::string text;
-  bool stable = true;            // every repetition answered the same
-  std::string reference;         // identical | differs | no reference
-  std::string diff;              // unified diff when it differs
+  bool stable = true;     // every repetition answered the same
+  std::string reference;  // identical | differs | no reference
+  std::string diff;       // unified diff when it differs
 };
 
 struct RunResult {
@@ -46,15 +46,15 @@ struct RunResult {
   std::string runtime_version, runtime_build, runtime_found_by;
   std::string flashproof_version, started_utc, fingerprint_id, output_dir;
   std::string model_path, model_sha256;
-  nlohmann::ordered_json fingerprint;      // the full fingerprint (golden/fingerprint.h)
+  nlohmann::ordered_json fingerprint;  // the full fingerprint (golden/fingerprint.h)
   std::string flag_value;
-  std::vector<std::string> evidence_argv, timed_argv;   // as launched (the port, the model's full path)
+  std::vector<std::string> evidence_argv, timed_argv;  // as launched (the port, the model's full path)
   std::map<std::string, std::string> evidence_env;
   // The same launch lines with placeholders, as result.txt prints them: {port}, {suite}, the model as
   // the case wrote it (flow/passes/case_context.h shown_launch). Empty in result files older than these.
   std::vector<std::string> evidence_line, timed_line;
-  std::string suite_root;                       // result.txt writes this folder as {suite}
-  std::string model_file;                       // the model file opened (model_path resolved)
+  std::string suite_root;  // result.txt writes this folder as {suite}
+  std::string model_file;  // the model file opened (model_path resolved)
   bool expect_fused = true;
   std::string expect_backend;
   // An attached server (case "attach"): its endpoint, where its log came from ("none"), notes on the
@@ -81,19 +81,19 @@ struct RunResult {
   std::vector<std::string> kernel_launches;
 
   // Timing
-  int launches = 1;                             // fresh launches of the timed runs (each a cold start)
+  int launches = 1;  // fresh launches of the timed runs (each a cold start)
   double cold_ready_ms = -1, cold_first_ttft_ms = -1, cold_first_e2e_ms = -1;
   std::vector<FigureResult> figures;
-  std::string fidelity;                         // client vs server prompt timing, in words
-  TtftSplit ttft_split;                         // what TTFT is made of, from the runtime's own timings (measure/ttft_split.h)
-  std::optional<ServerGauges> server_gauges;    // the runtime's own metrics over the timed runs (all launches)
+  std::string fidelity;                       // client vs server prompt timing, in words
+  TtftSplit ttft_split;                       // what TTFT is made of, from the runtime's own timings (measure/ttft_split.h)
+  std::optional<ServerGauges> server_gauges;  // the runtime's own metrics over the timed runs (all launches)
   // The workload a case with workload fields asked for and got (flow/passes/workload_summary.h): key
   // (printed as "workload.<key>") and value, in order; empty for other cases.
   std::vector<std::pair<std::string, std::string>> workload;
 
   // Memory
   std::optional<double> kv_cache_mib;
-  std::optional<long long> kv_cache_tokens;     // KV capacity the runtime states in tokens (vLLM)
+  std::optional<long long> kv_cache_tokens;  // KV capacity the runtime states in tokens (vLLM)
   std::map<std::string, double> kv_mib_by_device, compute_mib_by_device;
   std::optional<double> peak_rss_mib;
   std::string gpu_memory = "not measured";
@@ -104,8 +104,8 @@ struct RunResult {
 
   // Answers and goldens
   std::vector<AnswerResult> answers;
-  std::string golden_dir, golden_status;        // golden_status (timing figures): compared | recorded |
-                                                // not compared | missing | unreadable
+  std::string golden_dir, golden_status;  // golden_status (timing figures): compared | recorded |
+                                          // not compared | missing | unreadable
   std::vector<std::string> golden_lines;
 
   // Text from outside that was not UTF-8 (util/utf8.h): bytes replaced by U+FFFD, by source (a
