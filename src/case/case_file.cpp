@@ -135,8 +135,8 @@ Status load_model(const JsonFields& top, const std::string& root, Case& c) {
 Status load_shape(const JsonFields& top, const Suite& suite, Case& c) {
   const std::string& root = suite.root;
   FP_TRY(JsonFields s, top.object("shape"));
-  FP_TRY_STATUS(s.only_keys({"context", "prompt_set", "max_output_tokens", "long_prompt", "prompt_tokens",
-                             "synthetic_prompts", "output_tokens", "prompt_cache"}));
+  FP_TRY_STATUS(s.only_keys({"context", "prompt_set", "max_output_tokens", "long_prompt", "prompt_tokens", "synthetic_prompts",
+                             "output_tokens", "prompt_cache"}));
   FP_TRY(c.shape.prompt_cache, s.boolean_or("prompt_cache", false));
   // An attached server's context is its own business: optional there (0: not stated).
   FP_TRY(long long ctx, c.attach && !s.has("context") ? Result<long long>(0) : s.integer("context", 128, 1 << 22));

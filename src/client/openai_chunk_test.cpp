@@ -39,8 +39,12 @@ TEST(StreamChunk, TimingsOfTheFirstTextAndOfTheWholeRequestWhereTheKeysSay) {
   keys.cached_tokens = "cache_n";
   keys.decode_ms = "predicted_ms";
   keys.decode_tokens = "predicted_n";
-  ASSERT_TRUE(apply_stream_chunk(R"({"choices":[{"index":0,"delta":{"content":" large"}}],"timings":{"cache_n":30,"prompt_n":59,"prompt_ms":12.5,"predicted_n":2,"predicted_ms":1.75}})", 0.02, r, keys));
-  ASSERT_TRUE(apply_stream_chunk(R"({"choices":[{"index":0,"delta":{"content":" x"}}],"timings":{"cache_n":30,"prompt_n":59,"prompt_ms":12.5,"predicted_n":3,"predicted_ms":2.5}})", 0.03, r, keys));
+  ASSERT_TRUE(apply_stream_chunk(
+      R"({"choices":[{"index":0,"delta":{"content":" large"}}],"timings":{"cache_n":30,"prompt_n":59,"prompt_ms":12.5,"predicted_n":2,"predicted_ms":1.75}})",
+      0.02, r, keys));
+  ASSERT_TRUE(apply_stream_chunk(
+      R"({"choices":[{"index":0,"delta":{"content":" x"}}],"timings":{"cache_n":30,"prompt_n":59,"prompt_ms":12.5,"predicted_n":3,"predicted_ms":2.5}})",
+      0.03, r, keys));
   EXPECT_DOUBLE_EQ(r.at_first_text.decode_tokens, 2);
   EXPECT_DOUBLE_EQ(r.at_first_text.decode_ms, 1.75);
   EXPECT_DOUBLE_EQ(r.server.cached_tokens, 30);
@@ -51,7 +55,8 @@ TEST(StreamChunk, TimingsOfTheFirstTextAndOfTheWholeRequestWhereTheKeysSay) {
   ServerTimingKeys other;
   other.object = "metrics";
   other.prompt_ms = "prefill_ms";
-  ASSERT_TRUE(apply_stream_chunk(R"({"choices":[{"index":0,"delta":{"content":"a"}}],"timings":{"prompt_ms":1},"metrics":{"prefill_ms":7}})", 0.1, o, other));
+  ASSERT_TRUE(apply_stream_chunk(
+      R"({"choices":[{"index":0,"delta":{"content":"a"}}],"timings":{"prompt_ms":1},"metrics":{"prefill_ms":7}})", 0.1, o, other));
   EXPECT_DOUBLE_EQ(o.server.prompt_ms, 7);
   EXPECT_TRUE(std::isnan(o.server.cached_tokens));
 }

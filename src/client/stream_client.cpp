@@ -75,15 +75,15 @@ class Batch {
       out_.results[i] = make_error("not sent: the server had stopped answering (" + out_.unanswered + ")");
     } else {
       out_.fates[i] = RequestFate::not_due;
-      out_.results[i] = make_error("not sent: its turn came after the batch's last start (" +
-                                   std::to_string(options_.start_until_s) + " s)");
+      out_.results[i] =
+          make_error("not sent: its turn came after the batch's last start (" + std::to_string(options_.start_until_s) + " s)");
     }
   }
 
   void give_up_in_flight() {
     for (auto& [handle, f] : in_flight_) {
-      out_.results[f.index] = make_error("POST " + reqs_[f.index].url + ": given up: the server had stopped answering (" +
-                                         out_.unanswered + ")");
+      out_.results[f.index] =
+          make_error("POST " + reqs_[f.index].url + ": given up: the server had stopped answering (" + out_.unanswered + ")");
       out_.fates[f.index] = RequestFate::given_up;
       curl_multi_remove_handle(multi_.get(), handle);
     }
@@ -133,8 +133,7 @@ class Batch {
 
   // A transfer that ended in one of these never got an answer from a live server.
   static bool server_gone(CURLcode code) {
-    return code == CURLE_COULDNT_CONNECT || code == CURLE_GOT_NOTHING || code == CURLE_SEND_ERROR ||
-           code == CURLE_RECV_ERROR;
+    return code == CURLE_COULDNT_CONNECT || code == CURLE_GOT_NOTHING || code == CURLE_SEND_ERROR || code == CURLE_RECV_ERROR;
   }
 
   void collect_done() {

@@ -60,7 +60,7 @@ struct StreamResult {
   std::string text;                           // concatenated content
   std::string finish_reason;
   int prompt_tokens = -1, completion_tokens = -1;  // from `usage` when present
-  ServerTimings server;         // the runtime's own timings of the whole request (its last report)
+  ServerTimings server;                            // the runtime's own timings of the whole request (its last report)
   // Its timings as the first event with content carried them (llama-server with timings_per_token):
   // how many tokens it had generated, and in what decode time, before the first text reached us.
   ServerTimings at_first_text;

@@ -19,8 +19,7 @@ std::string seconds_figure(double s) {
 }  // namespace
 
 StreamTransfer::StreamTransfer(const StreamRequest& req)
-    : req_(req),
-      parser_([this](const SseEvent& ev) { return apply_stream_chunk(ev.data, since_sent(now_), result_, req_.timing_keys); }) {
+    : req_(req), parser_([this](const SseEvent& ev) { return apply_stream_chunk(ev.data, since_sent(now_), result_, req_.timing_keys); }) {
   errbuf_[0] = '\0';
   parser_.set_unknown_field_callback([](std::string_view field, std::string_view value) -> Status {
     if (field == "error") return make_error("server sent an error event: " + error_message_from_body(value));

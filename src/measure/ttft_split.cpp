@@ -56,18 +56,18 @@ void add_upkeep(TtftSplit& s, const std::string& what, const std::vector<double>
 std::string ttft_split_text(const TtftSplit& s) {
   if (s.requests == 0) return "not measured: the runtime reported no prefill time (prompt_ms) with its answers";
   std::string out = "TTFT " + fixed(s.ttft_ms, 3) + " ms (median of " + std::to_string(s.requests) +
-                    " requests, each part its own median) = the server's prefill " + fixed(s.prefill_ms, 3) +
-                    " ms (prompt_ms; " + fixed(s.prompt_tokens, 0) + " prompt tokens evaluated)";
+                    " requests, each part its own median) = the server's prefill " + fixed(s.prefill_ms, 3) + " ms (prompt_ms; " +
+                    fixed(s.prompt_tokens, 0) + " prompt tokens evaluated)";
   if (s.with_first_text_timings > 0)
-    out += " + its decode before the first text " + fixed(s.decode_before_text_ms, 3) + " ms (" +
-           fixed(s.tokens_before_text, 0) + " tokens generated when the first text was sent)";
+    out += " + its decode before the first text " + fixed(s.decode_before_text_ms, 3) + " ms (" + fixed(s.tokens_before_text, 0) +
+           " tokens generated when the first text was sent)";
   else
     out += " + its decode before the first text: not reported (the runtime sent no timings with its first text)";
   out += " + outside the server's timings " + fixed(s.outside_ms, 3) +
          " ms (HTTP, chat template and tokenizing, waiting for a slot, delivery)";
   if (s.upkeep_n > 0)
-    out += ", of which the runtime logged " + s.upkeep_what + " before a task's prompt: median " + fixed(s.upkeep_ms, 3) +
-           " ms, largest " + fixed(s.upkeep_max_ms, 3) + " ms over " + std::to_string(s.upkeep_n) + " tasks";
+    out += ", of which the runtime logged " + s.upkeep_what + " before a task's prompt: median " + fixed(s.upkeep_ms, 3) + " ms, largest " +
+           fixed(s.upkeep_max_ms, 3) + " ms over " + std::to_string(s.upkeep_n) + " tasks";
   out += "; prompt tokens served from its cache (cache_n): " + fixed(s.cached_tokens_total, 0) + " of " +
          fixed(s.cached_tokens_total + s.prompt_tokens_total, 0) + " on " + std::to_string(s.cached_requests) + " of " +
          std::to_string(s.requests) + " requests";

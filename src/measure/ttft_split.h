@@ -16,20 +16,20 @@ namespace fp {
 // One request; NaN where the runtime reported nothing.
 struct TtftPart {
   double ttft_ms = 0;
-  double prefill_ms = 0;                 // prompt_ms
-  double decode_before_text_ms = 0;      // the first content event's predicted_ms; NaN: not reported
-  double tokens_before_text = 0;         // its predicted_n
-  double prompt_tokens = 0;              // prompt tokens evaluated (prompt_n)
-  double cached_tokens = 0;              // prompt tokens served from the cache (cache_n)
+  double prefill_ms = 0;             // prompt_ms
+  double decode_before_text_ms = 0;  // the first content event's predicted_ms; NaN: not reported
+  double tokens_before_text = 0;     // its predicted_n
+  double prompt_tokens = 0;          // prompt tokens evaluated (prompt_n)
+  double cached_tokens = 0;          // prompt tokens served from the cache (cache_n)
 };
 
 struct TtftSplit {
-  size_t requests = 0;          // requests with the runtime's timings
+  size_t requests = 0;                 // requests with the runtime's timings
   size_t with_first_text_timings = 0;  // of them, where the first content event carried timings
   // Medians over the requests of each part on its own (their sum need not equal the TTFT median).
   double ttft_ms = 0, prefill_ms = 0, decode_before_text_ms = 0, outside_ms = 0;
   double tokens_before_text = 0, prompt_tokens = 0, cached_tokens = 0;
-  size_t cached_requests = 0;   // requests with at least one prompt token from the cache
+  size_t cached_requests = 0;  // requests with at least one prompt token from the cache
   double prompt_tokens_total = 0, cached_tokens_total = 0;
   // Work the runtime logs before a task's prompt runs, outside its prefill time (the runtime data's
   // server_timings.log_upkeep: llama-server's "prompt cache update took X ms", the host-RAM prompt

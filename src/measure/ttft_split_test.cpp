@@ -50,7 +50,9 @@ TEST(TtftSplit, TheRuntimesLoggedUpkeepIsSaidAsPartOfTheOutside) {
   add_upkeep(s, "prompt cache update", {0.2, 0.4, 3.0});
   EXPECT_EQ(s.upkeep_n, 3u);
   EXPECT_DOUBLE_EQ(s.upkeep_ms, 0.4);
-  EXPECT_THAT(ttft_split_text(s), HasSubstr("of which the runtime logged prompt cache update before a task's prompt: median 0.400 ms, largest 3.000 ms over 3 tasks"));
+  EXPECT_THAT(
+      ttft_split_text(s),
+      HasSubstr("of which the runtime logged prompt cache update before a task's prompt: median 0.400 ms, largest 3.000 ms over 3 tasks"));
 }
 
 }  // namespace

@@ -145,9 +145,9 @@ Result<ModelRecipe> load_model_recipe(const std::string& path) {
     return make_error(path + ": not valid JSON: " + e.what());
   }
   if (!j.is_object()) return make_error(path + ": expected a JSON object");
-  static const std::set<std::string> known = {"name",  "seed",        "n_embd",  "n_head",      "n_head_kv", "n_layer",
-                                              "n_ff",  "n_ctx_train", "head_dim", "n_vocab",    "weight_type",
-                                              "copies", "output",     "sha256",  "comment", "gguf_name"};
+  static const std::set<std::string> known = {"name",   "seed",        "n_embd",   "n_head",   "n_head_kv",   "n_layer",
+                                              "n_ff",   "n_ctx_train", "head_dim", "n_vocab",  "weight_type", "copies",
+                                              "output", "sha256",      "comment",  "gguf_name"};
   for (const auto& [k, _] : j.items())
     if (!known.count(k)) return make_error(path + ": unknown field " + quote(k) + "; valid: " + join({known.begin(), known.end()}, ", "));
   ModelRecipe r;

@@ -222,7 +222,8 @@ nlohmann::ordered_json ab_to_json(const AbRun& r) {
   j["plan"] = {{"repetitions", r.repetitions}, {"rounds", r.rounds}, {"warmup", r.warmup},
                {"sustained_s", r.sustained_s}, {"concurrency", r.concurrency}, {"order", r.order}, {"launches", r.launches},
                {"blocks", r.blocks}, {"stopped", r.stopped}};
-  j["decision"] = {{"exit_code", r.exit_code}, {"complete", r.complete}, {"text", r.decision}, {"failures", r.failures}, {"findings", r.findings}};
+  j["decision"] = {
+      {"exit_code", r.exit_code}, {"complete", r.complete}, {"text", r.decision}, {"failures", r.failures}, {"findings", r.findings}};
   json gates = json::array();
   for (const auto& g : r.gates) gates.push_back({{"figure", g.figure}, {"outcome", to_string(g.outcome)}, {"detail", g.detail}});
   j["gates"] = gates;

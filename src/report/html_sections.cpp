@@ -145,7 +145,9 @@ std::string figures_block(const ReportCase& rc, const json& figs) {
   }
   out += "<p>Cold start: ready " + readable(dbl(r.value("cold", json::object()), "ready_ms")) + " ms, first request TTFT " +
          readable(dbl(r.value("cold", json::object()), "first_request_ttft_ms")) + " ms. " + esc(str(r, {"fidelity"})) + "</p>";
-  out += "<p class=\"ttft-split\">TTFT split: " + esc(str(r, {"ttft_split", "text"}, "not recorded (a result written before the split was)")) + "</p>";
+  out +=
+      "<p class=\"ttft-split\">TTFT split: " + esc(str(r, {"ttft_split", "text"}, "not recorded (a result written before the split was)")) +
+      "</p>";
   return out;
 }
 

@@ -151,12 +151,16 @@ std::string result_to_text(const RunResult& r) {
   if (r.ttft_split.requests > 0) {
     const TtftSplit& t = r.ttft_split;
     line(out, "ttft.split.server_prefill_ms.p50", fixed(t.prefill_ms, 3, "nan"));
-    line(out, "ttft.split.decode_before_text_ms.p50", t.with_first_text_timings ? fixed(t.decode_before_text_ms, 3, "nan") : "not reported");
+    line(out, "ttft.split.decode_before_text_ms.p50",
+         t.with_first_text_timings ? fixed(t.decode_before_text_ms, 3, "nan") : "not reported");
     line(out, "ttft.split.outside_server_ms.p50", fixed(t.outside_ms, 3, "nan"));
     if (t.upkeep_n > 0)
-      line(out, "ttft.split.runtime_upkeep_ms.p50", fixed(t.upkeep_ms, 3) + " (" + t.upkeep_what + ", " + std::to_string(t.upkeep_n) + " tasks, largest " + fixed(t.upkeep_max_ms, 3) + ")");
-    line(out, "ttft.split.cached_prompt_tokens", fixed(t.cached_tokens_total, 0) + " of " + fixed(t.cached_tokens_total + t.prompt_tokens_total, 0) +
-                                                     " on " + std::to_string(t.cached_requests) + " of " + std::to_string(t.requests) + " requests");
+      line(out, "ttft.split.runtime_upkeep_ms.p50",
+           fixed(t.upkeep_ms, 3) + " (" + t.upkeep_what + ", " + std::to_string(t.upkeep_n) + " tasks, largest " +
+               fixed(t.upkeep_max_ms, 3) + ")");
+    line(out, "ttft.split.cached_prompt_tokens",
+         fixed(t.cached_tokens_total, 0) + " of " + fixed(t.cached_tokens_total + t.prompt_tokens_total, 0) + " on " +
+             std::to_string(t.cached_requests) + " of " + std::to_string(t.requests) + " requests");
   }
   if (r.server_gauges) {
     const auto lines = server_gauges_lines(*r.server_gauges, "timed runs");
@@ -234,19 +238,24 @@ nlohmann::ordered_json result_to_json(const RunResult& r) {
   {
     const TtftSplit& t = r.ttft_split;
     auto num = [](double v) { return std::isfinite(v) ? json(v) : json(nullptr); };
-    j["ttft_split"] = t.requests == 0 ? json({{"text", ttft_split_text(t)}, {"requests", 0}})
-                                      : json({{"text", ttft_split_text(t)}, {"requests", t.requests},
-                                              {"ttft_ms_p50", num(t.ttft_ms)}, {"server_prefill_ms_p50", num(t.prefill_ms)},
-                                              {"decode_before_text_ms_p50", t.with_first_text_timings ? num(t.decode_before_text_ms) : json(nullptr)},
-                                              {"tokens_before_text_p50", t.with_first_text_timings ? num(t.tokens_before_text) : json(nullptr)},
-                                              {"outside_server_ms_p50", num(t.outside_ms)},
-                                              {"prompt_tokens_evaluated_p50", num(t.prompt_tokens)},
-                                              {"cached_prompt_tokens", t.cached_tokens_total},
-                                              {"evaluated_prompt_tokens", t.prompt_tokens_total},
-                                              {"requests_with_cached_tokens", t.cached_requests},
-                                              {"runtime_upkeep", t.upkeep_n == 0 ? json(nullptr)
-                                                                                 : json({{"what", t.upkeep_what}, {"tasks", t.upkeep_n},
-                                                                                         {"ms_p50", t.upkeep_ms}, {"ms_max", t.upkeep_max_ms}})}});
+    j["ttft_split"] =
+        t.requests == 0
+            ? json({{"text", ttft_split_text(t)}, {"requests", 0}})
+            : json({{"text", ttft_split_text(t)},
+                    {"requests", t.requests},
+                    {"ttft_ms_p50", num(t.ttft_ms)},
+                    {"server_prefill_ms_p50", num(t.prefill_ms)},
+                    {"decode_before_text_ms_p50", t.with_first_text_timings ? num(t.decode_before_text_ms) : json(nullptr)},
+                    {"tokens_before_text_p50", t.with_first_text_timings ? num(t.tokens_before_text) : json(nullptr)},
+                    {"outside_server_ms_p50", num(t.outside_ms)},
+                    {"prompt_tokens_evaluated_p50", num(t.prompt_tokens)},
+                    {"cached_prompt_tokens", t.cached_tokens_total},
+                    {"evaluated_prompt_tokens", t.prompt_tokens_total},
+                    {"requests_with_cached_tokens", t.cached_requests},
+                    {"runtime_upkeep",
+                     t.upkeep_n == 0
+                         ? json(nullptr)
+                         : json({{"what", t.upkeep_what}, {"tasks", t.upkeep_n}, {"ms_p50", t.upkeep_ms}, {"ms_max", t.upkeep_max_ms}})}});
   }
   j["server_gauges"] = r.server_gauges ? server_gauges_json(*r.server_gauges) : json(nullptr);
   if (!r.workload.empty()) {

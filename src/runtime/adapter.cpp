@@ -57,10 +57,11 @@ Result<Adapter> load_adapter_file(const std::string& path, const std::string& ru
   FP_TRY(nlohmann::json j, parse_json_object(file->text, path));
   JsonFields top(j, path);
   FP_TRY(JsonFields a, top.object("adapter"));
-  FP_TRY_STATUS(a.only_keys({"executable_var", "executable_name", "health_path", "ready_paths", "chat_path", "completion_path",
-                             "version_args", "version_regex", "build_regex", "timed_args", "evidence_args",
-                             "evidence_env", "port_in_use_regex", "request_extras", "tokenizer", "exact_output", "decode_probe", "list_devices_args",
-                             "threads_args", "threads_options", "threads_default", "evidence_instruments", "server_timings", "comment"}));
+  FP_TRY_STATUS(
+      a.only_keys({"executable_var",    "executable_name", "health_path",     "ready_paths",          "chat_path",      "completion_path",
+                   "version_args",      "version_regex",   "build_regex",     "timed_args",           "evidence_args",  "evidence_env",
+                   "port_in_use_regex", "request_extras",  "tokenizer",       "exact_output",         "decode_probe",   "list_devices_args",
+                   "threads_args",      "threads_options", "threads_default", "evidence_instruments", "server_timings", "comment"}));
   Adapter ad;
   ad.name = runtime;
   ad.data_file = path;
@@ -149,7 +150,8 @@ Result<Adapter> load_adapter_file(const std::string& path, const std::string& ru
       FP_TRY(ad.upkeep_log_what, up.string("what"));
       auto re = Regex::compile(ad.upkeep_log_regex);
       if (!re) return up.error("regex", re.error().message);
-      if (re->mark_count() != 1) return up.error("regex", "has " + std::to_string(re->mark_count()) + " groups; expected one, the milliseconds");
+      if (re->mark_count() != 1)
+        return up.error("regex", "has " + std::to_string(re->mark_count()) + " groups; expected one, the milliseconds");
     }
     ServerTimingKeys& k = ad.server_timing_keys;
     FP_TRY(k.object, st.string("object"));

@@ -432,8 +432,8 @@ std::string process_group_state(pid_t pgid) {
   const bool some_stopped = letters.find_first_of("Tt") != std::string::npos;
   const bool some_d = letters.find('D') != std::string::npos;
   std::string what = some_stopped ? "a process of it stopped (T: SIGSTOP or a debugger)"
-                     : some_d    ? "in uninterruptible sleep (D: waiting on I/O or the kernel)"
-                                 : "running or waiting (neither stopped nor exited)";
+                     : some_d     ? "in uninterruptible sleep (D: waiting on I/O or the kernel)"
+                                  : "running or waiting (neither stopped nor exited)";
   return what + ", process states " + letters;
 }
 

@@ -70,7 +70,7 @@ if [ "$mode" = results-diff ]; then
   cat "$work/result.diff"
   # What was measured (timings, memory, the memory left and what it holds, who else held it, the
   # server's gauges) may differ; anything else (launch lines, paths, verdict, signals, answers) may not.
-  measured='^[<>] (cold\.[a-z0-9_]+|figure\.[a-z0-9_.]+\.(p50|p95|p99|launch_medians)|fidelity|server_gauges\.[0-9]+|memory\.(host_peak_rss_mib|gpu)|headroom\.(memory_left_mib\.[A-Za-z0-9]+|more_tokens|context_fit_tokens|others\.[A-Za-z0-9]+|neighbour\.[^ ]+|deployed_context)) = '
+  measured='^[<>] (cold\.[a-z0-9_]+|figure\.[a-z0-9_.]+\.(p50|p95|p99|launch_medians)|fidelity|ttft\.split[a-z0-9_.]*|server_gauges\.[0-9]+|memory\.(host_peak_rss_mib|gpu)|headroom\.(memory_left_mib\.[A-Za-z0-9]+|more_tokens|context_fit_tokens|others\.[A-Za-z0-9]+|neighbour\.[^ ]+|deployed_context)) = '
   other=$(grep -E '^[<>] ' "$work/result.diff" | grep -Ev "$measured" || true)
   [ -z "$other" ] || fail "the two result.txt differ beyond measured lines:
 $other"

@@ -115,7 +115,8 @@ TEST(AbDecision, AGateFigureMeasuredInNeitherArmIsIncomplete) {
 
 TEST(AbDecision, AnOffArmThatStoppedAnsweringUnderLoadIsAFindingNotIncomplete) {
   AbRun r = run_with_answers();
-  r.off.sustained_stop = "6 of 23 sustained requests sent no byte for 60 s (stalled): the server stopped answering 6.2 s into the 10 s phase";
+  r.off.sustained_stop =
+      "6 of 23 sustained requests sent no byte for 60 s (stalled): the server stopped answering 6.2 s into the 10 s phase";
   decide_ab(Job::Chat, ttft(0.5), r);
   EXPECT_EQ(r.exit_code, 0) << r.decision;
   EXPECT_TRUE(r.complete);

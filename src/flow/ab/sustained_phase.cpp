@@ -9,8 +9,8 @@
 #include "flow/passes/request_builder.h"
 #include "runtime/launcher.h"
 #include "runtime/process.h"
-#include "util/seconds_since.h"
 #include "util/format_number.h"
+#include "util/seconds_since.h"
 #include "util/text.h"
 
 namespace fp {
@@ -73,8 +73,10 @@ Result<SustainedPass> run_sustained_phase(const CaseContext& ctx, const Sustaine
   };
   {
     BatchOutcome w = stream_batch({make(0)}, 1);
-    if (!w.unanswered.empty() && !interrupted()) note_stop(w, 0);
-    else if (!w.results[0] && !interrupted()) out.errors.push_back("sustained warm-up request: " + w.results[0].error().message);
+    if (!w.unanswered.empty() && !interrupted())
+      note_stop(w, 0);
+    else if (!w.results[0] && !interrupted())
+      out.errors.push_back("sustained warm-up request: " + w.results[0].error().message);
   }
 
   // Closed loop: `conc` in flight, the next sent as one ends, none started after duration_s, and
@@ -136,8 +138,10 @@ std::string sustained_stop_line(const SustainedPass& pass) {
   char head[160];
   std::snprintf(head, sizeof head, "%zu of %zu sustained requests ", st.stalled_n + st.unreachable_n, pass.sent);
   std::string line = head;
-  if (st.stalled) line += "sent no byte for " + significant(st.stall_timeout_s, 6) + " s (stalled)";
-  else line += "found the server gone (no connection, or it dropped without an answer)";
+  if (st.stalled)
+    line += "sent no byte for " + significant(st.stall_timeout_s, 6) + " s (stalled)";
+  else
+    line += "found the server gone (no connection, or it dropped without an answer)";
   if (st.given_up_n) line += ", " + std::to_string(st.given_up_n) + " in flight given up with them";
   if (st.not_sent_n) line += ", " + std::to_string(st.not_sent_n) + " not sent";
   char at[120];

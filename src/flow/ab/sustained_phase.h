@@ -29,14 +29,14 @@ struct SustainedRequest {
 // The server stopped answering during the phase (client/stream_client.h RequestFate): a finding
 // about the arm, counted and quoted, not a reason to give up the A/B.
 struct SustainedStop {
-  std::string first_error;   // the request that stalled or found the server gone, as the client saw it
-  bool stalled = true;       // no byte for stall_timeout_s (false: the server was gone)
+  std::string first_error;  // the request that stalled or found the server gone, as the client saw it
+  bool stalled = true;      // no byte for stall_timeout_s (false: the server was gone)
   double stall_timeout_s = 0;
-  double at_s = 0;           // seconds into the phase when it was called
+  double at_s = 0;  // seconds into the phase when it was called
   size_t stalled_n = 0, unreachable_n = 0, given_up_n = 0, not_sent_n = 0;
-  std::string runtime_state;           // runtime/process.h process_group_state at that moment
-  std::vector<std::string> log_tail;   // the runtime's last log lines at that moment (its log, read then)
-  size_t log_bytes = 0;                // the log's size then
+  std::string runtime_state;          // runtime/process.h process_group_state at that moment
+  std::vector<std::string> log_tail;  // the runtime's last log lines at that moment (its log, read then)
+  size_t log_bytes = 0;               // the log's size then
 };
 
 struct SustainedPass {

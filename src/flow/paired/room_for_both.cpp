@@ -34,8 +34,8 @@ std::string lacks(const TimedPass& served, const TimedPass& other, bool on_gpu, 
     const double free_mib = static_cast<double>(free_bytes) / kMiB;
     const double need_gpu = kFootprintFactor * *other.gpu_peak_mib + kGpuMarginMiB;
     if (free_mib < need_gpu)
-      return "GPU " + std::to_string(gpu) + ": " + room_mib_text(free_mib) + " free beside the " + served_name + " launch, the " + other_name +
-             " needs " + room_mib_text(need_gpu) + " (1.5 x its peak GPU memory, plus --fit's 1 GiB margin)";
+      return "GPU " + std::to_string(gpu) + ": " + room_mib_text(free_mib) + " free beside the " + served_name + " launch, the " +
+             other_name + " needs " + room_mib_text(need_gpu) + " (1.5 x its peak GPU memory, plus --fit's 1 GiB margin)";
   }
   return "";
 }

@@ -33,7 +33,8 @@ MinEffect host_clock_min_effect_on_gpu(const std::string& figure, const Golden* 
   if (recorded)
     if (auto it = recorded->figures.find(golden_figure); it != recorded->figures.end()) g = &it->second;
   if (!g || g->n < 3 || !(g->median > 0)) {
-    *how = figure + " at " + pct(kHostClockOnGpuMinEffect).substr(1) + ": no golden of this case on this machine records its spread over 3 or more launches";
+    *how = figure + " at " + pct(kHostClockOnGpuMinEffect).substr(1) +
+           ": no golden of this case on this machine records its spread over 3 or more launches";
     return MinEffect{kHostClockOnGpuMinEffect, floor};
   }
   const double sd_rel = 1.4826 * g->spread / g->median;
@@ -62,9 +63,10 @@ GatedFigures gated_figures(const Case& c, bool runs_on_cuda, bool kernel_probe_a
         defaults[f] = host_clock_min_effect_on_gpu(f, recorded, &how);
         hows.push_back(how);
       }
-      g.note = std::string("the ") + job_name(c.job) +
-               " job's on CUDA with the kernel probe: GPU kernel time first (low noise), host-clock figures at a minimum effect from their recorded spread (" +
-               join(hows, "; ") + ")";
+      g.note =
+          std::string("the ") + job_name(c.job) +
+          " job's on CUDA with the kernel probe: GPU kernel time first (low noise), host-clock figures at a minimum effect from their recorded spread (" +
+          join(hows, "; ") + ")";
     } else {
       g.figures = job;
       g.note = std::string("the ") + job_name(c.job) + " job's";

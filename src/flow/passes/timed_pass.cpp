@@ -170,7 +170,8 @@ Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& opt
     out.round_wall_s.push_back(in_seconds(Clock::now() - t0));
     sample_machine();
     end_step();
-    const std::string where = " round " + std::to_string(round + 1) + (level > 0 ? " at concurrency " + std::to_string(level) : std::string());
+    const std::string where =
+        " round " + std::to_string(round + 1) + (level > 0 ? " at concurrency " + std::to_string(level) : std::string());
     for (size_t i = 0; i < results.size(); ++i) {
       if (results[i]) {
         out.requests.push_back({ps[i]->id, round, *results[i], -1.0, level, in_seconds(t0 - ready) + results[i]->start_offset_s});
