@@ -29,16 +29,25 @@ TEST(StreamChunk, RoleOnlyChunkIsNotContent) {
   EXPECT_EQ(r.text, "Hi");
 }
 
+namespace {
+// llama-server's names for its timings and token counts, as src/runtime/data/llama-server.json
+// gives them (the rates and the cache count left to each test).
+ServerTimingKeys llama_server_keys() {
+  ServerTimingKeys k;
+  k.object = "timings";
+  k.prompt_ms = "prompt_ms";
+  k.prompt_tokens = "prompt_n";
+  k.decode_ms = "predicted_ms";
+  k.decode_tokens = "predicted_n";
+  return k;
+}
+}  // namespace
+
 TEST(StreamChunk, TimingsOfTheFirstTextAndOfTheWholeRequestWhereTheKeysSay) {
   // llama-server build 11669 with timings_per_token: every content event carries timings.
   StreamResult r;
-  ServerTimingKeys keys;  // llama-server's names, as src/runtime/data/llama-server.json gives them
-  keys.object = "timings";
-  keys.prompt_ms = "prompt_ms";
-  keys.prompt_tokens = "prompt_n";
+  ServerTimingKeys keys = llama_server_keys();
   keys.cached_tokens = "cache_n";
-  keys.decode_ms = "predicted_ms";
-  keys.decode_tokens = "predicted_n";
   ASSERT_TRUE(apply_stream_chunk(
       R"({"choices":[{"index":0,"delta":{"content":" large"}}],"timings":{"cache_n":30,"prompt_n":59,"prompt_ms":12.5,"predicted_n":2,"predicted_ms":1.75}})",
       0.02, r, keys));
@@ -107,12 +116,7 @@ TEST(StreamChunk, ErrorMessageFromBody) {
 TEST(StreamChunk, ServerTimingsReadByTheRuntimesNames) {
   const std::string chunk =
       R"({"choices":[],"timings":{"prompt_n":12,"prompt_ms":5.1,"prompt_per_second":2352.9,"predicted_n":8,"predicted_ms":40.2,"predicted_per_second":199.0}})";
-  ServerTimingKeys keys;
-  keys.object = "timings";
-  keys.prompt_ms = "prompt_ms";
-  keys.prompt_tokens = "prompt_n";
-  keys.decode_ms = "predicted_ms";
-  keys.decode_tokens = "predicted_n";
+  const ServerTimingKeys keys = llama_server_keys();  // no rate keys: they must not be read
   StreamResult r;
   ASSERT_TRUE(apply_stream_chunk(chunk, 1.0, r, keys));
   EXPECT_TRUE(r.server.reported);
