@@ -169,9 +169,11 @@ void fill_speed(MatrixRow& row, const CaseContext& ctx, const TimedPass& pass) {
   if (server.empty()) row.speed_note = "the runtime reported no timings.prompt_per_second";
 }
 
-// One combination: the evidence pass, then (when it launched) the prompt-speed launch.
-void run_row(MatrixRow& row, CaseContext& ctx, int rounds) {
+// One combination: the evidence pass, then (when it launched) the prompt-speed launch. Says which
+// launch an interrupt cut, if any (the evidence pass's verdict stands when only the speed launch was).
+RowCut run_row(MatrixRow& row, CaseContext& ctx, int rounds) {
   auto ev = run_evidence_pass(ctx);
+  if (interrupted()) return RowCut::evidence;  // the runtime may have been stopped under the evidence pass
   if (!ev) {
     // The runtime would not start: a refusal when its log says why in a line the data marks fatal.
     if (auto log = analyse_log(ctx.out_dir + "/evidence.log", ctx.signatures); log && !log->scan.fatal.empty()) {
@@ -182,7 +184,7 @@ void run_row(MatrixRow& row, CaseContext& ctx, int rounds) {
       const std::string why = first_line(ev.error().message);
       row.detail = starts_with(why, "evidence pass") ? why : "evidence pass: " + why;
     }
-    return;
+    return RowCut::none;
   }
   fill_evidence(row, *ev);
   if (row.flag_auto && row.outcome == RowOutcome::Ran) row.verdict_as_flag = true;  // auto: whatever the runtime chose
@@ -193,16 +195,17 @@ void run_row(MatrixRow& row, CaseContext& ctx, int rounds) {
     row.compute_mib = 0;
     for (const auto& [device, mib] : compute) row.compute_mib += mib;
   }
-  if (interrupted()) return;
+  if (interrupted()) return RowCut::speed;
   TimedOptions t;
   t.warmup = 0;  // the timed pass's cold first request is the warm-up
   t.repetitions = rounds;
   auto pass = run_timed_pass(ctx, t);
+  if (interrupted()) return RowCut::speed;
   if (!pass) {
     row.outcome = RowOutcome::Failed;
     row.speed_note = "not measured: " + first_line(pass.error().message);
     row.detail = "prompt-speed launch: " + first_line(pass.error().message);
-    return;
+    return RowCut::none;
   }
   fill_speed(row, ctx, *pass);
   if (!pass->errors.empty()) {
@@ -210,6 +213,7 @@ void run_row(MatrixRow& row, CaseContext& ctx, int rounds) {
     row.speed_note = "not measured: " + first_line(pass->errors.front());
     row.detail = "prompt-speed launch: " + first_line(pass->errors.front());
   }
+  return RowCut::none;
 }
 
 std::string row_label(const MatrixRow& r) {
@@ -217,6 +221,21 @@ std::string row_label(const MatrixRow& r) {
 }
 
 }  // namespace
+
+void settle_interrupted_row(MatrixRow& row, RowCut cut) {
+  if (cut == RowCut::none) return;
+  if (cut == RowCut::evidence) {  // the runtime was stopped under the row: what it shows is not the combination's
+    row.outcome = RowOutcome::NotRun;
+    row.detail = "interrupted while it ran";
+    return;
+  }
+  // The evidence pass finished and decided: its verdict and memory stand; only the speed launch was cut.
+  row.speed_rounds = 0;
+  row.prompt_tokens = row.decode_tokens = -1;
+  row.server_prompt_tps = row.client_prompt_tps = row.server_vs_off = row.client_vs_off = NAN;
+  row.ttft_ms = row.server_decode_tps = NAN;
+  row.speed_note = "not measured: interrupted during the prompt-speed launch (the evidence pass had finished)";
+}
 
 void compare_with_flag_off(std::vector<MatrixRow>& rows) {
   for (auto& on : rows) {
@@ -362,11 +381,7 @@ MatrixOutcome run_matrix(const std::string& case_path, const MatrixOptions& opts
       m.errors.push_back(row.dir + ": cannot create the row's folder: " + ec.message());
       break;
     }
-    run_row(row, row_contexts[i], o.rounds);
-    if (interrupted()) {  // the runtime was stopped under the row: what it shows is not the combination's
-      row.outcome = RowOutcome::NotRun;
-      row.detail = "interrupted while it ran";
-    }
+    settle_interrupted_row(row, run_row(row, row_contexts[i], o.rounds));
     compare_with_flag_off(m.rows);
     progress.phase(who, at + ": " + to_string(row.outcome) + (row.verdict.empty() ? "" : ", " + row.verdict));
     m.finished_utc = utc_stamp("%Y-%m-%dT%H:%M:%SZ");

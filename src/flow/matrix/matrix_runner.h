@@ -52,6 +52,12 @@ MatrixOutcome run_matrix(const std::string& case_path, const MatrixOptions& opti
 // (NAN where either was not measured).
 void compare_with_flag_off(std::vector<MatrixRow>& rows);
 
+// Where an interrupt (SIGINT, SIGTERM: a deadline's timeout) cut a row. Cut under the evidence pass,
+// the row was not run; cut under the prompt-speed launch, the evidence pass's verdict, nodes, kernels
+// and memory stand and the speed columns say "not measured" (the matrix is still incomplete: exit 2).
+enum class RowCut { none, evidence, speed };
+void settle_interrupted_row(MatrixRow& row, RowCut cut);
+
 // The exit code for finished rows and harness errors (see MatrixExit).
 int matrix_exit_code(const MatrixRun& m);
 

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace fp {
 namespace {
 
@@ -47,6 +49,39 @@ TEST(MatrixRunner, ExitCodeRanAndRefusedAreAsExpectedFailedIsNot) {
   m.rows[1].outcome = RowOutcome::NotRun;
   EXPECT_EQ(matrix_exit_code(m), kMatrixRowFailed);
   m.errors.push_back("interrupted");
+  EXPECT_EQ(matrix_exit_code(m), kMatrixIncomplete);
+}
+
+TEST(MatrixRunner, AnInterruptUnderTheSpeedLaunchKeepsTheEvidencePassVerdict) {
+  // The H100 row this comes from: -ctk iq4_nl on the 8B shape, FLASH_ATTN on the CPU (a silent
+  // fallback), the deadline's SIGTERM during the slow speed launch (fixtures/logs/h100-shapes/call-1).
+  MatrixRow cut_in_speed = speed_row("iq4_nl", true, 128, 50, 40);
+  cut_in_speed.verdict = "not active";
+  cut_in_speed.silent_fallback = true;
+  cut_in_speed.kv_mib = 1152;
+  cut_in_speed.ttft_ms = 9000;
+  settle_interrupted_row(cut_in_speed, RowCut::speed);
+  EXPECT_EQ(cut_in_speed.outcome, RowOutcome::Ran);
+  EXPECT_EQ(cut_in_speed.verdict, "not active");
+  EXPECT_TRUE(cut_in_speed.silent_fallback);
+  EXPECT_DOUBLE_EQ(cut_in_speed.kv_mib, 1152);
+  EXPECT_TRUE(std::isnan(cut_in_speed.server_prompt_tps));  // a cut launch's timings are not the combination's
+  EXPECT_TRUE(std::isnan(cut_in_speed.ttft_ms));
+  EXPECT_NE(cut_in_speed.speed_note.find("interrupted during the prompt-speed launch"), std::string::npos);
+
+  MatrixRow cut_in_evidence = speed_row("iq4_nl", true, 128, 50, 40);
+  cut_in_evidence.verdict = "not active";
+  settle_interrupted_row(cut_in_evidence, RowCut::evidence);
+  EXPECT_EQ(cut_in_evidence.outcome, RowOutcome::NotRun);
+  EXPECT_EQ(cut_in_evidence.detail, "interrupted while it ran");
+
+  MatrixRow whole = speed_row("f16", true, 128, 50, 40);
+  settle_interrupted_row(whole, RowCut::none);
+  EXPECT_DOUBLE_EQ(whole.server_prompt_tps, 50);
+
+  MatrixRun m;  // the matrix itself is still incomplete
+  m.rows = {cut_in_speed};
+  m.errors.push_back("interrupted (signal 15): the rows not run say so");
   EXPECT_EQ(matrix_exit_code(m), kMatrixIncomplete);
 }
 
