@@ -54,8 +54,8 @@ GatedFigures gated_figures(const Case& c, bool runs_on_cuda, bool kernel_probe_a
   } else {
     const std::vector<std::string> job = paired_gated_figures(c.job);
     if (!job.empty() && runs_on_cuda && kernel_probe_attaches) {
-      g.figures.push_back("gpu_kernel_ms");
-      defaults["gpu_kernel_ms"] = MinEffect{kKernelTimeMinEffect, default_floor("gpu_kernel_ms")};
+      g.figures.push_back("gpu_kernel_ms_per_token");
+      defaults["gpu_kernel_ms_per_token"] = MinEffect{kKernelTimeMinEffect, default_floor("gpu_kernel_ms_per_token")};
       std::vector<std::string> hows;
       for (const auto& f : job) {
         g.figures.push_back(f);
@@ -65,7 +65,8 @@ GatedFigures gated_figures(const Case& c, bool runs_on_cuda, bool kernel_probe_a
       }
       g.note =
           std::string("the ") + job_name(c.job) +
-          " job's on CUDA with the kernel probe: GPU kernel time first (low noise), host-clock figures at a minimum effect from their recorded spread (" +
+          " job's on CUDA with the kernel probe: GPU kernel time per token first (low noise; a probed launch per arm and block serving "
+          "the job's load, as the nightly's probed check), host-clock figures at a minimum effect from their recorded spread (" +
           join(hows, "; ") + ")";
     } else {
       g.figures = job;
@@ -86,7 +87,7 @@ GatedFigures gated_figures(const Case& c, bool runs_on_cuda, bool kernel_probe_a
 
 bool needs_kernel_probe(const std::vector<std::string>& figures) {
   return std::any_of(figures.begin(), figures.end(), [](const std::string& f) {
-    const FigureDef* d = figure_def(f);
+    const FigureDef* d = figure_def(gated_figure_name(f));
     return d && d->source == FigureSource::probe && (d->engines & kPairedEngine);
   });
 }
