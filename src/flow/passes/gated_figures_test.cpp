@@ -82,6 +82,23 @@ TEST(PairedRunner, HostClockMinimumEffectOnCudaComesFromTheRecordedSpread) {
   EXPECT_DOUBLE_EQ(gated_figures(c, false, false, &steady).min_effect["ttft_ms"].relative, kDefaultMinEffect);
 }
 
+// itl_mean_ms (per launch, the median of each request's mean gap) reads its own recorded spread, never
+// that of the golden path's itl_ms (every gap pooled: another unit, another spread).
+TEST(PairedRunner, ItlMeanMsReadsItsOwnSpreadNotThePooledItlMs) {
+  Case c;
+  c.job = Job::Completion;
+  Golden pooled_only;  // what goldens hold: itl_ms, steady (sd 0.7%), and no itl_mean_ms
+  pooled_only.figures["ttft_ms"] = GoldenFigure{52.8, 0.25, 5};
+  pooled_only.figures["itl_ms"] = GoldenFigure{6.0, 6.0 * 0.007 / 1.4826, 5};
+  auto g = gated_figures(c, true, true, &pooled_only);
+  EXPECT_DOUBLE_EQ(g.min_effect["itl_mean_ms"].relative, kHostClockOnGpuMinEffect);
+  EXPECT_THAT(g.note, HasSubstr("itl_mean_ms at 25.0%: goldens record itl_ms, another definition, not its spread"));
+  EXPECT_DOUBLE_EQ(g.min_effect["ttft_ms"].relative, 0.05);
+  Golden own = pooled_only;  // where its own spread is recorded (sd 3%): 9%
+  own.figures["itl_mean_ms"] = GoldenFigure{6.0, 6.0 * 0.03 / 1.4826, 5};
+  EXPECT_NEAR(gated_figures(c, true, true, &own).min_effect["itl_mean_ms"].relative, 0.09, 1e-9);
+}
+
 // Guards: every figure a user feels that the job does not gate, at the case's guard effect; a
 // figure the case un-guards (false) is left out, a gated figure is never also a guard.
 TEST(PairedRunner, TheFiguresAUserFeelsThatTheJobDoesNotGateAreGuarded) {
