@@ -394,7 +394,9 @@ Status load_headroom(const JsonFields& top, Case& c) {
 Result<MinEffect> parse_effect(const JsonFields& parent, const std::string& figure, Job job) {
   const nlohmann::json& v = parent.raw()[figure];
   const std::string valid = "a fraction from 0.001 to 10 (e.g. 0.05), or {\"relative\": 0.05, \"floor\": X} with X >= 0 in the figure's unit";
-  MinEffect e = default_min_effect(job, figure);
+  // The floor of the figure the key gates today: a key named before a figure was replaced
+  // (gpu_kernel_ms, per launch) takes its replacement's floor (gpu_kernel_ms_per_token's, per token).
+  MinEffect e = default_min_effect(job, gated_figure_name(figure));
   if (v.is_number()) {
     FP_TRY(e.relative, parent.number_or(figure, 0.001, 10, kDefaultMinEffect));
     return e;
@@ -451,7 +453,9 @@ Status load_plan(const JsonFields& top, Case& c) {
     FP_TRY(c.plan.gated, p.string_list("gated"));
     const auto& known = paired_figure_names();
     for (auto& g : c.plan.gated) {
-      g = paired_figure_name(g);  // a figure's old name (itl_ms) reads as its own (itl_mean_ms)
+      // A figure's old name reads as its own (itl_ms: itl_mean_ms), and a figure no engine measures any
+      // more as the one that replaced it (gpu_kernel_ms: gpu_kernel_ms_per_token).
+      g = gated_figure_name(g);
       if (std::find(known.begin(), known.end(), g) == known.end())
         return p.error("gated", "unknown figure \"" + g + "\"; expected one of " + join(known, ", "));
     }

@@ -115,9 +115,11 @@ struct RunPlan {
   // decided, the blocks reach `max_blocks` or the timed blocks would pass `budget_s` (0, the default: the
   // gate's budget in blocks at the block time it measures, flow/paired/paired_runner.h PairedPlan::budget_blocks).
   // The figures the side-by-side gate and A/B gate on; empty: the job's choice
-  // (paired_gated_figures). One of paired_figure_names(). Naming gpu_kernel_ms or
-  // attention_kernel_ms adds a probed launch per arm and block, after the timed one (a GPU with
-  // the probe); the timed launches never carry the probe.
+  // (paired_gated_figures). One of paired_figure_names(); an old name reads as what it names today
+  // (figure/figure_registry.h gated_figure_name: gpu_kernel_ms -> gpu_kernel_ms_per_token). Naming
+  // gpu_kernel_ms_per_token or attention_kernel_ms_per_token adds a probed launch per arm and block,
+  // after the timed one (a GPU with the probe), serving the job's load; the timed launches never
+  // carry the probe.
   std::vector<std::string> gated;
   int blocks = 4;
   // The default cap: the budget in seconds is what stops a gate (measure/paired_stats.h

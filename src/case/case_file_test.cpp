@@ -121,13 +121,27 @@ TEST_F(CaseFileTest, OutOfRange) {
 }
 
 TEST_F(CaseFileTest, GatedFiguresAreTheCasesChoiceFromTheKnownNames) {
-  good_["plan"]["gated"] = {"ttft_ms", "gpu_kernel_ms"};
+  good_["plan"]["gated"] = {"ttft_ms", "gpu_kernel_ms_per_token"};
   auto c = load(good_);
   ASSERT_TRUE(c.ok()) << c.error().message;
-  EXPECT_EQ(c->plan.gated, (std::vector<std::string>{"ttft_ms", "gpu_kernel_ms"}));
+  EXPECT_EQ(c->plan.gated, (std::vector<std::string>{"ttft_ms", "gpu_kernel_ms_per_token"}));
   good_["plan"]["gated"] = {"ttft_ms", "gpu_ms"};
-  EXPECT_THAT(error_of(good_), AllOf(HasSubstr("plan.gated"), HasSubstr("unknown figure \"gpu_ms\""),
-                                     HasSubstr("gpu_kernel_ms"), HasSubstr("server_prompt_ms")));
+  EXPECT_THAT(error_of(good_), AllOf(HasSubstr("plan.gated"), HasSubstr("unknown figure \"gpu_ms\""), HasSubstr("gpu_kernel_ms_per_token"),
+                                     HasSubstr("server_prompt_ms")));
+}
+
+// Issue 41 item 3: a case written when the gate totalled kernel time per launch (gpu_kernel_ms,
+// attention_kernel_ms) gates what replaced it, the golden path's per-token figures, and its minimum
+// effect keeps the per-token floor, not the per-launch one (0.01 ms would be ten times a token's).
+TEST_F(CaseFileTest, AKernelFigureNamedPerLaunchGatesItsPerTokenFigure) {
+  good_["plan"]["gated"] = {"gpu_kernel_ms", "attention_kernel_ms"};
+  good_["plan"]["min_effect"] = {{"gpu_kernel_ms", 0.02}};
+  auto c = load(good_);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c->plan.gated, (std::vector<std::string>{"gpu_kernel_ms_per_token", "attention_kernel_ms_per_token"}));
+  const MinEffect e = min_effect(*c, "gpu_kernel_ms_per_token");
+  EXPECT_DOUBLE_EQ(e.relative, 0.02);
+  EXPECT_DOUBLE_EQ(e.floor, 1e-6);
 }
 
 // plan.min_effect: a fraction keeps the figure's default floor; an object sets both; the defaults

@@ -14,7 +14,8 @@ TEST(EffectDefaults, FloorsByFigureInTheFiguresUnit) {
   EXPECT_DOUBLE_EQ(default_floor("c8.ttft_ms_p95"), 1.0);   // a concurrency level's figure
   EXPECT_DOUBLE_EQ(default_floor("cold_first_ttft_ms"), 1.0);
   EXPECT_DOUBLE_EQ(default_floor("itl_ms"), 0.05);
-  EXPECT_DOUBLE_EQ(default_floor("gpu_kernel_ms"), 0.01);
+  EXPECT_DOUBLE_EQ(default_floor("gpu_kernel_ms_per_token"), 1e-6);
+  EXPECT_DOUBLE_EQ(default_floor("gpu_kernel_ms_per_launch"), 0.01);  // what gate.json recorded before issue 41
   EXPECT_DOUBLE_EQ(default_floor("decode_tokens_per_s"), 0);  // rates have none
   EXPECT_DOUBLE_EQ(default_floor("client_minus_server_prompt_ms"), 0);
   EXPECT_EQ(base_figure_name("c16.itl_ms"), "itl_ms");

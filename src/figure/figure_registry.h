@@ -91,11 +91,16 @@ struct FigureDef {
   LaunchExtractor per_launch = nullptr;
   std::string_view definition;  // one line, for the docs and the reader
   // The golden path's figure for this one where the golden path measures it another way
-  // (gpu_kernel_ms per probed launch -> gpu_kernel_ms_per_token); empty: the same name.
+  // (itl_mean_ms, per launch -> itl_ms, every gap pooled); empty: the same name.
   std::string_view golden_name;
   // The name this figure was recorded under before it got its own (itl_mean_ms was the side-by-side
-  // engine's itl_ms): still read in gate.json and case files (plan.gated, plan.min_effect, plan.guards).
+  // engine's itl_ms; gpu_kernel_ms_per_launch was gpu_kernel_ms): still read in gate.json and case
+  // files (plan.gated, plan.min_effect, plan.guards), with this definition.
   std::string_view old_name;
+  // For a figure no engine measures any more (engines 0), what a case that names it (plan.gated, the
+  // gate's --min-effect) gets instead: gpu_kernel_ms_per_launch -> gpu_kernel_ms_per_token. A
+  // recorded gate.json keeps the old figure under its own definition (paired_figure_name).
+  std::string_view replaced_by;
 };
 
 // Every figure, in the order result files, A/B tables and lists of names show them.
@@ -108,9 +113,14 @@ std::string base_figure_name(const std::string& figure);
 // nullptr for a name the registry does not hold
 // ("memory.*" figures, "c<level>." prefixes stripped first).
 const FigureDef* figure_def(const std::string& figure);
-// The side-by-side engine's name for `figure`: its own, or the figure that had it as its old name
-// (itl_ms -> itl_mean_ms).
+// The side-by-side engine's name for `figure` as gate.json recorded it: its own, or the figure of the
+// same definition that had it as its old name (itl_ms -> itl_mean_ms, gpu_kernel_ms ->
+// gpu_kernel_ms_per_launch).
 std::string paired_figure_name(const std::string& figure);
+// What a case naming `figure` (plan.gated, the gate's --min-effect) gates today: paired_figure_name,
+// then the figure that replaced it where no engine measures it any more (gpu_kernel_ms ->
+// gpu_kernel_ms_per_launch -> gpu_kernel_ms_per_token).
+std::string gated_figure_name(const std::string& figure);
 
 // Whether a larger value of `figure` is worse: its entry says so; a name the registry does not hold
 // (memory, load) goes downward.

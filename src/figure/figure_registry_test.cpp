@@ -32,6 +32,13 @@ TEST(FigureRegistry, EveryEntryIsComplete) {
     if (d.source == FigureSource::probe || d.source == FigureSource::memory) EXPECT_FALSE(d.machine_term);
     if (!d.golden_name.empty()) EXPECT_NE(figure_def(std::string(d.golden_name)), nullptr);
     if (!d.old_name.empty()) EXPECT_EQ(paired_figure_name(std::string(d.old_name)), d.name);
+    if (!d.replaced_by.empty()) {
+      EXPECT_EQ(d.engines, 0u) << "replaced: no engine measures it";
+      const FigureDef* r = figure_def(std::string(d.replaced_by));
+      ASSERT_NE(r, nullptr);
+      EXPECT_NE(r->engines, 0u);
+      EXPECT_EQ(r->unit, d.unit);
+    }
   }
 }
 
@@ -50,6 +57,41 @@ TEST(FigureRegistry, ItlHasOneNamePerDefinition) {
   EXPECT_EQ(mean->golden_name, "itl_ms");
 }
 
+// Issue 41 item 3: kernel time has one definition in both engines, per token of the job's load, and
+// its name says so; what the side-by-side gate recorded before (per launch of the timed workload,
+// gpu_kernel_ms in gate.json) keeps a name of its own that says per launch, and a case that named
+// it gates the per-token figure.
+TEST(FigureRegistry, KernelTimeHasOneDefinitionInBothEnginesAndItsNameSaysPerWhat) {
+  for (const char* name : {"gpu_kernel_ms_per_token", "attention_kernel_ms_per_token"}) {
+    SCOPED_TRACE(name);
+    const FigureDef* d = figure_def(name);
+    ASSERT_NE(d, nullptr);
+    EXPECT_EQ(d->engines & (kGoldenEngine | kPairedEngine), kGoldenEngine | kPairedEngine);
+    EXPECT_TRUE(d->golden_name.empty()) << "the same name in both engines";
+    EXPECT_THAT(std::string(d->definition), ::testing::EndsWith("per token"));
+  }
+  for (const char* name : {"gpu_kernel_ms_per_launch", "attention_kernel_ms_per_launch"}) {
+    SCOPED_TRACE(name);
+    const FigureDef* d = figure_def(name);
+    ASSERT_NE(d, nullptr);
+    EXPECT_EQ(d->engines, 0u);
+    EXPECT_THAT(std::string(d->definition), ::testing::HasSubstr("per launch"));
+  }
+  EXPECT_EQ(figure_def("gpu_kernel_ms"), nullptr) << "no figure of that name: its two definitions have one name each";
+  EXPECT_EQ(paired_figure_name("gpu_kernel_ms"), "gpu_kernel_ms_per_launch");  // a recorded gate.json: its own definition
+  EXPECT_EQ(paired_figure_name("attention_kernel_ms"), "attention_kernel_ms_per_launch");
+  EXPECT_EQ(gated_figure_name("gpu_kernel_ms"), "gpu_kernel_ms_per_token");  // a case file: what gates today
+  EXPECT_EQ(gated_figure_name("attention_kernel_ms"), "attention_kernel_ms_per_token");
+  EXPECT_EQ(gated_figure_name("itl_ms"), "itl_mean_ms");
+  EXPECT_EQ(gated_figure_name("ttft_ms"), "ttft_ms");
+  // Every name of a kernel figure says what it is per.
+  for (const auto& d : figure_registry())
+    if (d.source == FigureSource::probe) {
+      const std::string n(d.name);
+      EXPECT_TRUE(n.size() > 10 && (n.rfind("_per_token") == n.size() - 10 || n.rfind("_per_launch") == n.size() - 11)) << n;
+    }
+}
+
 TEST(FigureRegistry, DirectionFromTheEntryLevelsIncluded) {
   EXPECT_TRUE(figure_lower_is_better("ttft_ms"));
   EXPECT_FALSE(figure_lower_is_better("throughput_tokens_per_s"));
@@ -63,12 +105,13 @@ TEST(FigureRegistry, DirectionFromTheEntryLevelsIncluded) {
 
 // The lists engines and case files show, in registry order (result files, A/B tables).
 TEST(FigureRegistry, EngineListsInRegistryOrder) {
-  EXPECT_THAT(figure_names(kGoldenEngine), ElementsAre("ttft_ms", "ttft_ms_p95", "tpot_ms", "itl_ms", "e2e_ms", "prompt_tokens_per_s",
-                                                       "decode_tokens_per_s", "throughput_tokens_per_s", "client_minus_server_prompt_ms",
-                                                       "server_prompt_ms", "server_tpot_ms", "cpu_ms_per_token"));
-  EXPECT_THAT(figure_names(kPairedEngine),
-              ElementsAre("cold_ready_ms", "cold_first_ttft_ms", "ttft_ms", "tpot_ms", "itl_mean_ms", "e2e_ms", "throughput_tokens_per_s",
-                          "server_prompt_ms", "server_tpot_ms", "cpu_ms_per_token", "gpu_kernel_ms", "attention_kernel_ms"));
+  EXPECT_THAT(figure_names(kGoldenEngine),
+              ElementsAre("ttft_ms", "ttft_ms_p95", "tpot_ms", "itl_ms", "e2e_ms", "prompt_tokens_per_s", "decode_tokens_per_s",
+                          "throughput_tokens_per_s", "client_minus_server_prompt_ms", "server_prompt_ms", "server_tpot_ms",
+                          "cpu_ms_per_token", "gpu_kernel_ms_per_token", "attention_kernel_ms_per_token"));
+  EXPECT_THAT(figure_names(kPairedEngine), ElementsAre("cold_ready_ms", "cold_first_ttft_ms", "ttft_ms", "tpot_ms", "itl_mean_ms", "e2e_ms",
+                                                       "throughput_tokens_per_s", "server_prompt_ms", "server_tpot_ms", "cpu_ms_per_token",
+                                                       "gpu_kernel_ms_per_token", "attention_kernel_ms_per_token"));
   EXPECT_THAT(user_felt_figure_names(), ElementsAre("ttft_ms", "ttft_ms_p95", "tpot_ms", "itl_ms", "itl_mean_ms", "e2e_ms",
                                                     "prompt_tokens_per_s", "decode_tokens_per_s", "throughput_tokens_per_s"));
 }

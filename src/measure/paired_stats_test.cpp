@@ -688,7 +688,7 @@ TimingVerdict gpu_default_sequential(std::mt19937_64& rng, const GpuMachine& m, 
     const int n = k + 1;
     if (n < 4 || n % 2 != 0) continue;
     DecisionOptions o;
-    auto d = decide_figures({{"gpu_kernel_ms", true, 0.02, kernel}, {"ttft_ms", true, 0.25, ttft}}, o);
+    auto d = decide_figures({{"gpu_kernel_ms_per_launch", true, 0.02, kernel}, {"ttft_ms", true, 0.25, ttft}}, o);
     const bool regression = d[0].verdict == TimingVerdict::regression || d[1].verdict == TimingVerdict::regression;
     const bool decided = d[0].verdict != TimingVerdict::unresolved && d[1].verdict != TimingVerdict::unresolved;
     if (regression || decided || n == max_blocks || beyond_budget(d, n, max_blocks)) {

@@ -63,7 +63,7 @@ PairedPlan plan_for(const CaseContext& ctx, const BuildGateOptions& o, std::stri
   // --min-effect FIGURE=FRACTION[:FLOOR]: the relative part, and the floor where given (else the
   // case's or the default floor stays).
   for (const auto& [given, v] : o.min_effect) {
-    const std::string f = paired_figure_name(given);  // a figure's old name (itl_ms) reads as its own
+    const std::string f = gated_figure_name(given);  // an old name reads as the figure it names today (figure_registry.h)
     auto it = p.min_effect.find(f);
     MinEffect e = it != p.min_effect.end() ? it->second : min_effect(c, f);
     e.relative = v.relative;

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "testing/fixtures.h"
+#include "util/text.h"
 
 namespace fp {
 namespace {
@@ -13,6 +14,35 @@ namespace {
 nlohmann::json recorded(const std::string& name) {
   std::ifstream in(testing::fixture("logs/gate-machine-term/" + name));
   return nlohmann::json::parse(in);
+}
+
+nlohmann::json recorded_gz(const std::string& path) {
+  auto text = read_file(testing::fixture(path));  // gunzips
+  EXPECT_TRUE(text.ok()) << path;
+  return text.ok() ? nlohmann::json::parse(*text) : nlohmann::json();
+}
+
+// Issue 41 item 3: gate.json recorded before the gate's kernel time was per token holds the per-launch
+// total as gpu_kernel_ms; a replay reads it under the name of that definition, which says per launch
+// (gpu_kernel_ms_per_launch), and decides as recorded: the H200's -ub 256 a regression of +56%, its
+// identical builds none.
+TEST(GateReplay, APerLaunchKernelTotalRecordedAsGpuKernelMsReadsUnderItsOwnName) {
+  const std::string dir = "logs/h200-live/gate/round12-interleaved/";
+  auto ub256 = replay_gate(recorded_gz(dir + "call2-gate-cuda-realistic-prefill-ub-256-1/gate.json.gz"), true);
+  ASSERT_TRUE(ub256) << ub256.error().message;
+  EXPECT_EQ(ub256->outcome, "regression");
+  const auto kernel = std::find_if(ub256->decisions.begin(), ub256->decisions.end(),
+                                   [](const FigureDecision& d) { return d.figure == "gpu_kernel_ms_per_launch"; });
+  ASSERT_NE(kernel, ub256->decisions.end());
+  EXPECT_EQ(kernel->verdict, TimingVerdict::regression);
+  EXPECT_NEAR(kernel->estimate.worse_rel(), 0.56, 0.01);
+  auto same = replay_gate(recorded_gz(dir + "call1-gate-cuda-realistic-prefill-same-1/gate.json.gz"), true);
+  ASSERT_TRUE(same) << same.error().message;
+  EXPECT_NE(same->outcome, "regression");
+  for (const auto& d : same->decisions) {
+    EXPECT_NE(d.figure, "gpu_kernel_ms") << "no figure of that name: its two definitions have one name each";
+    EXPECT_NE(d.verdict, TimingVerdict::regression) << decision_line(d);
+  }
 }
 
 // Trial 3 of the recorded identical-builds runs (fixtures/logs/gate-machine-term/README.md): 34

@@ -23,6 +23,7 @@
 #include "flow/passes/evidence_pass.h"
 #include "flow/passes/figures.h"
 #include "flow/passes/gpu_probe.h"
+#include "flow/passes/probed_check.h"
 #include "flow/passes/progress.h"
 #include "flow/passes/timed_log_check.h"
 #include "runtime/process.h"
@@ -44,30 +45,23 @@ void put(Repetitions& r, const std::string& figure, const std::string& prompt, d
   if (std::isfinite(v)) r[figure][prompt].push_back(v);
 }
 
-// The probed launch of one arm in one block: the same warm-up and rounds as the timed launch, the
-// kernel probe attached; only gpu_kernel_ms and attention_kernel_ms are taken from it.
-void probed_kernel_units(CaseContext ctx, const TimedOptions& t, ArmLaunch& l) {
-  ctx.out_dir += "/probed";
+// The probed launch of one arm in one block, after its timed launch: the timed configuration with the
+// kernel probe, serving the job's load as the golden path's probed check does
+// (flow/passes/probed_check.h run_probed_load); only the kernel figures, per token, are taken from it.
+void probed_kernel_units(const CaseContext& ctx, ArmLaunch& l) {
+  const std::string dir = ctx.out_dir + "/probed";
   std::error_code ec;
-  fs::create_directories(ctx.out_dir, ec);
-  const GpuProbePlan probe = plan_gpu_probe(ctx.out_dir + "/kernels.tsv");
+  fs::create_directories(dir, ec);
+  const GpuProbePlan probe = plan_gpu_probe(dir + "/kernels.tsv");
   if (!probe.attached) {
-    l.errors.push_back("a gated figure is GPU kernel time, and the kernel probe is not attached: " + probe.why_not);
+    l.errors.push_back("a gated figure is GPU kernel time per token, and the kernel probe is not attached: " + probe.why_not);
     return;
   }
-  for (const auto& [key, value] : probe.env) ctx.c.launch.env[key] = value;
-  TimedOptions probed = t;
-  probed.machine_samples = false;  // the kernel figures take no machine term
-  probed.decode_probes = 0;         // nor the decode probes: the timed launch has them
-  auto pass = run_timed_pass(ctx, probed);
-  if (!pass) {
-    l.errors.push_back("probed launch: " + pass.error().message);
-    return;
-  }
-  for (const auto& e : pass->errors) l.errors.push_back("probed launch: " + e);
-  auto tally = read_probe_tallies(probe);
-  if (!tally) l.errors.push_back("kernel tally " + probe.tally_path + ": " + tally.error().message);
-  else add_kernel_units(l.units, classify_kernels(*tally, ctx.signatures));
+  auto load = run_probed_load(ctx, probe, dir);
+  if (!load)
+    l.errors.push_back("probed launch: " + load.error().message);
+  else
+    add_kernel_units(l.units, load->per_token);
 }
 
 // The case runs on a GPU: a backend it expects is not the CPU (an unstated backend: the GPU memory
@@ -80,10 +74,9 @@ bool runs_on_gpu(const Case& c) {
 
 bool higher_is_better(const std::string& figure) { return !figure_lower_is_better(figure); }
 
-void add_kernel_units(LaunchUnits& units, const KernelSummary& kernels) {
-  if (kernels.total_ns > 0) units["gpu_kernel_ms"][""] = static_cast<double>(kernels.total_ns) * 1e-6;
-  const long long attention_ns = kernels.fused_ns + kernels.unfused_ns;
-  if (attention_ns > 0) units["attention_kernel_ms"][""] = static_cast<double>(attention_ns) * 1e-6;
+void add_kernel_units(LaunchUnits& units, const KernelTimePerToken& per_token) {
+  if (per_token.gpu_ms > 0) units["gpu_kernel_ms_per_token"][""] = per_token.gpu_ms;
+  if (per_token.attention_ms > 0) units["attention_kernel_ms_per_token"][""] = per_token.attention_ms;
 }
 
 LaunchUnits launch_units(const TimedPass& pass) {
@@ -429,8 +422,9 @@ PairedOutcome run_paired(const PairedArm& a, const PairedArm& b, const PairedPla
         if (hook) hook(*arm, k, *pass);
       }
       // The kernel figures come from a second launch of the same arm with the probe attached, after
-      // the timed ones: the probe's overhead never reaches the timed figures.
-      if (plan.kernel_time && l.errors.empty()) probed_kernel_units(ctx, t, l);
+      // the timed ones: the probe's overhead never reaches the timed figures. It serves the job's load,
+      // not the timed rounds: per token of that load, the nightly's definition (issue 41 item 3).
+      if (plan.kernel_time && l.errors.empty()) probed_kernel_units(ctx, l);
       l.wall_s = pass_s[i] + seconds_since(l0);
       for (const auto& e : l.errors)
         o.errors.push_back(arm->name + " launch in block " + std::to_string(k + 1) + ": " + e);

@@ -21,6 +21,7 @@
 #include "evidence/signals.h"
 #include "flow/passes/case_context.h"
 #include "flow/passes/gated_figures.h"
+#include "flow/passes/low_noise_figures.h"
 #include "flow/passes/memory_figures.h"
 #include "flow/passes/timed_pass.h"
 #include "measure/paired_stats.h"
@@ -66,9 +67,9 @@ struct PairedPlan {
   // the same sequential statistics as a family of their own (Holm across the guards); a guard's
   // regression is the case's regression, an unresolved guard never holds the blocks or the outcome.
   std::map<std::string, MinEffect> guards;
-  // After each timed launch, launch the same arm once more with the kernel probe attached and take
-  // gpu_kernel_ms and attention_kernel_ms from it (set when a gated figure needs them:
-  // needs_kernel_probe). The timed launches never carry the probe.
+  // After each timed launch, launch the same arm once more with the kernel probe attached, serving the
+  // job's load, and take gpu_kernel_ms_per_token and attention_kernel_ms_per_token from it (set when a
+  // gated figure needs them: needs_kernel_probe). The timed launches never carry the probe.
   bool kernel_time = false;
   // The runtime's CPUs as the operator chose them (gate --runtime-cpus); the client gets the others
   // the harness may use. Empty: with at least 4 CPUs the client gets the last one and the runtime the
@@ -90,11 +91,13 @@ LaunchUnits launch_units(const TimedPass& pass);
 // Whether a larger value of the figure is better: its registry entry says so
 // (figure/figure_registry.h figure_lower_is_better).
 bool higher_is_better(const std::string& figure);
-// Per-launch kernel figures from the probed launch's kernel tally (from start to stop: both arms
-// serve the same requests, so the totals compare): gpu_kernel_ms, the GPU time of every kernel;
-// attention_kernel_ms, of the attention kernels (fused and unfused). Host-side noise (scheduling,
-// launch overhead, the CPU's other tenants) does not reach them; GPU clocks and the kernels do.
-void add_kernel_units(LaunchUnits& units, const KernelSummary& kernels);
+// The kernel figures of one arm in one block, from its probed launch (flow/passes/probed_check.h
+// run_probed_load): gpu_kernel_ms_per_token and attention_kernel_ms_per_token, one value per launch
+// under "", of the golden path's definition (flow/passes/low_noise_figures.h kernel_time_per_token).
+// A figure without kernel time (no attention kernel: a fallback) is left out. Host-side noise
+// (scheduling, launch overhead, the CPU's other tenants) does not reach them; GPU clocks and the
+// kernels do.
+void add_kernel_units(LaunchUnits& units, const KernelTimePerToken& per_token);
 
 struct ArmLaunch {
   int block = 0;

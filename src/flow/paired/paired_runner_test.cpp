@@ -1,4 +1,7 @@
 #include "flow/paired/paired_runner.h"
+#include "flow/passes/gpu_probe.h"
+#include "flow/passes/low_noise_figures.h"
+#include "flow/passes/probed_check.h"
 #include "testing/recorded_runs.h"
 
 #include <cmath>
@@ -135,20 +138,45 @@ TEST(PairedRunner, GatedFiguresAreTheJobsAndDirectionsFollowTheUnit) {
   EXPECT_FALSE(higher_is_better("ttft_ms"));
 }
 
-// A recorded H200 tally (-fa on, realistic model): every kernel's GPU time and the attention kernels'.
-TEST(PairedRunner, KernelUnitsComeFromTheLaunchsTally) {
-  auto tally = read_kernel_tally(testing::fixture("logs/h200-live/fa_on.quiet.kernels.tsv"));
+// A recorded H200 probed check (live-cuda-realistic-fa-on: the job's load, one request): the gate's
+// kernel units are the golden path's figures of the same tally and tokens, per token, one per launch
+// (issue 41 item 3: one definition in both modes).
+TEST(PairedRunner, KernelUnitsArePerTokenOfTheProbedLoadAsTheGoldenPathHasThem) {
+  auto tally = read_kernel_tally(testing::fixture("logs/h200-live/harness/live-cuda-realistic-fa-on.kernels-probed-check.tsv"));
   ASSERT_TRUE(tally.ok()) << tally.error().message;
   const KernelSummary k = classify_kernels(*tally, testing::llama_signatures());
   ASSERT_GT(k.fused_ns, 0);
+  const long long tokens = 1000 + 4;  // about: the 1000-character prompt (shape.long_prompt) and 4 output tokens
+  const KernelTimePerToken per_token = kernel_time_per_token(k, tokens);
   LaunchUnits u;
-  add_kernel_units(u, k);
-  EXPECT_DOUBLE_EQ(u["gpu_kernel_ms"][""], static_cast<double>(k.total_ns) * 1e-6);
-  EXPECT_DOUBLE_EQ(u["attention_kernel_ms"][""], static_cast<double>(k.fused_ns + k.unfused_ns) * 1e-6);
-  EXPECT_LT(u["attention_kernel_ms"][""], u["gpu_kernel_ms"][""]);
+  add_kernel_units(u, per_token);
+  EXPECT_DOUBLE_EQ(u["gpu_kernel_ms_per_token"][""], static_cast<double>(k.total_ns) * 1e-6 / tokens);
+  EXPECT_DOUBLE_EQ(u["attention_kernel_ms_per_token"][""], static_cast<double>(k.fused_ns + k.unfused_ns) * 1e-6 / tokens);
+  EXPECT_LT(u["attention_kernel_ms_per_token"][""], u["gpu_kernel_ms_per_token"][""]);
+  EXPECT_EQ(u.size(), 2u) << "no per-launch kernel figure any more";
+  // The golden path's figures of the same launch are the same numbers.
+  const auto golden = kernel_figures({per_token.gpu_ms}, {per_token.attention_ms});
+  ASSERT_EQ(golden.size(), 2u);
+  EXPECT_EQ(golden[0].name, "gpu_kernel_ms_per_token");
+  EXPECT_DOUBLE_EQ(golden[0].launch_medians.at(0), u["gpu_kernel_ms_per_token"][""]);
+  EXPECT_EQ(golden[1].name, "attention_kernel_ms_per_token");
+  EXPECT_DOUBLE_EQ(golden[1].launch_medians.at(0), u["attention_kernel_ms_per_token"][""]);
   LaunchUnits none;
-  add_kernel_units(none, KernelSummary{});  // no kernels: no figure, never a zero
+  add_kernel_units(none, kernel_time_per_token(KernelSummary{}, tokens));  // no kernels: no figure, never a zero
+  add_kernel_units(none, kernel_time_per_token(k, 0));                     // no tokens reported: none either
   EXPECT_TRUE(none.empty());
+}
+
+// On the CPU the gate's probed launch cannot run: a case that gates kernel time says why in the
+// launch's errors (the gate then stops: "a launch failed"), it never crashes or gates a zero.
+TEST(PairedRunner, WithoutTheProbeAKernelGateSaysWhy) {
+  if (plan_gpu_probe("").attached) GTEST_SKIP() << "the kernel probe attaches here";
+  CaseContext ctx;
+  const GpuProbePlan probe = plan_gpu_probe("");
+  auto load = run_probed_load(ctx, probe, "/nonexistent");
+  ASSERT_FALSE(load.ok());
+  EXPECT_THAT(load.error().message, HasSubstr("the kernel probe is not attached: "));
+  EXPECT_FALSE(probe.why_not.empty());
 }
 
 // Units pair only within a block, prompt by prompt; a failed launch leaves its block out.

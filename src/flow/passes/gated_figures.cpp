@@ -25,16 +25,19 @@ std::vector<std::string> paired_gated_figures(const Case& c) {
 
 MinEffect host_clock_min_effect_on_gpu(const std::string& figure, const Golden* recorded, std::string* how) {
   const double floor = default_floor(figure);
-  // The golden path records a side-by-side figure under its counterpart's name where the two differ
-  // (itl_mean_ms: the golden's itl_ms; figure/figure_registry.h FigureDef::golden_name).
+  // The figure's own spread only. A side-by-side figure whose golden-path counterpart has another
+  // definition (itl_mean_ms, per launch the median of each request's mean gap, against the golden's
+  // itl_ms, every gap pooled: figure/figure_registry.h FigureDef::golden_name) has another spread, and
+  // the golden path does not record it.
   const FigureDef* def = figure_def(figure);
-  const std::string golden_figure = def && !def->golden_name.empty() ? std::string(def->golden_name) : figure;
   const GoldenFigure* g = nullptr;
   if (recorded)
-    if (auto it = recorded->figures.find(golden_figure); it != recorded->figures.end()) g = &it->second;
+    if (auto it = recorded->figures.find(figure); it != recorded->figures.end()) g = &it->second;
   if (!g || g->n < 3 || !(g->median > 0)) {
+    const std::string counterpart = def && !def->golden_name.empty() ? std::string(def->golden_name) : "";
     *how = figure + " at " + pct(kHostClockOnGpuMinEffect).substr(1) +
-           ": no golden of this case on this machine records its spread over 3 or more launches";
+           (counterpart.empty() ? ": no golden of this case on this machine records its spread over 3 or more launches"
+                                : ": goldens record " + counterpart + ", another definition, not its spread");
     return MinEffect{kHostClockOnGpuMinEffect, floor};
   }
   const double sd_rel = 1.4826 * g->spread / g->median;
@@ -54,8 +57,8 @@ GatedFigures gated_figures(const Case& c, bool runs_on_cuda, bool kernel_probe_a
   } else {
     const std::vector<std::string> job = paired_gated_figures(c.job);
     if (!job.empty() && runs_on_cuda && kernel_probe_attaches) {
-      g.figures.push_back("gpu_kernel_ms");
-      defaults["gpu_kernel_ms"] = MinEffect{kKernelTimeMinEffect, default_floor("gpu_kernel_ms")};
+      g.figures.push_back("gpu_kernel_ms_per_token");
+      defaults["gpu_kernel_ms_per_token"] = MinEffect{kKernelTimeMinEffect, default_floor("gpu_kernel_ms_per_token")};
       std::vector<std::string> hows;
       for (const auto& f : job) {
         g.figures.push_back(f);
@@ -65,7 +68,8 @@ GatedFigures gated_figures(const Case& c, bool runs_on_cuda, bool kernel_probe_a
       }
       g.note =
           std::string("the ") + job_name(c.job) +
-          " job's on CUDA with the kernel probe: GPU kernel time first (low noise), host-clock figures at a minimum effect from their recorded spread (" +
+          " job's on CUDA with the kernel probe: GPU kernel time per token first (low noise; a probed launch per arm and block serving "
+          "the job's load, as the nightly's probed check), host-clock figures at a minimum effect from their recorded spread (" +
           join(hows, "; ") + ")";
     } else {
       g.figures = job;
@@ -86,7 +90,7 @@ GatedFigures gated_figures(const Case& c, bool runs_on_cuda, bool kernel_probe_a
 
 bool needs_kernel_probe(const std::vector<std::string>& figures) {
   return std::any_of(figures.begin(), figures.end(), [](const std::string& f) {
-    const FigureDef* d = figure_def(f);
+    const FigureDef* d = figure_def(gated_figure_name(f));
     return d && d->source == FigureSource::probe && (d->engines & kPairedEngine);
   });
 }

@@ -14,10 +14,11 @@ TEST(PairedRunner, TheCaseMayChooseItsGatedFiguresAndKernelFiguresNeedTheProbe) 
   c.job = Job::Chat;
   EXPECT_THAT(paired_gated_figures(c), ElementsAre("ttft_ms"));
   EXPECT_FALSE(needs_kernel_probe(paired_gated_figures(c)));
-  c.plan.gated = {"ttft_ms", "gpu_kernel_ms"};
-  EXPECT_THAT(paired_gated_figures(c), ElementsAre("ttft_ms", "gpu_kernel_ms"));
+  c.plan.gated = {"ttft_ms", "gpu_kernel_ms_per_token"};
+  EXPECT_THAT(paired_gated_figures(c), ElementsAre("ttft_ms", "gpu_kernel_ms_per_token"));
   EXPECT_TRUE(needs_kernel_probe(paired_gated_figures(c)));
-  EXPECT_TRUE(needs_kernel_probe({"attention_kernel_ms"}));
+  EXPECT_TRUE(needs_kernel_probe({"attention_kernel_ms_per_token"}));
+  EXPECT_TRUE(needs_kernel_probe({"attention_kernel_ms"}));  // the name a case file had before issue 41
 }
 
 TEST(PairedRunner, OnCudaWithTheProbeKernelTimeIsGatedFirst) {
@@ -31,11 +32,13 @@ TEST(PairedRunner, OnCudaWithTheProbeKernelTimeIsGatedFirst) {
   auto no_probe = gated_figures(c, true, false);
   EXPECT_THAT(no_probe.figures, ElementsAre("ttft_ms", "itl_mean_ms"));
   EXPECT_THAT(no_probe.note, HasSubstr("the kernel probe does not attach here"));
-  // CUDA with the probe: kernel time first at 2%, the host-clock figures at 25%.
+  // CUDA with the probe: kernel time per token first at 2% (the golden path's definition, issue 41
+  // item 3), the host-clock figures at 25%.
   auto gpu = gated_figures(c, true, true);
-  EXPECT_THAT(gpu.figures, ElementsAre("gpu_kernel_ms", "ttft_ms", "itl_mean_ms"));
-  EXPECT_DOUBLE_EQ(gpu.min_effect["gpu_kernel_ms"].relative, 0.02);
-  EXPECT_DOUBLE_EQ(gpu.min_effect["gpu_kernel_ms"].floor, 0.01);
+  EXPECT_THAT(gpu.figures, ElementsAre("gpu_kernel_ms_per_token", "ttft_ms", "itl_mean_ms"));
+  EXPECT_DOUBLE_EQ(gpu.min_effect["gpu_kernel_ms_per_token"].relative, 0.02);
+  EXPECT_DOUBLE_EQ(gpu.min_effect["gpu_kernel_ms_per_token"].floor, 1e-6);
+  EXPECT_THAT(gpu.note, HasSubstr("GPU kernel time per token first"));
   EXPECT_DOUBLE_EQ(gpu.min_effect["ttft_ms"].relative, 0.25);
   EXPECT_TRUE(needs_kernel_probe(gpu.figures));
   // The case's minimum effect wins over the machine's default; its own figures over the job's.
@@ -77,6 +80,23 @@ TEST(PairedRunner, HostClockMinimumEffectOnCudaComesFromTheRecordedSpread) {
   EXPECT_THAT(none.note, HasSubstr("no golden of this case on this machine records its spread"));
   // The CPU path is untouched: the default minimum effect.
   EXPECT_DOUBLE_EQ(gated_figures(c, false, false, &steady).min_effect["ttft_ms"].relative, kDefaultMinEffect);
+}
+
+// itl_mean_ms (per launch, the median of each request's mean gap) reads its own recorded spread, never
+// that of the golden path's itl_ms (every gap pooled: another unit, another spread).
+TEST(PairedRunner, ItlMeanMsReadsItsOwnSpreadNotThePooledItlMs) {
+  Case c;
+  c.job = Job::Completion;
+  Golden pooled_only;  // what goldens hold: itl_ms, steady (sd 0.7%), and no itl_mean_ms
+  pooled_only.figures["ttft_ms"] = GoldenFigure{52.8, 0.25, 5};
+  pooled_only.figures["itl_ms"] = GoldenFigure{6.0, 6.0 * 0.007 / 1.4826, 5};
+  auto g = gated_figures(c, true, true, &pooled_only);
+  EXPECT_DOUBLE_EQ(g.min_effect["itl_mean_ms"].relative, kHostClockOnGpuMinEffect);
+  EXPECT_THAT(g.note, HasSubstr("itl_mean_ms at 25.0%: goldens record itl_ms, another definition, not its spread"));
+  EXPECT_DOUBLE_EQ(g.min_effect["ttft_ms"].relative, 0.05);
+  Golden own = pooled_only;  // where its own spread is recorded (sd 3%): 9%
+  own.figures["itl_mean_ms"] = GoldenFigure{6.0, 6.0 * 0.03 / 1.4826, 5};
+  EXPECT_NEAR(gated_figures(c, true, true, &own).min_effect["itl_mean_ms"].relative, 0.09, 1e-9);
 }
 
 // Guards: every figure a user feels that the job does not gate, at the case's guard effect; a

@@ -42,6 +42,14 @@ bool expects_cuda(const Case& c, const std::vector<std::string>& gpu_backends) {
   return false;
 }
 
+KernelTimePerToken kernel_time_per_token(const KernelSummary& kernels, long long tokens) {
+  KernelTimePerToken out;
+  if (tokens <= 0 || kernels.total_ns <= 0) return out;
+  out.gpu_ms = static_cast<double>(kernels.total_ns) * 1e-6 / static_cast<double>(tokens);
+  out.attention_ms = static_cast<double>(kernels.fused_ns + kernels.unfused_ns) * 1e-6 / static_cast<double>(tokens);
+  return out;
+}
+
 std::vector<FigureResult> kernel_figures(const std::vector<double>& gpu_ms_per_token, const std::vector<double>& attention_ms_per_token) {
   std::vector<FigureResult> out;
   add_per_launch(out, "gpu_kernel_ms_per_token", gpu_ms_per_token);
@@ -53,7 +61,7 @@ std::string apply_gpu_gates(const Case& c, bool cuda, std::vector<FigureResult>&
   FigureResult* kernel = find(figures, "gpu_kernel_ms_per_token");
   if (!c.plan.gated.empty()) {
     // The case chose its gated figures: the golden path gates exactly those (the side-by-side
-    // gate's names; its per-launch kernel figures are the golden path's per-token ones).
+    // gate's names; itl_mean_ms is the golden path's itl_ms, the kernel figures are one name each).
     std::vector<std::string> names;
     for (const auto& g : c.plan.gated) {
       const FigureDef* d = figure_def(g);

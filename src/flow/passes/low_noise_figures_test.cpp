@@ -4,9 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <regex>
 
 #include "flow/passes/figures.h"
 #include "flow/passes/gated_figures.h"
+#include "testing/recorded_runs.h"
+#include "util/text.h"
 
 namespace fp {
 namespace {
@@ -22,6 +25,53 @@ TEST(LowNoiseFigures, KernelTimePerTokenOneValuePerProbedLaunch) {
   EXPECT_THAT(figs[0].launch_medians, ElementsAre(0.0025, 0.0026));  // a launch without a tally is left out
   EXPECT_EQ(figs[1].name, "attention_kernel_ms_per_token");
   EXPECT_TRUE(kernel_figures({nan}, {nan}).empty());
+}
+
+// The one definition of kernel time per token, on a recorded H200 tally (fixtures/logs/h200-live:
+// the runtime's start-up and two requests of 1002 prompt tokens and 8 output tokens each).
+TEST(LowNoiseFigures, KernelTimePerTokenIsTheLaunchsKernelTimeOverItsLoadsTokens) {
+  auto tally = read_kernel_tally(testing::fixture("logs/h200-live/fa_on.quiet.kernels.tsv"));
+  ASSERT_TRUE(tally.ok()) << tally.error().message;
+  const KernelSummary k = classify_kernels(*tally, testing::llama_signatures());
+  ASSERT_GT(k.total_ns, 0);
+  const long long tokens = 2 * (1002 + 8);
+  const KernelTimePerToken t = kernel_time_per_token(k, tokens);
+  EXPECT_DOUBLE_EQ(t.gpu_ms, static_cast<double>(k.total_ns) * 1e-6 / tokens);
+  EXPECT_DOUBLE_EQ(t.attention_ms, static_cast<double>(k.fused_ns + k.unfused_ns) * 1e-6 / tokens);
+  EXPECT_NEAR(t.gpu_ms, 3.416 / 2020, 1e-6) << "3.416 ms of kernels over 2020 tokens";
+  // Nothing to divide, or nothing divided: no figure (NaN, left out by kernel_figures).
+  EXPECT_TRUE(std::isnan(kernel_time_per_token(k, 0).gpu_ms));
+  EXPECT_TRUE(std::isnan(kernel_time_per_token(KernelSummary{}, tokens).gpu_ms));
+  EXPECT_TRUE(kernel_figures({kernel_time_per_token(k, 0).gpu_ms}, {kernel_time_per_token(k, 0).attention_ms}).empty());
+}
+
+// Issue 41 item 3, what the side-by-side gate's old probed launch made the GPU do: its repeated
+// prompts were not served from llama-server's prompt cache (the harness sends cache_prompt false),
+// so every request paid its whole prefill. The same prompt sent twice on the H200, as recorded in the
+// runtime's own log: 1002 tokens evaluated both times, none cached; the second prefill (warm) 7.79 ms
+// against 5.55 ms for its 8 output tokens. So the old per-launch total held every prefill; what hid
+// -ub 384 there was the decode beside it (32 output tokens per request on the 8B chat case), not a cache.
+TEST(LowNoiseFigures, RecordedRepeatedPromptsPayTheirWholePrefillWithCachePromptFalse) {
+  auto log = read_file(testing::fixture("logs/h200-live/fa_on.quiet.log.gz"));
+  ASSERT_TRUE(log.ok()) << log.error().message;
+  const std::regex cached(R"(cached n_tokens = (\d+), memory_seq_rm \[0, end\))");
+  const std::regex prompt(R"(prompt eval time =\s+([0-9.]+) ms /\s+(\d+) tokens)");
+  const std::regex decode(R"(\|\s+eval time =\s+([0-9.]+) ms /\s+(\d+) tokens)");
+  std::vector<std::string> cached_n, prompt_n, prompt_ms, decode_ms;
+  for (const auto& line : split_lines(*log)) {
+    std::smatch m;
+    if (std::regex_search(line, m, cached)) cached_n.push_back(m[1]);
+    if (std::regex_search(line, m, prompt)) {
+      prompt_ms.push_back(m[1]);
+      prompt_n.push_back(m[2]);
+    } else if (std::regex_search(line, m, decode)) {
+      decode_ms.push_back(m[1]);
+    }
+  }
+  EXPECT_THAT(cached_n, ElementsAre("0", "0"));
+  EXPECT_THAT(prompt_n, ElementsAre("1002", "1002"));
+  EXPECT_THAT(prompt_ms, ElementsAre("69.22", "7.79"));  // the cold request's first prefill, then warm
+  EXPECT_THAT(decode_ms, ElementsAre("12.30", "5.55"));
 }
 
 std::vector<FigureResult> chat_figures_with_kernel() {
@@ -62,7 +112,7 @@ TEST(LowNoiseFigures, OnCudaKernelTimeGatesFirstAndHostClocksWiden) {
 TEST(LowNoiseFigures, ThePlansGatedKernelFigureGatesItsPerTokenFigure) {
   Case c;
   c.job = Job::Chat;
-  c.plan.gated = {"gpu_kernel_ms"};
+  c.plan.gated = {"gpu_kernel_ms_per_token"};
   auto figs = chat_figures_with_kernel();
   EXPECT_THAT(apply_gpu_gates(c, false, figs), HasSubstr("gpu_kernel_ms_per_token"));
   EXPECT_TRUE(figs[1].gate);

@@ -10,6 +10,8 @@
 #include "flow/passes/gpu_probe.h"
 #include "flow/passes/instrument_retry.h"
 #include "flow/passes/instruments.h"
+#include "flow/passes/low_noise_figures.h"
+#include "flow/passes/prompt_tokens.h"
 #include "util/text.h"
 #include "util/utf8.h"
 
@@ -113,11 +115,9 @@ Result<ProbedCheck> run_probed_check(const CaseContext& ctx, const EvidenceOutco
     pc.mismatches = job_load_streams(ctx) > 1 ? compare_kernel_paths(pc.evidence, pc.check) : compare_kernel_sets(pc.evidence, pc.check);
     if (job_load_streams(ctx) > 1 && pc.mismatches.empty())
       pc.variants = compare_kernel_sets(pc.evidence, pc.check);
-    const long long tokens = answer->prompt_tokens + answer->completion_tokens;
-    if (tokens > 0 && k.total_ns > 0) {
-      pc.gpu_ms_per_token = static_cast<double>(k.total_ns) * 1e-6 / static_cast<double>(tokens);
-      pc.attention_gpu_ms_per_token = static_cast<double>(k.fused_ns + k.unfused_ns) * 1e-6 / static_cast<double>(tokens);
-    }
+    const KernelTimePerToken per_token = kernel_time_per_token(k, answer->prompt_tokens + answer->completion_tokens);
+    pc.gpu_ms_per_token = per_token.gpu_ms;
+    pc.attention_gpu_ms_per_token = per_token.attention_ms;
   } else {
     pc.mismatches.push_back("attention kernels: the timed configuration under " + what + " left no kernel tally (" +
                             tally.error().message + ")" + (timings ? "" : "; the probe reports why in the runtime's log " + pc.log_path));
@@ -125,6 +125,42 @@ Result<ProbedCheck> run_probed_check(const CaseContext& ctx, const EvidenceOutco
   pc.ran = true;
   pc.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return pc;
+}
+
+Result<ProbedLoad> run_probed_load(const CaseContext& ctx, const GpuProbePlan& probe, const std::string& out_dir) {
+  if (!probe.attached) return make_error("the kernel probe is not attached: " + probe.why_not);
+  ProbedLoad out;
+  out.log_path = out_dir + "/probed.log";
+  out.tally_path = probe.tally_path;
+  // The timed configuration exactly (timed args, the case's env, the CPUs the timed launch had), plus
+  // the probe.
+  FP_TRY(int port, free_loopback_port());
+  LaunchSpec spec;
+  spec.argv = expand_argv(ctx.c, ctx.runtime, ctx.model_path, port, ctx.flag_value, ctx.adapter.timed_args);
+  spec.env = ctx.c.launch.env;
+  for (const auto& [k, v] : probe.env) spec.env[k] = v;
+  spec.log_path = out.log_path;
+  spec.port = port;
+  spec.ready_timeout_s = ctx.c.plan.ready_timeout_s;
+  spec.cpus = ctx.runtime_cpus;
+  FP_TRY(RunningServer server, start_server(spec, ctx.adapter));
+  // The case's prompts at their asked length, as the timed launches send them.
+  CaseContext load_ctx = ctx;
+  auto fitted = fit_case_prompts(ctx, server.base_url);
+  if (fitted) adopt_fitted_prompts(load_ctx, *fitted);
+  out.load = job_load_text(load_ctx);
+  auto answer = fitted ? send_job_load(load_ctx, server.base_url) : Result<LoadAnswers>(fitted.error());
+  server.process.stop(5.0);  // the probe writes its tally at exit
+  if (!answer)
+    return make_error("the request failed (" + out.load + "): " + answer.error().message + "\nlog " + out.log_path + " ends:\n" +
+                      log_tail(out.log_path));
+  FP_TRY(KernelTally tally, read_probe_tallies(probe));
+  out.tokens = answer->prompt_tokens + answer->completion_tokens;
+  out.per_token = kernel_time_per_token(classify_kernels(tally, ctx.signatures), out.tokens);
+  if (!std::isfinite(out.per_token.gpu_ms))
+    return make_error("kernel tally " + probe.tally_path + ": no kernel time over " + std::to_string(out.tokens) + " tokens (" + out.load +
+                      ")");
+  return out;
 }
 
 std::string probed_check_text(const ProbedCheck& pc) {
