@@ -24,6 +24,9 @@ void classify_answer_differences(const CaseContext& off, const CaseContext& on, 
     r.off.answers_pass = r.on.answers_pass = "not run: the runtime data names no way to ask for token probabilities";
     return;
   }
+  // Both arms' passes or neither: one that cannot run leaves the differences unclassified.
+  const std::string not_run = "not run: " + std::to_string(differ.size()) + " prompts answered differently, ";
+  r.off.answers_pass = r.on.answers_pass = not_run + "not classified";
   std::map<std::string, AnswersPass> passes;
   for (const auto* ctx : {&off, &on}) {
     AbArm& arm = ctx == &off ? r.off : r.on;
@@ -37,6 +40,7 @@ void classify_answer_differences(const CaseContext& off, const CaseContext& on, 
     auto pass = run_answers_pass(*ctx, differ);
     if (!pass) {
       arm.answers_pass = "failed: " + pass.error().message;
+      if (ctx == &off) r.on.answers_pass = not_run + "flag off's answers pass failed";
       all_unclassified(UnclassifiedWhy::pass_failed, "flag " + arm.name + ": " + pass.error().message);
       return;
     }
