@@ -3,10 +3,11 @@
 #include <cmath>
 #include <cstdio>
 
+#include "report/answer_difference_text.h"
+#include "report/degradation_text.h"
 #include "report/headroom_text.h"
 #include "report/server_gauges_text.h"
 #include "util/format_number.h"
-#include "report/degradation_text.h"
 #include "util/text.h"
 #include "util/utf8.h"
 
@@ -137,8 +138,13 @@ std::string ab_to_text(const AbRun& r) {
   for (const AbArm* a : {&r.on, &r.off})
     if (!a->unstable_answers.empty())
       out += "  arm " + a->name + " answered differently across its own repetitions: " + join(a->unstable_answers, ", ") + "\n";
-  for (const auto& a : r.answers)
+  for (const auto& a : r.answers) {
     out += "  " + pad(a.prompt_id, 24) + (a.identical ? "identical" : "differs") + "\n";
+    if (a.identical) continue;
+    out += "    first differing token: " + first_token_text(a.difference) + "\n";
+    out += "    " + answer_difference_text(a.difference) + "\n";
+  }
+  for (const AbArm* a : {&r.off, &r.on}) out += "  answers pass, flag " + a->name + ": " + a->answers_pass + "\n";
 
   out += "\n## Mechanism stated in the case\n";
   if (r.mechanism.empty()) out += "  none stated (add \"ab\": {\"mechanism\": [...]} to the case)\n";
@@ -202,6 +208,8 @@ std::string ab_to_text(const AbRun& r) {
       if (!diffs) out += "\n## Answer diffs (flag off -> flag on)\n";
       diffs = true;
       out += a.diff + (ends_with(a.diff, "\n") ? "" : "\n");
+      out += "first differing token: " + first_token_text(a.difference) + "\n";
+      out += answer_difference_text(a.difference) + "\n";
     }
   return out;
 }
@@ -303,8 +311,13 @@ nlohmann::ordered_json ab_to_json(const AbRun& r) {
   j["mechanism"] = mech;
   j["unpredicted"] = r.unpredicted;
   json answers = json::array();
-  for (const auto& a : r.answers) answers.push_back({{"prompt_id", a.prompt_id}, {"identical", a.identical}, {"diff", a.diff}});
-  j["answers"] = {{"same_system", r.same_system}, {"prompts", answers}};
+  for (const auto& a : r.answers) {
+    json p = {{"prompt_id", a.prompt_id}, {"identical", a.identical}, {"diff", a.diff}};
+    if (!a.identical) p["difference"] = answer_difference_json(a.difference);
+    answers.push_back(std::move(p));
+  }
+  j["answers"] = {
+      {"same_system", r.same_system}, {"answers_pass", {{"off", r.off.answers_pass}, {"on", r.on.answers_pass}}}, {"prompts", answers}};
   return j;
 }
 

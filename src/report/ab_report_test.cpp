@@ -98,5 +98,58 @@ TEST(AbReport, JsonHasBothArmsTheDifferencesAndTheDecision) {
   EXPECT_FALSE(j["answers"]["prompts"][0]["identical"].get<bool>());
 }
 
+// A difference classified (flow/ab/answer_classification.h): where it starts by token, what it is,
+// in ab.txt and ab.json, and how it weighs in the same-system statement and the decision.
+TEST(AbReport, ADifferingAnswerShowsItsFirstTokenAndItsClassification) {
+  AbRun r = sample_run();
+  AnswerDifference& d = r.answers[0].difference;
+  d.kind = AnswerDifferenceKind::expected_near_tie;
+  d.first_token = 3;
+  d.off_token = " there";
+  d.on_token = " where";
+  d.margin_nats = 0.00076;
+  d.margin_arm = "off";
+  d.agreeing_tokens = 2;
+  d.disagreement_nats = 0.0031;
+  d.factor = 4;
+  d.bound_nats = 0.0124;
+  r.off.answers_pass = "1 prompts (greeting), log off/answers-pass.log";
+  decide_ab(Job::Chat, {}, r);
+  std::string t = ab_to_text(r);
+  EXPECT_THAT(t, HasSubstr("1 of 1 prompts answer differently with the flag on, each a near-tie"));
+  EXPECT_THAT(t, HasSubstr("    first differing token: token 3 (flag off chose \" there\", flag on \" where\")\n"));
+  EXPECT_THAT(t, HasSubstr("    expected: a near-tie at token 3 (margin 0.00076 nats), the flag changes the summation order "
+                           "(bound 0.0124 nats: 4 x 0.0031, the largest change in log-probability of the same token between "
+                           "the arms over the 2 tokens both chose alike)"));
+  EXPECT_THAT(t, HasSubstr("  answers pass, flag off: 1 prompts (greeting)"));
+  auto j = ab_to_json(r)["answers"]["prompts"][0]["difference"];
+  EXPECT_EQ(j["kind"], "expected");
+  EXPECT_EQ(j["first_token"], 3);
+  EXPECT_EQ(j["margin_nats"], 0.00076);
+  EXPECT_EQ(j["bound_nats"], 0.0124);
+  EXPECT_TRUE(r.findings.empty());
+
+  // Beyond the bound: it weighs in, as a finding the decision quotes.
+  d.kind = AnswerDifferenceKind::not_expected;
+  d.margin_nats = 0.9;
+  decide_ab(Job::Chat, {}, r);
+  EXPECT_THAT(r.same_system, HasSubstr("1 not expected (a margin beyond the arms' measured numerical disagreement)"));
+  ASSERT_EQ(r.findings.size(), 1u);
+  EXPECT_THAT(r.findings[0], HasSubstr("answers differ, prompt greeting: not expected: at token 3"));
+
+  // Without probabilities: said, never guessed; ab.json's numbers are null.
+  d = AnswerDifference{};
+  d.why = UnclassifiedWhy::no_probabilities;
+  d.detail = "on";
+  decide_ab(Job::Chat, {}, r);
+  t = ab_to_text(r);
+  EXPECT_THAT(t, HasSubstr("    unclassified: the runtime returned no token probabilities (flag on)\n"));
+  EXPECT_THAT(t, HasSubstr("first differing token: not known (unclassified: the runtime returned no token probabilities"));
+  j = ab_to_json(r)["answers"]["prompts"][0]["difference"];
+  EXPECT_EQ(j["kind"], "unclassified");
+  EXPECT_TRUE(j["margin_nats"].is_null());
+  EXPECT_TRUE(j["first_token"].is_null());
+}
+
 }  // namespace
 }  // namespace fp

@@ -55,6 +55,9 @@ struct AbArm {
   size_t sustained_sent = 0;
   std::map<std::string, std::string> answers;  // prompt id -> first answer
   std::vector<std::string> unstable_answers;   // prompt ids answered differently across repetitions
+  // The answers pass (flow/passes/answers_pass.h), run only when answers differ between the arms:
+  // which prompts, its log, its failures.
+  std::string answers_pass = "not run: no answer differs between the arms";
   std::vector<std::string> errors;
 };
 
@@ -85,10 +88,46 @@ struct MechanismCheck {
   std::string detail;  // the measurement behind it, in words
 };
 
+// What made two arms' answers to one prompt differ (flow/ab/answer_classification.h), from the
+// answers pass's token log-probabilities: a near-tie the arms' measured numerical disagreement
+// explains, a margin beyond it, or not classified (and why).
+enum class AnswerDifferenceKind { expected_near_tie, not_expected, unclassified };
+enum class UnclassifiedWhy {
+  none,
+  not_asked,         // the runtime data names no way to ask for token probabilities
+  pass_failed,       // the answers pass failed in an arm (detail)
+  no_probabilities,  // the runtime returned no token probabilities
+  not_reproduced,    // the answers pass answered otherwise than the timed launches (detail: which arm)
+  first_token,       // the answers differ at their first token: no agreeing position to measure on
+  one_arm_ended,     // one arm's answer is the other's beginning: it ended there
+  token_not_listed   // the other arm's token is not among this arm's candidates, whose last is within the bound
+};
+
+struct AnswerDifference {
+  AnswerDifferenceKind kind = AnswerDifferenceKind::unclassified;
+  UnclassifiedWhy why = UnclassifiedWhy::none;
+  std::string detail;               // an error or the arm it concerns, for the words
+  size_t first_token = 0;           // 1-based position of the first token the arms chose differently; 0: not known
+  std::string off_token, on_token;  // the tokens each arm chose there
+  // The margin: how far below its own choice an arm put the other arm's token (nats), the larger of
+  // the two arms' margins, and the arm it is from; a lower bound when margin_at_least (the token is
+  // not among that arm's candidates).
+  double margin_nats = 0;
+  std::string margin_arm;
+  bool margin_at_least = false;
+  // The bound: factor x the arms' disagreement, the largest change in log-probability of the same
+  // token between the arms over the agreeing_tokens positions before the first difference.
+  double disagreement_nats = 0;
+  size_t agreeing_tokens = 0;
+  double factor = 0;
+  double bound_nats = 0;
+};
+
 struct AbAnswerDiff {
   std::string prompt_id;
   bool identical = false;
   std::string diff;  // unified diff, off -> on
+  AnswerDifference difference;  // when not identical
 };
 
 struct AbGate {

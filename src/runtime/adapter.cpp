@@ -57,11 +57,11 @@ Result<Adapter> load_adapter_file(const std::string& path, const std::string& ru
   FP_TRY(nlohmann::json j, parse_json_object(file->text, path));
   JsonFields top(j, path);
   FP_TRY(JsonFields a, top.object("adapter"));
-  FP_TRY_STATUS(
-      a.only_keys({"executable_var",    "executable_name", "health_path",     "ready_paths",          "chat_path",      "completion_path",
-                   "version_args",      "version_regex",   "build_regex",     "timed_args",           "evidence_args",  "evidence_env",
-                   "port_in_use_regex", "request_extras",  "tokenizer",       "exact_output",         "decode_probe",   "list_devices_args",
-                   "threads_args",      "threads_options", "threads_default", "evidence_instruments", "server_timings", "comment"}));
+  FP_TRY_STATUS(a.only_keys({"executable_var",  "executable_name",      "health_path",       "ready_paths",         "chat_path",
+                             "completion_path", "version_args",         "version_regex",     "build_regex",         "timed_args",
+                             "evidence_args",   "evidence_env",         "port_in_use_regex", "request_extras",      "tokenizer",
+                             "exact_output",    "decode_probe",         "list_devices_args", "threads_args",        "threads_options",
+                             "threads_default", "evidence_instruments", "server_timings",    "token_probabilities", "comment"}));
   Adapter ad;
   ad.name = runtime;
   ad.data_file = path;
@@ -138,6 +138,9 @@ Result<Adapter> load_adapter_file(const std::string& path, const std::string& ru
   }
   if (a.has("tokenizer")) {
     FP_TRY(ad.tokenizer, load_tokenizer(a));
+  }
+  if (a.has("token_probabilities")) {
+    FP_TRY(ad.token_probabilities, load_token_probability_keys(a));
   }
   if (a.has("server_timings")) {
     FP_TRY(JsonFields st, a.object("server_timings"));

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "client/stream_client.h"
+#include "runtime/token_probabilities.h"
 #include "util/result.h"
 
 namespace fp {
@@ -74,6 +75,10 @@ struct Adapter {
   // costs its decode and little else (llama-server: {"cache_prompt": true}; an empty object: the
   // runtime caches prompts by itself). None: not known to cache; the gate sends no probes.
   std::optional<nlohmann::json> decode_probe;
+  // How to ask for the log-probabilities of an answer's tokens and their top candidates, and where
+  // they come back (runtime/token_probabilities.h): the A/B answers pass only. None: the runtime data
+  // names no way, and answers that differ between the arms are not classified.
+  std::optional<TokenProbabilityKeys> token_probabilities;
   // How the harness sizes the runtime's threads to the CPUs it pins it to (runtime/thread_args.h):
   // threads_args with "{threads}" (llama-server: -t {threads}); threads_options, the options by which
   // a case sets them itself (then left alone). Empty: the runtime sizes its own.

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "report/answer_difference_text.h"
 #include "util/text.h"
 
 namespace fp {
@@ -55,19 +56,38 @@ void decide_ab(Job job, const std::vector<FigureDecision>& paired, AbRun& r) {
     if (a->name == "on") r.failures.push_back(line + " (the flag's configuration stopped serving under load)");
   }
 
-  // Same system?
-  size_t differ = 0;
-  for (const auto& a : r.answers) differ += !a.identical;
+  // Same system? Each difference as classified (flow/ab/answer_classification.h): a near-tie the
+  // arms' measured disagreement explains is said as such; one beyond it weighs in and is a finding.
+  size_t differ = 0, expected = 0, unexpected = 0;
+  for (const auto& a : r.answers) {
+    if (a.identical) continue;
+    ++differ;
+    expected += a.difference.kind == AnswerDifferenceKind::expected_near_tie;
+    if (a.difference.kind != AnswerDifferenceKind::not_expected) continue;
+    ++unexpected;
+    r.findings.push_back("answers differ, prompt " + a.prompt_id + ": " + answer_difference_text(a.difference));
+  }
   if (r.answers.empty()) {
     r.same_system = "no answers to compare";
   } else if (differ == 0) {
     r.same_system = "identical answers for all " + std::to_string(r.answers.size()) + " prompts: the same system";
   } else {
     const std::string faster = faster_arm(paired, r);
-    r.same_system = std::to_string(differ) + " of " + std::to_string(r.answers.size()) +
-                    " prompts answer differently with the flag on: " +
-                    (faster.empty() ? "neither arm is measurably faster, but the two arms are different systems"
-                                    : faster + " is a different system");
+    const std::string different =
+        faster.empty() ? "neither arm is measurably faster, but the two arms are different systems" : faster + " is a different system";
+    const std::string head =
+        std::to_string(differ) + " of " + std::to_string(r.answers.size()) + " prompts answer differently with the flag on";
+    const size_t unclassified = differ - expected - unexpected;
+    if (expected == differ)
+      r.same_system = head +
+                      ", each a near-tie within the arms' measured numerical disagreement (expected: the flag changes the "
+                      "summation order): the same system but for rounding";
+    else if (unexpected > 0)
+      r.same_system = head + ", " + std::to_string(unexpected) +
+                      " not expected (a margin beyond the arms' measured numerical disagreement): " + different;
+    else
+      r.same_system = head + " (" + std::to_string(unclassified) + " unclassified" +
+                      (expected ? ", " + std::to_string(expected) + " expected near-ties" : std::string()) + "): " + different;
   }
 
   // Gates: the job's figures, paired per block and prompt, flag on (B) against off (A).

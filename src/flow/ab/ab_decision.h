@@ -19,6 +19,11 @@ namespace fp {
 //   A server that stopped answering in an arm's sustained phase (AbArm::sustained_stop) is a finding
 //   in `findings`, never "incomplete": with the flag off it is quoted beside the decision the figures
 //   make; with the flag on it is also a failure (the flag's configuration stopped serving).
+//   Answers that differ are said with their classification (AbAnswerDiff::difference): all near-ties
+//   within the arms' measured disagreement, "the same system but for rounding"; any not expected, a
+//   finding (quoted in the decision) and "a different system"; unclassified, "a different system"
+//   as before. The extraction job's answers gate fails on any difference, expected or not: its
+//   contract is the exact answer. No other job gates on answers.
 void decide_ab(Job job, const std::vector<FigureDecision>& paired, AbRun& r);
 
 }  // namespace fp

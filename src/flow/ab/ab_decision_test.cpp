@@ -89,6 +89,31 @@ TEST(AbDecision, DifferentAnswersFailExtractionAndNameTheFasterArm) {
   EXPECT_THAT(c.same_system, HasSubstr("different system"));
 }
 
+// A difference classified as a near-tie within the arms' measured disagreement: said so in a chat job
+// (no finding); the extraction job's answers gate still fails, its contract being the exact answer.
+TEST(AbDecision, AnExpectedNearTieIsSaidAsSuchAndStillFailsExtraction) {
+  for (const std::string job : {"chat", "extraction"}) {
+    AbRun r = run_with_answers(job);
+    r.on.answers["b"] = "two";
+    r.answers = compare_arm_answers(r.off, r.on);
+    r.answers[1].difference.kind = AnswerDifferenceKind::expected_near_tie;
+    r.answers[1].difference.first_token = 2;
+    decide_ab(job == "chat" ? Job::Chat : Job::Extraction, ttft(0.5), r);
+    EXPECT_THAT(r.same_system, HasSubstr("1 of 2 prompts answer differently with the flag on, each a near-tie"));
+    EXPECT_THAT(r.same_system, HasSubstr("the same system but for rounding"));
+    EXPECT_TRUE(r.findings.empty());
+    EXPECT_EQ(r.exit_code, job == "chat" ? 0 : 1) << r.decision;
+  }
+  // One expected, one not classified: the arms are different systems, as before.
+  AbRun r = run_with_answers();
+  r.on.answers = {{"a", "other"}, {"b", "two"}};
+  r.answers = compare_arm_answers(r.off, r.on);
+  r.answers[0].difference.kind = AnswerDifferenceKind::expected_near_tie;
+  decide_ab(Job::Chat, ttft(0.5), r);
+  EXPECT_THAT(r.same_system, HasSubstr("2 of 2 prompts answer differently with the flag on (1 unclassified, 1 expected near-ties): "
+                                       "the faster arm (flag on, by ttft_ms) is a different system"));
+}
+
 TEST(AbDecision, EvidenceThatTheArmsDidNotDifferFails) {
   AbRun r = run_with_answers();
   r.on = arm("on", /*as_required=*/false);

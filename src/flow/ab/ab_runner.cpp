@@ -10,6 +10,7 @@
 #include <map>
 
 #include "flow/ab/ab_decision.h"
+#include "flow/ab/answer_differences.h"
 #include "flow/ab/mechanism.h"
 #include "flow/ab/sustained_phase.h"
 #include "flow/paired/paired_runner.h"
@@ -374,6 +375,7 @@ AbOutcome run_ab(const std::string& case_path, const AbRunOptions& opts_in) {
     f.headline = f.gate || stated || unpredicted;
   }
   r.answers = compare_arm_answers(r.off, r.on);
+  classify_answer_differences(off.ctx, on.ctx, r, o.quiet);
   decide_ab(c.job, paired.decisions, r);
   out.exit_code = r.exit_code;
   if (auto st = write_ab_files(dir, r); !st) {  // writing is part of the result: never a pass without ab.json

@@ -47,4 +47,17 @@ StreamRequest build_decode_probe(const CaseContext& ctx, const std::string& base
   return r;
 }
 
+StreamRequest build_answers_request(const CaseContext& ctx, const std::string& base_url, const Prompt& prompt, int max_tokens,
+                                    double timeout_s) {
+  StreamRequest r = build_request(ctx, base_url, prompt, max_tokens, timeout_s);
+  if (!ctx.adapter.token_probabilities) return r;
+  const TokenProbabilityKeys& keys = *ctx.adapter.token_probabilities;
+  nlohmann::json body = nlohmann::json::parse(r.body);
+  body["stream"] = false;
+  body.erase("stream_options");
+  body.update(ctx.c.job == Job::Completion ? keys.completion.request : keys.chat.request);
+  r.body = body.dump();
+  return r;
+}
+
 }  // namespace fp

@@ -22,4 +22,11 @@ StreamRequest build_request(const CaseContext& ctx, const std::string& base_url,
 StreamRequest build_decode_probe(const CaseContext& ctx, const std::string& base_url, const Prompt& prompt, int max_tokens,
                                  double timeout_s);
 
+// An answers-pass request (flow/passes/answers_pass.h): the same request, not streamed, with the
+// runtime data's token_probabilities fields for the job's endpoint merged over it, so that the answer
+// comes back with its tokens' log-probabilities. Only for a runtime whose data has them; never a
+// timed request.
+StreamRequest build_answers_request(const CaseContext& ctx, const std::string& base_url, const Prompt& prompt, int max_tokens,
+                                    double timeout_s);
+
 }  // namespace fp

@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "runtime/adapter.h"
+
 namespace fp {
 namespace {
 
@@ -61,6 +63,37 @@ TEST(RequestBuilder, ADecodeProbeIsTheSameRequestAskingForThePromptCache) {
   EXPECT_EQ(probe["cache_prompt"], true);
   probe["cache_prompt"] = false;
   EXPECT_EQ(probe, plain) << "nothing else differs: same prompt, length, seed";
+}
+
+// Probabilities are asked for by the answers pass only: with llama-server's own data, a timed
+// request carries none of its token_probabilities fields, and the answers request is the same
+// request, not streamed, with the job's endpoint's fields.
+TEST(RequestBuilder, OnlyTheAnswersRequestAsksForTokenProbabilities) {
+  auto adapter = load_adapter("llama-server");
+  ASSERT_TRUE(adapter) << adapter.error().message;
+  ASSERT_TRUE(adapter->token_probabilities);
+  for (Job job : {Job::Chat, Job::Completion}) {
+    CaseContext ctx = context(job);
+    ctx.adapter = *adapter;
+    auto timed = nlohmann::json::parse(build_request(ctx, "http://h", hello(), 32, 30).body);
+    auto probe = nlohmann::json::parse(build_decode_probe(ctx, "http://h", hello(), 32, 30).body);
+    auto answers = nlohmann::json::parse(build_answers_request(ctx, "http://h", hello(), 32, 30).body);
+    const auto& asked =
+        job == Job::Completion ? adapter->token_probabilities->completion.request : adapter->token_probabilities->chat.request;
+    for (const auto& [key, value] : asked.items()) {
+      EXPECT_FALSE(timed.contains(key)) << key;
+      EXPECT_FALSE(probe.contains(key)) << key;
+      EXPECT_EQ(answers[key], value) << key;
+    }
+    EXPECT_EQ(timed["stream"], true);
+    EXPECT_EQ(answers["stream"], false);
+    EXPECT_FALSE(answers.contains("stream_options"));
+    answers.erase("stream");
+    timed.erase("stream");
+    timed.erase("stream_options");
+    for (const auto& [key, _] : asked.items()) answers.erase(key);
+    EXPECT_EQ(answers, timed) << "otherwise the same request";
+  }
 }
 
 }  // namespace
