@@ -59,12 +59,6 @@ fs::file_time_type newest_golden(const std::string& dir, const std::vector<std::
   return newest;
 }
 
-// A gated figure the threshold rule itself found worse beyond its minimum effect but within the
-// noise band (not one a BUSIER, SLOWER MACHINE or OTHER MACHINE note set aside).
-bool worse_within_noise(const RunResult::GoldenFigure& f) {
-  return f.gate && !f.memory && f.status == FigureStatus::within_noise && f.judged == FigureStatus::within_noise && f.worse_by > 0;
-}
-
 // Evaluates one finished run against its baseline; fills outcome and problems.
 void judge_case(const Case& c, const CaseRun& run, const GoldenPaths& paths, GateCaseReport& cr) {
   const RunResult& r = run.result;
@@ -114,6 +108,10 @@ std::string case_kv_pair(const Case& c) {
 }
 
 }  // namespace
+
+bool worse_within_noise(const RunResult::GoldenFigure& f) {
+  return f.gate && !f.memory && f.status == FigureStatus::within_noise && f.judged == FigureStatus::within_noise && f.worse_by > 0;
+}
 
 const char* to_string(UpgradeOutcome o) {
   switch (o) {

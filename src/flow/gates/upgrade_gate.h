@@ -52,6 +52,11 @@ Result<Baseline> choose_baseline(const std::string& golden_root, const Fingerpri
 enum class UpgradeOutcome { pass, fail, unresolved, incomplete, skipped };
 const char* to_string(UpgradeOutcome o);
 
+// A gated figure the threshold rule itself found worse beyond its minimum effect but within the
+// noise band (not one a BUSIER, SLOWER MACHINE or OTHER MACHINE note set aside): what
+// GateOptions::unresolved_exit makes "unresolved".
+bool worse_within_noise(const RunResult::GoldenFigure& f);
+
 struct GateCaseReport {
   std::string case_path, case_name;
   UpgradeOutcome outcome = UpgradeOutcome::incomplete;
