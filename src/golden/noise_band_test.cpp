@@ -26,5 +26,17 @@ TEST(NoiseBand, SittingSpreadFromTheRegistry) {
   for (const auto& d : figure_registry()) EXPECT_LE(d.sitting_sigma, kMaxSittingSigma) << d.name;
 }
 
+// Every kernel-time figure, per token (both engines) and per launch (gate.json recorded before issue
+// 41), has the GPU clocks' spread noise_band gave every "kernel_ms" figure before the registry held it.
+TEST(NoiseBand, KernelTimeFiguresKeepTheGpuClocksSpread) {
+  for (const char* name :
+       {"gpu_kernel_ms_per_token", "attention_kernel_ms_per_token", "gpu_kernel_ms_per_launch", "attention_kernel_ms_per_launch"}) {
+    EXPECT_EQ(sitting_sigma_rel(name), 0.005) << name;
+    EXPECT_EQ(sitting_sigma_rel(name, SittingScope::same_gpu), 0.002) << name;
+    EXPECT_DOUBLE_EQ(sitting_prior_df(name, SittingScope::same_gpu), kMadEfficiency * 10) << name;
+    EXPECT_EQ(sitting_prior_df(name, SittingScope::unknown_gpu), 0) << name;
+  }
+}
+
 }  // namespace
 }  // namespace fp
