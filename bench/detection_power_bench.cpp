@@ -38,7 +38,7 @@ using namespace fp;
 
 Result<RunningServer> launch(const CaseContext& ctx, const std::string& tag, const std::vector<std::string>& replace_threads) {
   FP_TRY(int port, free_loopback_port());
-  auto argv = expand_argv(ctx.c, ctx.runtime, ctx.model_path, port, ctx.flag_value, ctx.adapter.timed_args);
+  auto argv = expand_argv(ctx.c, ctx.runtime, ctx.model_path, port, ctx.c.flag.on, ctx.adapter.timed_args);  // flag on
   if (!replace_threads.empty())
     for (size_t i = 0; i + 1 < argv.size(); ++i)
       if (argv[i] == "-t") argv[i + 1] = replace_threads[0];
@@ -128,7 +128,6 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "detection_power_bench: %s\n", ctx.error().message.c_str());
     return ctx.exit_code();
   }
-  ctx->flag_value = ctx->c.flag.on;
   if (one_prompt) ctx->prompts.resize(1);
   auto sa = launch(*ctx, "a", {});
   auto sb = launch(*ctx, "b", {});

@@ -48,12 +48,12 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "fidelity_bench: %s\n", ctx.error().message.c_str());
     return ctx.exit_code();
   }
-  ctx->flag_value = ctx->c.flag.on;
+  const std::string& flag_value = ctx->c.flag.on;
   auto port = free_loopback_port();
   if (!port) return 2;
   const std::string log = "/tmp/fidelity_bench-" + std::to_string(getpid()) + ".log";
-  LaunchSpec spec{expand_argv(ctx->c, ctx->runtime, ctx->model_path, *port, ctx->flag_value, ctx->adapter.timed_args),
-                  ctx->c.launch.env, log, *port, ctx->c.plan.ready_timeout_s};
+  LaunchSpec spec{expand_argv(ctx->c, ctx->runtime, ctx->model_path, *port, flag_value, ctx->adapter.timed_args), ctx->c.launch.env, log,
+                  *port, ctx->c.plan.ready_timeout_s};
   auto server = start_server(spec, ctx->adapter);
   if (!server) {
     std::fprintf(stderr, "fidelity_bench: %s\n", server.error().message.c_str());
@@ -84,7 +84,7 @@ int main(int argc, char** argv) {
   }
   server->process.stop(5.0);
   std::printf("fidelity_bench: %s, %s, %d sequential streamed requests on loopback, flag %s\n", ctx->c.name.c_str(),
-              ctx->runtime.how_found.c_str(), n, ctx->flag_value.c_str());
+              ctx->runtime.how_found.c_str(), n, flag_value.c_str());
   print("client TTFT", ttft, "ms");
   print("server timings.prompt_ms", prompt_ms, "ms");
   print("gap: client TTFT - server prompt_ms", gap, "ms");

@@ -599,6 +599,16 @@ const char* job_name(Job job) {
   return "?";
 }
 
+FigureJob figure_job(Job job) {
+  switch (job) {
+    case Job::Chat: return kChatJob;
+    case Job::Completion: return kCompletionJob;
+    case Job::Extraction: return kExtractionJob;
+    case Job::Batch: return kBatchJob;
+  }
+  return kChatJob;
+}
+
 const std::vector<std::string>& known_placeholders() {
   static const std::vector<std::string> names = {"runtime", "model", "host", "port", "context", "flag", "seed"};
   return names;

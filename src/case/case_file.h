@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "case/suite.h"
+#include "figure/figure_registry.h"
 #include "util/min_effect.h"
 #include "util/result.h"
 
@@ -16,6 +17,8 @@ namespace fp {
 
 enum class Job { Chat, Completion, Extraction, Batch };
 const char* job_name(Job job);
+// The job as the figure registry names it (FigureDef::golden_gated_jobs, paired_gated_jobs).
+FigureJob figure_job(Job job);
 
 struct ModelRef {
   std::string path;    // as written: absolute, or relative to the suite root

@@ -97,6 +97,22 @@ using S = FigureSource;
 constexpr std::string_view kClientRequest = "harness CPU per streamed request: 1.0 ms median (bench/README.md section 1)";
 constexpr std::string_view kClientEvent = "harness CPU per streamed event: about 0.06 ms (1.0 ms over 17 events)";
 
+// Sitting spreads (bench/calibration.md): host-clock per-token, CPU-per-token and end-to-end figures
+// at the cap golden/noise_band.h kMaxSittingSigma, TTFT's p95 at 15%, the rest at
+// kDefaultSittingSigma; GPU kernel time 0.5% (0.2% on the golden's own GPU, worth 10 robust changes:
+// 0.37 x 10 degrees of freedom).
+constexpr double kSittingCap = 0.20, kSittingP95 = 0.15;
+constexpr double kGpuClockSitting = 0.005, kGpuClockSittingSameGpu = 0.002, kGpuClockSittingSameGpuDf = 0.37 * 10;
+FigureDef& sitting(FigureDef& d, double sigma) {
+  d.sitting_sigma = d.sitting_sigma_same_gpu = sigma;
+  return d;
+}
+FigureDef& gated(FigureDef& d, unsigned golden_jobs, unsigned paired_jobs) {
+  d.golden_gated_jobs = golden_jobs;
+  d.paired_gated_jobs = paired_jobs;
+  return d;
+}
+
 // One entry per figure. Floors in the figure's unit: the harness's own CPU time per streamed request
 // is 1.0 ms median (bench/README.md section 1), so a change below it is within what the client
 // itself adds; spread over the 17 streamed events of a 16-token chat answer that is about 0.06 ms
@@ -115,6 +131,11 @@ std::vector<FigureDef> make_registry() {
     d.user_felt = felt;
     d.source = source;
     d.machine_term = source != S::probe && source != S::memory;
+    if (source == S::probe) {  // the GPU's clocks (bench/calibration.md: sitting spreads)
+      d.sitting_sigma = kGpuClockSitting;
+      d.sitting_sigma_same_gpu = kGpuClockSittingSameGpu;
+      d.sitting_prior_df_same_gpu = kGpuClockSittingSameGpuDf;
+    }
     d.engines = engines;
     d.definition = definition;
     r.push_back(d);
@@ -127,19 +148,27 @@ std::vector<FigureDef> make_registry() {
   def("cold_first_ttft_ms", "ms", lower, 1.0, "as ttft_ms", not_felt, S::launch, kPaired | kAb,
       "time to first token of the launch's first request, before any warm-up")
       .per_launch = cold_first_ttft_ms;
-  def("cold_first_e2e_ms", "ms", lower, 1.0, "as ttft_ms", not_felt, S::launch, kAb,
-      "end-to-end latency of the launch's first request, before any warm-up")
+  sitting(def("cold_first_e2e_ms", "ms", lower, 1.0, "as ttft_ms", not_felt, S::launch, kAb,
+              "end-to-end latency of the launch's first request, before any warm-up"),
+          kSittingCap)
       .per_launch = cold_first_e2e_ms;
-  def("ttft_ms", "ms", lower, 1.0, kClientRequest, felt, S::request, kGolden | kPaired | kAb,
-      "time to first token, client clock, per request (side by side: the median of a prompt's repetitions in a launch)")
+  gated(def("ttft_ms", "ms", lower, 1.0, kClientRequest, felt, S::request, kGolden | kPaired | kAb,
+            "time to first token, client clock, per request (side by side: the median of a prompt's repetitions in a launch)"),
+        0, kChatJob | kCompletionJob)
       .per_request = ttft_ms;
-  def("ttft_ms_p95", "ms", lower, 1.0, "as ttft_ms", felt, S::round, kGolden | kAb, "the 95th percentile of ttft_ms over a round")
+  gated(sitting(def("ttft_ms_p95", "ms", lower, 1.0, "as ttft_ms", felt, S::round, kGolden | kAb,
+                    "the 95th percentile of ttft_ms over a round"),
+                kSittingP95),
+        kChatJob | kCompletionJob, 0)
       .per_round = ttft_ms_p95;
-  def("tpot_ms", "ms", lower, 0.05, "as itl_ms", felt, S::request, kGolden | kPaired | kAb,
-      "time per output token after the first: (e2e - ttft) / (completion tokens - 1), per request")
+  sitting(def("tpot_ms", "ms", lower, 0.05, "as itl_ms", felt, S::request, kGolden | kPaired | kAb,
+              "time per output token after the first: (e2e - ttft) / (completion tokens - 1), per request"),
+          kSittingCap)
       .per_request = tpot_ms;
-  def("itl_ms", "ms", lower, 0.05, kClientEvent, felt, S::request, kGolden | kAb,
-      "inter-token latency: every gap between streamed content events of every request, pooled")
+  gated(sitting(def("itl_ms", "ms", lower, 0.05, kClientEvent, felt, S::request, kGolden | kAb,
+                    "inter-token latency: every gap between streamed content events of every request, pooled"),
+                kSittingCap),
+        kCompletionJob, 0)
       .per_request = itl_ms;
   auto& itl_mean = def("itl_mean_ms", "ms", lower, 0.05, "as itl_ms", felt, S::launch, kPaired,
                        "per launch, the median over its requests (or its decode probes where it has them) of each one's mean gap between "
@@ -147,16 +176,20 @@ std::vector<FigureDef> make_registry() {
   itl_mean.per_launch = itl_mean_ms;
   itl_mean.golden_name = "itl_ms";
   itl_mean.old_name = "itl_ms";
-  def("e2e_ms", "ms", lower, 1.0, "as ttft_ms: what the client adds per request", felt, S::request, kGolden | kPaired | kAb,
-      "end-to-end latency of a request, client clock")
+  itl_mean.paired_gated_jobs = kCompletionJob;
+  sitting(def("e2e_ms", "ms", lower, 1.0, "as ttft_ms: what the client adds per request", felt, S::request, kGolden | kPaired | kAb,
+              "end-to-end latency of a request, client clock"),
+          kSittingCap)
       .per_request = e2e_ms;
   def("prompt_tokens_per_s", "tokens/s", higher, 0, "none: a rate", felt, S::request, kGolden | kAb,
       "prompt tokens over the time to first token, per request")
       .per_request = prompt_tokens_per_s;
-  def("decode_tokens_per_s", "tokens/s", higher, 0, "none: a rate", felt, S::request, kGolden | kAb, "1 / tpot, per request").per_request =
-      decode_tokens_per_s;
-  def("throughput_tokens_per_s", "tokens/s", higher, 0, "none: a rate", felt, S::round, kGolden | kPaired | kAb,
-      "completion tokens of a concurrent round over its wall time, per round")
+  sitting(def("decode_tokens_per_s", "tokens/s", higher, 0, "none: a rate", felt, S::request, kGolden | kAb, "1 / tpot, per request"),
+          kSittingCap)
+      .per_request = decode_tokens_per_s;
+  gated(def("throughput_tokens_per_s", "tokens/s", higher, 0, "none: a rate", felt, S::round, kGolden | kPaired | kAb,
+            "completion tokens of a concurrent round over its wall time, per round"),
+        kBatchJob, kBatchJob)
       .per_round = throughput_tokens_per_s;
   def("client_minus_server_prompt_ms", "ms", lower, 0, "none: a fidelity check, never gated", not_felt, S::runtime_timings, kGolden,
       "client TTFT minus the runtime's own prompt time, per request")
@@ -164,11 +197,13 @@ std::vector<FigureDef> make_registry() {
   def("server_prompt_ms", "ms", lower, 1.0, "as ttft_ms", not_felt, S::runtime_timings, kGolden | kPaired,
       "the runtime's own prompt processing time, per request")
       .per_request = server_prompt_ms;
-  def("server_tpot_ms", "ms", lower, 0.05, "as itl_ms", not_felt, S::runtime_timings, kGolden | kPaired,
-      "the runtime's own decode time per generated token, per request")
+  sitting(def("server_tpot_ms", "ms", lower, 0.05, "as itl_ms", not_felt, S::runtime_timings, kGolden | kPaired,
+              "the runtime's own decode time per generated token, per request"),
+          kSittingCap)
       .per_request = server_tpot_ms;
-  def("cpu_ms_per_token", "ms", lower, 0.01, "schedstat accounting over a request of a few hundred tokens", not_felt, S::request,
-      kGolden | kPaired, "the runtime's CPU time during a request over its prompt and completion tokens")
+  sitting(def("cpu_ms_per_token", "ms", lower, 0.01, "schedstat accounting over a request of a few hundred tokens", not_felt, S::request,
+              kGolden | kPaired, "the runtime's CPU time during a request over its prompt and completion tokens"),
+          kSittingCap)
       .per_request = cpu_ms_per_token;
   def("requests_per_s", "requests/s", higher, 0, "none: a rate", not_felt, S::round, 0,
       "requests completed per second of a round, per load level");
@@ -208,8 +243,9 @@ std::vector<FigureDef> make_registry() {
       "time to first token under the sustained phase's concurrency");
   def("sustained_queue_ms", "ms", lower, 0, "none: reported, never gated", not_felt, S::sustained, kAb,
       "client TTFT minus the runtime's prompt time under sustained load: the wait before the prompt ran");
-  def("sustained_tpot_ms", "ms", lower, 0, "none: reported, never gated", not_felt, S::sustained, kAb,
-      "time per output token under sustained load");
+  sitting(def("sustained_tpot_ms", "ms", lower, 0, "none: reported, never gated", not_felt, S::sustained, kAb,
+              "time per output token under sustained load"),
+          kSittingCap);
   def("sustained_throughput_tokens_per_s", "tokens/s", higher, 0, "none: a rate", not_felt, S::sustained, kAb,
       "completion tokens over the sustained phase's wall time");
   def("kv_cache_mib", "MiB", lower, 0, "none: judged by the memory policy (golden/memory_policy.h)", not_felt, S::memory, kAb,
@@ -263,6 +299,14 @@ std::vector<std::string> figure_names(FigureEngine engine) {
   std::vector<std::string> out;
   for (const auto& d : figure_registry())
     if ((d.engines & engine) && (engine != kPairedEngine || d.gateable)) out.emplace_back(d.name);
+  return out;
+}
+
+std::vector<std::string> job_gated_figures(FigureEngine engine, unsigned job) {
+  std::vector<std::string> out;
+  for (const auto& d : figure_registry())
+    if ((engine == kGoldenEngine ? d.golden_gated_jobs : engine == kPairedEngine ? d.paired_gated_jobs : 0u) & job)
+      out.emplace_back(d.name);
   return out;
 }
 

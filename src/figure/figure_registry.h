@@ -26,6 +26,19 @@ enum class FigureSource {
   memory,           // the runtime's buffers and peaks
 };
 
+// The jobs of a case (case/case_file.h Job, case/case_file.h figure_job), as bits of
+// FigureDef::golden_gated_jobs and paired_gated_jobs.
+enum FigureJob : unsigned {
+  kChatJob = 1u << 0,
+  kCompletionJob = 1u << 1,
+  kExtractionJob = 1u << 2,
+  kBatchJob = 1u << 3,
+};
+
+// A sitting's spread where the registry has no measurement of its own: host-clock TTFT's
+// (bench/calibration.md).
+inline constexpr double kDefaultSittingSigma = 0.10;
+
 // The engines that measure a figure (FigureDef::engines, a set of these bits).
 enum FigureEngine : unsigned {
   kGoldenEngine = 1u << 0,  // a case run: result files and goldens (flow/passes/figures.h compute_figures)
@@ -101,6 +114,16 @@ struct FigureDef {
   // gate's --min-effect) gets instead: gpu_kernel_ms_per_launch -> gpu_kernel_ms_per_token. A
   // recorded gate.json keeps the old figure under its own definition (paired_figure_name).
   std::string_view replaced_by;
+  // The jobs that gate on it without a plan.gated of their own (FigureJob bits): in the golden path
+  // (flow/passes/figures.h) and in the side-by-side gate (flow/passes/gated_figures.h).
+  unsigned golden_gated_jobs = 0, paired_gated_jobs = 0;
+  // The golden path's sitting-to-sitting spread (golden/noise_band.h): the sd of a sitting's offset,
+  // as a fraction of the median; on the golden's own GPU where it was measured there (figures the
+  // GPU's clocks time), with the degrees of freedom that measurement is worth beside the nights (0:
+  // a cap, not a measurement). How each was measured: bench/calibration.md.
+  double sitting_sigma = kDefaultSittingSigma;
+  double sitting_sigma_same_gpu = kDefaultSittingSigma;
+  double sitting_prior_df_same_gpu = 0;
 };
 
 // Every figure, in the order result files, A/B tables and lists of names show them.
@@ -129,6 +152,10 @@ bool figure_lower_is_better(const std::string& figure);
 // The names of the figures an engine measures, in registry order (kPairedEngine: those a case may
 // gate on, FigureDef::gateable).
 std::vector<std::string> figure_names(FigureEngine engine);
+
+// The figures jobs of `job` (a FigureJob bit) gate on in `engine` (kGoldenEngine or kPairedEngine:
+// FigureDef::golden_gated_jobs, paired_gated_jobs), in registry order.
+std::vector<std::string> job_gated_figures(FigureEngine engine, unsigned job);
 
 // The user-felt figures, in registry order.
 std::vector<std::string> user_felt_figure_names();

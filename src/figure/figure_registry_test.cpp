@@ -168,5 +168,50 @@ TEST(FigureRegistry, LaunchExtractors) {
   EXPECT_FALSE(figure_def("cold_first_ttft_ms")->per_launch(l));
 }
 
+// What each job gates on without a plan.gated, per engine: the golden path gates the round's TTFT
+// p95 and the pooled token gaps, the side-by-side gate the per-request TTFT and the per-launch mean
+// gap; batch gates its throughput in both; extraction nothing (its answers decide).
+TEST(FigureRegistry, JobGatedFigures) {
+  EXPECT_THAT(job_gated_figures(kGoldenEngine, kChatJob), ElementsAre("ttft_ms_p95"));
+  EXPECT_THAT(job_gated_figures(kGoldenEngine, kCompletionJob), ElementsAre("ttft_ms_p95", "itl_ms"));
+  EXPECT_THAT(job_gated_figures(kGoldenEngine, kBatchJob), ElementsAre("throughput_tokens_per_s"));
+  EXPECT_TRUE(job_gated_figures(kGoldenEngine, kExtractionJob).empty());
+  EXPECT_THAT(job_gated_figures(kPairedEngine, kChatJob), ElementsAre("ttft_ms"));
+  EXPECT_THAT(job_gated_figures(kPairedEngine, kCompletionJob), ElementsAre("ttft_ms", "itl_mean_ms"));
+  EXPECT_THAT(job_gated_figures(kPairedEngine, kBatchJob), ElementsAre("throughput_tokens_per_s"));
+  EXPECT_TRUE(job_gated_figures(kPairedEngine, kExtractionJob).empty());
+  EXPECT_TRUE(job_gated_figures(kAbEngine, kChatJob).empty());
+  // Each engine gates only what it measures.
+  for (const auto& d : figure_registry()) {
+    if (d.golden_gated_jobs) {
+      EXPECT_TRUE(d.engines & kGoldenEngine) << d.name;
+    }
+    if (d.paired_gated_jobs) {
+      EXPECT_TRUE((d.engines & kPairedEngine) && d.gateable) << d.name;
+    }
+  }
+}
+
+// The sitting spreads (golden/noise_band.h): the GPU's clocks move least, and only they were
+// measured on the golden's own GPU.
+TEST(FigureRegistry, SittingSpreads) {
+  for (const auto& d : figure_registry()) {
+    SCOPED_TRACE(std::string(d.name));
+    EXPECT_GT(d.sitting_sigma, 0);
+    EXPECT_LE(d.sitting_sigma_same_gpu, d.sitting_sigma);
+    if (d.source == FigureSource::probe) {
+      EXPECT_LT(d.sitting_sigma, 0.01);
+      EXPECT_GT(d.sitting_prior_df_same_gpu, 0);
+    } else {
+      EXPECT_EQ(d.sitting_sigma_same_gpu, d.sitting_sigma);
+      EXPECT_EQ(d.sitting_prior_df_same_gpu, 0);
+    }
+  }
+  EXPECT_EQ(figure_def("ttft_ms")->sitting_sigma, kDefaultSittingSigma);
+  EXPECT_EQ(figure_def("ttft_ms_p95")->sitting_sigma, 0.15);
+  EXPECT_EQ(figure_def("itl_ms")->sitting_sigma, 0.20);
+  EXPECT_EQ(figure_def("gpu_kernel_ms_per_token")->sitting_sigma_same_gpu, 0.002);
+}
+
 }  // namespace
 }  // namespace fp

@@ -10,7 +10,8 @@
 // identical build at +10.9% one night (issue 21).
 //
 // 1. Launches widened (band source "launches-widened" in the result): sigma_s = sitting_sigma_rel of
-//    the figure x |golden median|, measured here with bench/sitting_spread.sh (bench/README.md).
+//    the figure x |golden median|, the figure registry's (figure/figure_registry.h
+//    FigureDef::sitting_sigma), measured with bench/sitting_spread.sh (bench/calibration.md).
 // 2. Nights, once the history holds kMinNights earlier passing nights of this case on this
 //    fingerprint with as many launches as tonight (band source "nights"; a night that failed never
 //    counts, so a real step that fails is not learned as noise): one night's value has the variance
@@ -48,20 +49,21 @@ inline constexpr size_t kNightsWindow = 30;
 inline constexpr double kNightsConfidence = 0.9;
 inline constexpr double kMadEfficiency = 0.37;
 
-// The largest sitting-to-sitting sd the widening assumes (noise_band.cpp says why).
+// The largest sitting-to-sitting sd the widening assumes (bench/calibration.md says why): no
+// registry entry's sitting spread is larger.
 inline constexpr double kMaxSittingSigma = 0.20;
 
 // Where the golden was recorded, as far as the sitting spread is concerned: GPU kernel time moves
 // less between sittings on the golden's own GPU than from one GPU of the same model to another.
 enum class SittingScope { unknown_gpu, same_gpu };
 
-// The sitting-to-sitting standard deviation of a figure, as a fraction of its median, measured on
-// this repository's CPU machine and, for GPU kernel time, on the H200 (bench/sitting_spread.sh and
-// tests/gpu/llama-cuda/nightly_device.sh; memory_figures and rates by their time counterparts).
-// Figures not in the table take the host-clock default.
+// The sitting-to-sitting standard deviation of a figure, as a fraction of its median: its registry
+// entry's (FigureDef::sitting_sigma, sitting_sigma_same_gpu), 0 for memory ("memory.*", judged by
+// golden/memory_policy.h), kDefaultSittingSigma for a name the registry does not hold.
 double sitting_sigma_rel(const std::string& figure, SittingScope scope = SittingScope::unknown_gpu);
-// The degrees of freedom sitting_sigma_rel's value is worth when pooled with the nights: 0 where it
-// is a cap rather than a measurement of this kind of night (host-clock figures).
+// The degrees of freedom sitting_sigma_rel's value is worth when pooled with the nights
+// (FigureDef::sitting_prior_df_same_gpu on the golden's own GPU): 0 where it is a cap rather than a
+// measurement of this kind of night (host-clock figures).
 double sitting_prior_df(const std::string& figure, SittingScope scope);
 // Where sitting_sigma_rel's values come from, for the result line (by scope: a kernel figure on the
 // golden's own GPU says so).

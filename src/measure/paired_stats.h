@@ -1,69 +1,35 @@
 // Paired, blocked statistics for two arms measured side by side (the old and the new build, or the
-// flag off and on): the side-by-side gate's arithmetic, free of any runtime.
+// flag off and on): the side-by-side gate's arithmetic, free of any runtime. Where each constant's
+// value comes from (trials, simulations, machines): bench/calibration.md.
 //
-// The design it assumes (flow/paired/paired_runner.h): blocks, each one fresh launch of arm A and one of
-// arm B, in pairs AB BA or BA AB at random (balanced: as many blocks with A first as with B first, per
-// pair; paired_runner.h block_orders); in every launch the same
-// prompts in the same order. The unit is one launch x one prompt (the median of that prompt's
-// repetitions in that launch), or one launch for a per-launch figure; requests or tokens are never
-// pooled across launches.
+// The design it assumes (flow/paired/paired_runner.h): blocks, each one fresh launch of arm A and one
+// of arm B, in a balanced random order (paired_runner.h block_orders); the same prompts in the same
+// order in every launch. The unit is one launch x one prompt (the median of that prompt's repetitions
+// in that launch), or one launch for a per-launch figure; nothing is pooled across launches.
 //
 // Per figure:
-//  1. per block and prompt, the paired log-ratio r = log(B / A), signed so that r > 0 means B is
-//     worse (for a higher-is-better figure r = log(A / B));
-//  2. per block, d = the mean of r over the prompts (prompts of one block share its two launches,
-//     so they are not independent: the block is the independent unit);
-//  3. d_k = theta + gamma * s_k + e_k, where s_k = +1 when A ran first in block k and -1 otherwise:
-//     gamma absorbs a position effect (the second launch of a block systematically faster or
-//     slower), which the balanced order evens out. It is fitted only where the degrees of freedom left
-//     stay at least 4 (from eight blocks on with the default trimming): with 2 a variance estimate
-//     can come out tiny by chance (an A/A CTest run read +4.0%, p 0.004 that way);
+//  1. per block and prompt, the paired log-ratio r = log(B / A), signed so that r > 0 means B is worse;
+//  2. per block, d = the mean of r over the prompts: the block is the independent unit;
+//  3. d_k = theta + gamma * s_k + e_k, s_k = +1 when A ran first in block k, else -1: gamma absorbs a
+//     position effect; fitted only where at least 4 degrees of freedom stay;
 //  4. theta is the 20%-trimmed mean of the position-adjusted block values, with Yuen's interval
-//     (winsorized variance, h - 1 degrees of freedom for h blocks kept, one fewer with the position
-//     term). Why trimmed: a launch in a burst of the whole machine (here one launch in 16 ran 15%
-//     slow, on the H200 one in five 10-40%) moves its block's value by the burst's size in either
-//     direction; the plain mean and standard deviation let one such block widen the interval until
-//     nothing resolves. The trimmed mean drops the g = floor(0.2 n) lowest and highest block values
-//     (none at four blocks, one at six to nine, two at ten to fourteen ...), keeps about 94% of the
-//     mean's efficiency on normal data, and Yuen's t is the standard interval for it (Wilcox,
-//     Introduction to Robust Estimation and Hypothesis Testing, ch. 4). A rank method (Hodges-Lehmann
-//     with the signed-rank interval) cannot decide at all before 8 blocks at the 0.5% per look the
-//     sequential boundary needs (its smallest one-sided p at n blocks is 2^-n), and Huber's
-//     M-estimate has no small-sample interval of known coverage; the simulations in
-//     paired_stats_test.cpp check the whole sequential procedure with bursts. But a "regression"
-//     also needs the signed-rank test of every block value, at a looser level (decide_figures): with
-//     few blocks the trimmed values can cluster by chance, and Yuen's interval then trusts them;
-//  5. a floor under Yuen's standard error where blocks carry two prompts or more: a block value is
-//     a launch pair's effect plus the mean of its prompts' own noise, so its spread is at least the
-//     prompts' spread within blocks over sqrt(prompts). That spread comes from every block's
-//     prompts (2 degrees of freedom a block with 3 prompts, against Yuen's one a block less those
-//     trimmed), robustly: per block the variance of its prompts about the block mean less each
-//     prompt's typical offset (a real change may hit prompts unequally), then the median over the
-//     blocks. With few blocks the trimmed values can agree by luck: on identical builds of
-//     cases/generic-openai-llama-server.json (a bimodal TTFT) Yuen's interval then called 0.33% of
-//     resampled trials a regression, 0.07% with the floor and the signed-rank confirmation
-//     (paired_stats_test.cpp); on cases/chat-tiny-short.json the floor matched the blocks' own
-//     spread (ratio 0.98 over 10 recorded trials), so it costs a decision only the luck it had;
+//     (winsorized variance; h - 1 degrees of freedom for h blocks kept, one fewer per fitted term):
+//     a launch in a burst of the whole machine moves one block's value, and the trimmed mean keeps it
+//     from widening the interval (Wilcox, Introduction to Robust Estimation and Hypothesis Testing,
+//     ch. 4). A "regression" also needs the signed-rank test of every block value (decide_figures);
+//  5. with two prompts or more per block, a floor under Yuen's standard error from the prompts'
+//     spread within blocks (per block, the prompts' variance about the block mean less each prompt's
+//     typical offset; the median over blocks; over sqrt(prompts));
 //  6. the one-sided p-value of "B is not worse" (theta <= 0) from the same t.
 // The machine's speed as a covariate (before step 3): where every launch carries a machine-speed
-// reference timed beside it (the throughput reference, measure/throughput_reference.h, timed before,
-// between and after its requests), x_k = log(machine B / machine A) says how much slower the machine
-// itself was during B's launch of block k. The block values become d_k - beta x_k, beta the
-// Theil-Sen slope of d on x (the median of the pairwise slopes between blocks of the same order, so
-// that the position term does not enter it; at least 0: a slower machine never makes a build
-// faster), and one more degree of freedom comes off. This is the analysis of covariance (CUPED, in
-// online experiments): x does not depend on which build ran (the reference runs while the runtime
-// idles), so theta keeps its meaning ("worse on a machine equally fast in both launches") and only
-// the spread the machine caused leaves the blocks. Measured on cases/completion-realistic-long.json
-// (bench/README.md section 3): the launches' decode speed moves 10-25% from one launch to the next
-// with the machine (r 0.74 with the reference). Not fitted where a launch lacks the reference, where
-// it would leave fewer than 4 degrees of freedom, or where the reference itself differs between the
-// arms (its trimmed mean, two-sided p below kMachineArmP: a build whose idle runtime still takes CPU
-// time would slow the reference, and adjusting would hide part of its cost); the estimate says which.
-// A block whose adjusted value lies far from the others (Iglewicz and Hoaglin's modified z-score
-// above 3.5) is flagged as a likely burst, with its values, whether or not it was trimmed.
-// Holm's step-down correction across the gated figures of a case controls the family-wise rate of
-// false "regression" calls. Distributions come from Boost.Math.
+// reference (measure/throughput_reference.h), x_k = log(machine B / machine A), and the block values
+// become d_k - beta x_k, beta the Theil-Sen slope of d on x over blocks of the same order, at least 0
+// (the analysis of covariance, CUPED). Not fitted where a launch lacks the reference, where fewer than
+// 4 degrees of freedom would stay, or where the reference itself differs between the arms (two-sided
+// p below kMachineArmP); the estimate says which.
+// A block whose adjusted value has a modified z-score (Iglewicz and Hoaglin) above kBurstZ is flagged
+// as a likely burst. Holm's step-down correction across a case's gated figures controls the
+// family-wise rate of false "regression" calls. Distributions come from Boost.Math.
 #pragma once
 
 #include <cstddef>
@@ -92,9 +58,8 @@ inline constexpr double kBlockTrim = 0.2;
 inline constexpr double kBurstZ = 3.5;
 // A "regression" must be shown worse than this share of the minimum effect (decide_figures).
 inline constexpr double kRegressionShare = 0.6;
-// The machine term is left out where the reference differs between the arms at this two-sided p.
-// Strict because it is tested at every look: at 1% an identical-builds trial of the completion case
-// tripped it at its 17th look (p 0.0074) and lost the term.
+// The machine term is left out where the reference differs between the arms at this two-sided p;
+// strict because it is tested at every look (bench/calibration.md).
 inline constexpr double kMachineArmP = 0.001;
 
 // One block's value of a figure, as the estimate used it.
@@ -187,10 +152,8 @@ struct FigureDecision {
   // decided); empty when no number of blocks would settle it at this estimate.
   std::optional<int> likely_blocks;
   // The same forecast with the change one standard error nearer to a decision (whichever side is
-  // nearer): what the give-up rule uses (beyond_budget). A point estimate from a dozen noisy blocks
-  // sitting near the minimum effect forecasts hundreds of blocks though identical builds are within
-  // a standard error of it; deciding to stop on that gave up 3 of 10 identical-build trials of
-  // cases/batch-tiny.json after 12 blocks (bench/README.md section 3).
+  // nearer): what the give-up rule uses (beyond_budget), since a point estimate near the minimum
+  // effect forecasts far more blocks than identical builds need (bench/calibration.md).
   std::optional<int> hopeful_blocks;
 };
 
@@ -211,8 +174,7 @@ std::optional<int> blocks_to_decide(const PairedEstimate& e, double min_effect, 
 // beyond the bound, give: the first look can still decide. Requiring a second test can only remove
 // "regression" calls, so the sequential error control of the trimmed mean's test holds as it was;
 // what it removes is a call carried by a few clustered central blocks whose winsorized spread
-// understates the blocks' own (identical builds of the generic case: +37% with Yuen's p 0.001 and
-// signed-rank p 0.2, bench/README.md section 3).
+// understates the blocks' own (bench/calibration.md).
 inline constexpr double kRankConfirmAlpha = 1.0 / 16;
 struct DecisionOptions {
   double alpha_look = 0.005;  // one-sided level of each look, for "regression" (after Holm) and "no regression"
@@ -270,17 +232,11 @@ std::optional<int> hopeful_blocks(const std::vector<FigureDecision>& decisions);
 // almost none of their "no regression" outcomes.
 inline constexpr int kGiveUpFromBlocks = 12;
 // The side-by-side gate's default budget in blocks (flow/paired/paired_runner.h PairedPlan::budget_blocks),
-// chosen from the simulations of the measured noise and bursts so that identical builds decide
-// within it in at least 95% of trials on the noisiest shipped case: cases/chat-tiny-short.json
-// (TTFT about 8 ms, block spread about 12%, judged at its 1 ms floor: 12.3%) decides in 89% within
-// 24 blocks, 94% within 32 and 96% within 40; the completion case needs 20 for 95% of its +5% trials.
+// chosen from simulations of the measured noise and bursts so that identical builds decide within it
+// in at least 95% of trials on the noisiest shipped case (bench/calibration.md).
 inline constexpr int kDefaultBudgetBlocks = 40;
 // ... but never less than this many seconds (PairedPlan::budget_floor_s): a case whose blocks take
-// a second (cases/batch-tiny.json: 1.2 s, a block spread of 5-10% in calm spells and 12-22% in noisy
-// ones on this 2-core VM) needs 100 blocks or more in a noisy spell. Simulated with that noise
-// (paired_stats_test.cpp): identical builds "no regression" in 71% within 40 blocks, 91% within 100
-// (120 s), 96.5% within 150 (180 s). Three minutes cost such a case little and a 34 s-block case
-// nothing (its 40 blocks are 23 minutes).
+// about a second needs 100 blocks or more in a noisy spell (bench/calibration.md).
 inline constexpr double kDefaultBudgetFloorS = 180;
 inline constexpr double kGiveUpFactor = 2.0;
 bool beyond_budget(const std::vector<FigureDecision>& decisions, int blocks, int affordable,

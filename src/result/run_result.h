@@ -11,6 +11,7 @@
 
 #include "evidence/verdict_types.h"
 #include "golden/kernel_families.h"
+#include "golden/threshold_policy.h"
 #include "measure/kv_headroom.h"
 #include "measure/server_gauges.h"
 #include "measure/stats.h"
@@ -107,6 +108,19 @@ struct RunResult {
   std::string golden_dir, golden_status;  // golden_status (timing figures): compared | recorded |
                                           // not compared | missing | unreadable
   std::vector<std::string> golden_lines;
+  // Each figure's comparison with its golden, typed (flow/case_run/golden_check.h; golden_lines puts
+  // them in words). In memory only: the result files write golden_lines.
+  struct GoldenFigure {
+    std::string name;
+    FigureStatus status = FigureStatus::pass;
+    // The threshold rule's own status (golden/threshold_policy.h ChangeJudgement::status): a
+    // regression that BUSIER, SLOWER MACHINE or OTHER MACHINE set aside is within_noise in `status`
+    // and regressed here.
+    FigureStatus judged = FigureStatus::pass;
+    bool gate = false, guard = false, memory = false;
+    double worse_by = kNoValue;  // > 0: worse, in the figure's unit (ChangeJudgement::worse_by)
+  };
+  std::vector<GoldenFigure> golden_figures;
 
   // Text from outside that was not UTF-8 (util/utf8.h): bytes replaced by U+FFFD, by source (a
   // runtime log's path, "HTTP response bodies"), so that a quote with a U+FFFD says where it came from.

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "client/openai_chunk.h"
 #include "testing/recorded_chat.h"
 
@@ -34,6 +36,19 @@ TEST(AdapterTimings, EveryShippedRuntimeLoads) {
     auto a = load_adapter(runtime);
     ASSERT_TRUE(a) << runtime << ": " << a.error().message;
   }
+}
+
+// Each runtime's data names its own timing keys: vLLM's OpenAI server streams none (usage only), so
+// its data names none, and a stream that carries llama.cpp's `timings` anyway is read as none.
+TEST(AdapterTimings, VllmNamesNone) {
+  auto a = load_adapter("vllm");
+  ASSERT_TRUE(a) << a.error().message;
+  EXPECT_TRUE(a->server_timing_keys.object.empty());
+  StreamResult r;
+  ASSERT_TRUE(apply_stream_chunk(R"({"choices":[{"delta":{"content":"x"}}],"timings":{"prompt_ms":1.5,"prompt_n":3}})", 0.1, r,
+                                 a->server_timing_keys));
+  EXPECT_FALSE(r.server.reported);
+  EXPECT_TRUE(std::isnan(r.server.prompt_ms));
 }
 
 }  // namespace

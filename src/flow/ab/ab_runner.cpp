@@ -71,7 +71,8 @@ std::vector<FigureResult> to_figures(const ArmSamples& s) {
 }
 
 struct ArmState {
-  CaseContext ctx;
+  CaseContext ctx;     // the case, its prompts fitted by the arm's evidence pass
+  LaunchPlacement at;  // the arm's flag value and folder
   AbArm arm;
   ArmSamples samples;
   std::map<std::string, std::vector<std::string>> answers;  // prompt -> every answer
@@ -81,15 +82,15 @@ struct ArmState {
 };
 
 void run_evidence(ArmState& s, const AbRunOptions& o) {
-  progress_line(o.quiet, s.ctx.c.name + " ab", "evidence pass, flag " + s.arm.name + " (" + s.ctx.flag_value + ")");
-  auto ev = run_evidence_pass(s.ctx);
+  progress_line(o.quiet, s.ctx.c.name + " ab", "evidence pass, flag " + s.arm.name + " (" + s.at.flag_value + ")");
+  auto ev = run_evidence_pass(s.ctx, s.at);
   if (!ev) {
     s.arm.errors.push_back("evidence pass: " + ev.error().message);
     return;
   }
   adopt_fitted_prompts(s.ctx, ev->prompts);
   const Verdict& v = ev->verdict;
-  s.arm.evidence_argv = shown_launch(s.ctx, s.ctx.adapter.evidence_args);
+  s.arm.evidence_argv = shown_launch(s.ctx, s.at, s.ctx.adapter.evidence_args);
   s.arm.evidence_env = ev->env;
   s.arm.verdict = v.activity;
   s.arm.verdict_backend = backends_text(v.fused_backends);
@@ -112,7 +113,7 @@ void run_check(ArmState& s, const AbRunOptions& o) {
     return;
   }
   progress_line(o.quiet, s.ctx.c.name + " ab", "probed check, flag " + s.arm.name);
-  auto pc = run_probed_check(s.ctx, *s.evidence);
+  auto pc = run_probed_check(s.ctx, s.at, *s.evidence);
   if (!pc) {
     s.arm.probed_check = "failed: " + pc.error().message;
     s.arm.errors.push_back("probed check: " + pc.error().message);
@@ -125,7 +126,7 @@ void run_check(ArmState& s, const AbRunOptions& o) {
 // Keeps one finished timed launch of an arm: its figures, answers, memory and signals.
 void record_launch(ArmState& s, int index, const TimedPass& pass_in) {
   const TimedPass* pass = &pass_in;
-  CaseContext& ctx = s.ctx;
+  const CaseContext& ctx = s.ctx;
   if (!pass->errors.empty()) return;  // the engine reports them, with the block
   ++s.arm.launches;
   ArmSamples& a = s.samples;
@@ -160,12 +161,11 @@ void record_launch(ArmState& s, int index, const TimedPass& pass_in) {
 }
 
 void run_sustained(ArmState& s, const SustainedOptions& so, const AbRunOptions& o) {
-  CaseContext ctx = s.ctx;
-  ctx.out_dir = s.ctx.out_dir + "/sustained";
+  const LaunchPlacement at = s.at.below("sustained");
   std::error_code ec;
-  fs::create_directories(ctx.out_dir, ec);
-  progress_line(o.quiet, ctx.c.name + " ab", "sustained phase, flag " + s.arm.name);
-  auto pass = run_sustained_phase(ctx, so);
+  fs::create_directories(at.out_dir, ec);
+  progress_line(o.quiet, s.ctx.c.name + " ab", "sustained phase, flag " + s.arm.name);
+  auto pass = run_sustained_phase(s.ctx, at, so);
   if (!pass) {
     s.arm.errors.push_back("sustained phase: " + pass.error().message);
     return;
@@ -302,16 +302,16 @@ AbOutcome run_ab(const std::string& case_path, const AbRunOptions& opts_in) {
   for (ArmState* s : {&on, &off}) {
     const bool is_on = s == &on;
     s->ctx = ctx;
-    s->ctx.flag_value = is_on ? c.flag.on : c.flag.off;
-    s->ctx.out_dir = dir + "/" + (is_on ? "on" : "off");
+    s->at.flag_value = is_on ? c.flag.on : c.flag.off;
+    s->at.out_dir = dir + "/" + (is_on ? "on" : "off");
     // Evidence at the job's load: the sustained phase's streams when it runs and they are more.
-    if (r.sustained_s > 0) s->ctx.load_streams = std::max(job_load_streams(ctx), r.concurrency);
+    if (r.sustained_s > 0) s->at.load_streams = std::max(job_load_streams(ctx, LaunchPlacement{}), r.concurrency);
     s->arm.name = is_on ? "on" : "off";
-    s->arm.flag_value = s->ctx.flag_value;
+    s->arm.flag_value = s->at.flag_value;
     std::error_code ec;
-    fs::create_directories(s->ctx.out_dir, ec);
-    if (ec) return fail_early(kAbIncomplete, s->ctx.out_dir + ": cannot create the A/B folder: " + ec.message());
-    s->arm.timed_argv = shown_launch(s->ctx, ctx.adapter.timed_args);
+    fs::create_directories(s->at.out_dir, ec);
+    if (ec) return fail_early(kAbIncomplete, s->at.out_dir + ": cannot create the A/B folder: " + ec.message());
+    s->arm.timed_argv = shown_launch(s->ctx, s->at, ctx.adapter.timed_args);
   }
 
   // Evidence once per arm, then the alternating timed launches, then the sustained phases.
@@ -329,7 +329,7 @@ AbOutcome run_ab(const std::string& case_path, const AbRunOptions& opts_in) {
   plan.kernel_time = needs_kernel_probe(plan.gated);
   for (const auto& g : plan.gated) plan.min_effect[g] = min_effect(c, g);
   plan.quiet = o.quiet;
-  PairedArm arm_off{"off", off.ctx, std::nullopt}, arm_on{"on", on.ctx, std::nullopt};
+  PairedArm arm_off{"off", off.ctx, off.at, std::nullopt}, arm_on{"on", on.ctx, on.at, std::nullopt};
   std::map<std::string, int> launched;
   PairedOutcome paired = run_paired(arm_off, arm_on, plan, [&](const PairedArm& arm, int, const TimedPass& pass) {
     ArmState& s = arm.name == "on" ? on : off;
@@ -375,7 +375,7 @@ AbOutcome run_ab(const std::string& case_path, const AbRunOptions& opts_in) {
     f.headline = f.gate || stated || unpredicted;
   }
   r.answers = compare_arm_answers(r.off, r.on);
-  classify_answer_differences(off.ctx, on.ctx, r, o.quiet);
+  classify_answer_differences(off.ctx, off.at, on.ctx, on.at, r, o.quiet);
   decide_ab(c.job, paired.decisions, r);
   out.exit_code = r.exit_code;
   if (auto st = write_ab_files(dir, r); !st) {  // writing is part of the result: never a pass without ab.json

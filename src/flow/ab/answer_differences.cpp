@@ -10,7 +10,8 @@
 
 namespace fp {
 
-void classify_answer_differences(const CaseContext& off, const CaseContext& on, AbRun& r, bool quiet) {
+void classify_answer_differences(const CaseContext& off, const LaunchPlacement& off_at, const CaseContext& on, const LaunchPlacement& on_at,
+                                 AbRun& r, bool quiet) {
   std::vector<std::string> differ;
   for (const auto& a : r.answers)
     if (!a.identical) differ.push_back(a.prompt_id);
@@ -37,7 +38,7 @@ void classify_answer_differences(const CaseContext& off, const CaseContext& on, 
     }
     progress_line(quiet, ctx->c.name + " ab",
                   "answers pass, flag " + arm.name + " (" + std::to_string(differ.size()) + " prompts answered differently)");
-    auto pass = run_answers_pass(*ctx, differ);
+    auto pass = run_answers_pass(*ctx, ctx == &off ? off_at : on_at, differ);
     if (!pass) {
       arm.answers_pass = "failed: " + pass.error().message;
       if (ctx == &off) r.on.answers_pass = not_run + "flag off's answers pass failed";

@@ -9,7 +9,9 @@
 namespace fp {
 
 // Fills AbAnswerDiff::difference of r.answers that are not identical, and AbArm::answers_pass of
-// both arms. `off` and `on` are the arms' contexts (flag value, folder).
-void classify_answer_differences(const CaseContext& off, const CaseContext& on, AbRun& r, bool quiet);
+// both arms. `off` and `on` are the arms' contexts (the case, its prompts fitted by the arm's evidence
+// pass), `off_at` and `on_at` their placements (flag value, folder).
+void classify_answer_differences(const CaseContext& off, const LaunchPlacement& off_at, const CaseContext& on, const LaunchPlacement& on_at,
+                                 AbRun& r, bool quiet);
 
 }  // namespace fp

@@ -26,13 +26,13 @@ std::vector<double> window_values(const std::vector<std::pair<double, double>>& 
 
 }  // namespace
 
-Result<SustainedPass> run_sustained_phase(const CaseContext& ctx, const SustainedOptions& options) {
+Result<SustainedPass> run_sustained_phase(const CaseContext& ctx, const LaunchPlacement& at, const SustainedOptions& options) {
   const Case& c = ctx.c;
   SustainedPass out;
-  out.log_path = ctx.out_dir + "/sustained.log";
+  out.log_path = at.out_dir + "/sustained.log";
   FP_TRY(int port, free_loopback_port());
-  out.argv = expand_argv(c, ctx.runtime, ctx.model_path, port, ctx.flag_value, ctx.adapter.timed_args);
-  LaunchSpec spec{out.argv, c.launch.env, out.log_path, port, c.plan.ready_timeout_s};
+  out.argv = expand_argv(c, ctx.runtime, ctx.model_path, port, at.flag_value, timed_launch_args(ctx, at));
+  LaunchSpec spec{out.argv, launch_env(ctx, at), out.log_path, port, c.plan.ready_timeout_s};
   FP_TRY(RunningServer server, start_server(spec, ctx.adapter));
   out.argv = server.argv;
   const int conc = std::max(1, options.concurrency);

@@ -57,7 +57,7 @@ struct SustainedPass {
 // server gone (SustainedPass::stopped), so that it ends within duration_s plus one request (or one
 // stall timeout). An error only when the runtime cannot be started; requests answered with an
 // error are listed in errors.
-Result<SustainedPass> run_sustained_phase(const CaseContext& ctx, const SustainedOptions& options);
+Result<SustainedPass> run_sustained_phase(const CaseContext& ctx, const LaunchPlacement& at, const SustainedOptions& options);
 
 // Drift: one figure's first window of requests (by start time) against its last window.
 struct Drift {

@@ -104,17 +104,17 @@ class ServerMode {
   virtual ~ServerMode() = default;
   virtual Result<Fingerprint> fingerprint(const CaseContext& ctx) const = 0;
   // The evidence pass's progress line and the pass itself.
-  virtual std::string evidence_phase(const CaseContext& ctx) const = 0;
-  virtual Result<EvidenceOutcome> evidence_pass(const CaseContext& ctx) const = 0;
+  virtual std::string evidence_phase(const CaseContext& ctx, const LaunchPlacement& at) const = 0;
+  virtual Result<EvidenceOutcome> evidence_pass(const CaseContext& ctx, const LaunchPlacement& at) const = 0;
   // What the evidence pass adds to the result beyond the verdict (launch line, or the server's log and build).
-  virtual void note_evidence(const CaseContext& ctx, const EvidenceOutcome& ev, RunResult& r) const = 0;
+  virtual void note_evidence(const CaseContext& ctx, const LaunchPlacement& at, const EvidenceOutcome& ev, RunResult& r) const = 0;
   // The timed launches when neither the options nor a golden to record say how many.
   virtual int default_launches() const = 0;
   // Before timed launch k (1-based): false when interrupted while waiting.
   virtual bool before_launch(int k, TimedOptions& options) const = 0;
   virtual std::string launch_word() const = 0;  // "launch" or "round"
   // What the timed runs add to the result: their launch line, the cold start, notes.
-  virtual void note_timed(const CaseContext& ctx, size_t rounds, const TimedPass& first, RunResult& r) const = 0;
+  virtual void note_timed(const CaseContext& ctx, const LaunchPlacement& at, size_t rounds, const TimedPass& first, RunResult& r) const = 0;
   // Whether each launch has a log of its own to tie to the evidence pass and read memory from.
   virtual bool launches_have_logs() const = 0;
   // After the golden step: what a golden of this server cannot hold.
@@ -126,18 +126,20 @@ class LaunchedServer : public ServerMode {
   Result<Fingerprint> fingerprint(const CaseContext& ctx) const override {
     return case_fingerprint(ctx.c, ctx.adapter, ctx.runtime, ctx.c.model.sha256);  // sha256 checked by resolve_run_context
   }
-  std::string evidence_phase(const CaseContext& ctx) const override {
-    return "evidence pass: " + ctx.runtime.how_found + ", flag " + ctx.flag_value;
+  std::string evidence_phase(const CaseContext& ctx, const LaunchPlacement& at) const override {
+    return "evidence pass: " + ctx.runtime.how_found + ", flag " + at.flag_value;
   }
-  Result<EvidenceOutcome> evidence_pass(const CaseContext& ctx) const override { return run_evidence_pass(ctx); }
-  void note_evidence(const CaseContext& ctx, const EvidenceOutcome&, RunResult& r) const override {
-    r.evidence_line = shown_launch(ctx, ctx.adapter.evidence_args);
+  Result<EvidenceOutcome> evidence_pass(const CaseContext& ctx, const LaunchPlacement& at) const override {
+    return run_evidence_pass(ctx, at);
+  }
+  void note_evidence(const CaseContext& ctx, const LaunchPlacement& at, const EvidenceOutcome&, RunResult& r) const override {
+    r.evidence_line = shown_launch(ctx, at, ctx.adapter.evidence_args);
   }
   int default_launches() const override { return 1; }
   bool before_launch(int, TimedOptions&) const override { return true; }
   std::string launch_word() const override { return "launch"; }
-  void note_timed(const CaseContext& ctx, size_t, const TimedPass& first, RunResult& r) const override {
-    r.timed_line = shown_launch(ctx, ctx.adapter.timed_args);
+  void note_timed(const CaseContext& ctx, const LaunchPlacement& at, size_t, const TimedPass& first, RunResult& r) const override {
+    r.timed_line = shown_launch(ctx, at, ctx.adapter.timed_args);
     r.cold_ready_ms = first.ready_s * 1e3;
   }
   bool launches_have_logs() const override { return true; }
@@ -147,9 +149,13 @@ class LaunchedServer : public ServerMode {
 class AttachedServer : public ServerMode {
  public:
   Result<Fingerprint> fingerprint(const CaseContext& ctx) const override { return attached_fingerprint(ctx.c); }
-  std::string evidence_phase(const CaseContext& ctx) const override { return "evidence pass: " + ctx.runtime.how_found; }
-  Result<EvidenceOutcome> evidence_pass(const CaseContext& ctx) const override { return run_attached_evidence_pass(ctx); }
-  void note_evidence(const CaseContext& ctx, const EvidenceOutcome& ev, RunResult& r) const override {
+  std::string evidence_phase(const CaseContext& ctx, const LaunchPlacement&) const override {
+    return "evidence pass: " + ctx.runtime.how_found;
+  }
+  Result<EvidenceOutcome> evidence_pass(const CaseContext& ctx, const LaunchPlacement& at) const override {
+    return run_attached_evidence_pass(ctx, at);
+  }
+  void note_evidence(const CaseContext& ctx, const LaunchPlacement&, const EvidenceOutcome& ev, RunResult& r) const override {
     r.attached_log = ev.log_source.empty() ? "none" : ev.log_source;
     r.attached_notes = ev.notes;
     r.runtime_version = ev.answer_fingerprint.empty() ? "attached: the server's answers name no build" : ev.answer_fingerprint;
@@ -164,7 +170,7 @@ class AttachedServer : public ServerMode {
     return !interrupted();
   }
   std::string launch_word() const override { return "round"; }
-  void note_timed(const CaseContext&, size_t rounds, const TimedPass&, RunResult& r) const override {
+  void note_timed(const CaseContext&, const LaunchPlacement&, size_t rounds, const TimedPass&, RunResult& r) const override {
     r.attached_notes.push_back("timed runs: " + std::to_string(rounds) + " separated rounds of requests " +
                                std::to_string(static_cast<int>(kAttachedRoundGapS)) + " s apart, the warm-up before the first only, "
                                "stand in for fresh launches (an attached server is not relaunched): each figure's launch medians are "
@@ -186,7 +192,7 @@ std::unique_ptr<ServerMode> server_mode(const Case& c) {
 }
 
 // What the result says about the case before anything runs.
-void describe_case(const CaseContext& ctx, RunResult& r) {
+void describe_case(const CaseContext& ctx, const LaunchPlacement& at, RunResult& r) {
   const Case& c = ctx.c;
   r.case_name = c.name;
   r.case_file = fs::absolute(c.file).lexically_normal().string();  // result.txt shows it under {suite}
@@ -200,7 +206,7 @@ void describe_case(const CaseContext& ctx, RunResult& r) {
   r.model_file = ctx.model_path;
   r.suite_root = ctx.suite.root;
   r.model_sha256 = c.model.sha256;
-  r.flag_value = ctx.flag_value;
+  r.flag_value = at.flag_value;
   r.expect_fused = c.expect.fused_attention;
   r.expect_backend = c.expect.backend;
   if (c.attach) r.attached = c.attach->endpoint;
@@ -252,19 +258,19 @@ int timed_launch_count(const RunOptions& o, const ServerMode& server, const std:
 
 // Runs the timed launches; stops at the first launch with request errors, or when interrupted.
 // An error: a launch that failed outright (the message says which of how many).
-Result<std::vector<TimedPass>> run_timed_launches(const CaseContext& ctx, const ServerMode& server, const TimedOptions& timed_options,
-                                                  int launches, const RunOptions& o) {
+Result<std::vector<TimedPass>> run_timed_launches(const CaseContext& ctx, const LaunchPlacement& run_at, const ServerMode& server,
+                                                  const TimedOptions& timed_options, int launches, const RunOptions& o) {
   std::vector<TimedPass> passes;
   for (int k = 1; k <= launches && !interrupted(); ++k) {
-    CaseContext launch_ctx = ctx;  // the launch's own folder (launch-<k>/ from the second on)
-    launch_ctx.out_dir = launch_dir(ctx.out_dir, k);
+    LaunchPlacement at = run_at;  // the launch's own folder (launch-<k>/ from the second on)
+    at.out_dir = launch_dir(run_at.out_dir, k);
     std::error_code ec;
-    fs::create_directories(launch_ctx.out_dir, ec);
+    fs::create_directories(at.out_dir, ec);
     TimedOptions this_launch = timed_options;
     if (!server.before_launch(k, this_launch)) break;
     if (launches > 1)
       progress(o, ctx.c.name, "timed runs: " + server.launch_word() + " " + std::to_string(k) + " of " + std::to_string(launches));
-    auto timed = run_timed_pass(launch_ctx, this_launch);
+    auto timed = run_timed_pass(ctx, at, this_launch);
     if (!timed)
       return make_error("timed runs failed" + (launches > 1 ? " (launch " + std::to_string(k) + " of " + std::to_string(launches) + ")" : std::string()) +
                         ": " + timed.error().message);
@@ -330,14 +336,14 @@ void add_machine_figures(const std::vector<TimedPass>& passes, RunResult& r) {
 
 // The timed runs' figures, answers, memory and headroom in the result. False when the runs ended
 // early (request errors, interrupted): the failures then say how, with the last log's tail.
-bool note_timed_runs(const CaseContext& ctx, const ServerMode& server, const EvidenceOutcome& ev, const std::vector<TimedPass>& passes,
-                     RunResult& r) {
+bool note_timed_runs(const CaseContext& ctx, const LaunchPlacement& at, const ServerMode& server, const EvidenceOutcome& ev,
+                     const std::vector<TimedPass>& passes, RunResult& r) {
   const Case& c = ctx.c;
   const TimedPass first = passes.empty() ? TimedPass{} : passes.front();
   const TimedPass pooled = pooled_pass(passes);
   r.launches = static_cast<int>(passes.size());
   r.timed_argv = redact_argv(first.argv);
-  server.note_timed(ctx, passes.size(), first, r);
+  server.note_timed(ctx, at, passes.size(), first, r);
   r.cold_first_ttft_ms = first.cold_first.ttft_s >= 0 ? first.cold_first.ttft_s * 1e3 : -1;
   r.cold_first_e2e_ms = first.cold_first.e2e_s >= 0 ? first.cold_first.e2e_s * 1e3 : -1;
   r.figures = launch_figures(c, passes);
@@ -384,16 +390,17 @@ bool note_timed_runs(const CaseContext& ctx, const ServerMode& server, const Evi
 // attention kernels; each probed launch adds its kernel families' shares to the run's kernel set,
 // and its GPU kernel time per token to the low-noise figures (flow/passes/low_noise_figures.h). False
 // when a probed check failed outright.
-bool run_probed_checks(const CaseContext& ctx, const EvidenceOutcome& ev, size_t launches, const RunOptions& o, RunResult& r) {
+bool run_probed_checks(const CaseContext& ctx, const LaunchPlacement& run_at, const EvidenceOutcome& ev, size_t launches,
+                       const RunOptions& o, RunResult& r) {
   const std::string& name = ctx.c.name;
   if (probed_check_blocker(ev).empty()) progress(o, name, "probed check: the timed configuration with the kernel probe or device timings");
   std::vector<std::string> check_texts;
   std::vector<double> gpu_per_token, attention_per_token;
   for (size_t k = 1; k <= std::max<size_t>(launches, 1); ++k) {
-    CaseContext check_ctx = ctx;  // the launch's folder
-    check_ctx.out_dir = launch_dir(ctx.out_dir, static_cast<int>(k));
+    LaunchPlacement at = run_at;  // the launch's folder
+    at.out_dir = launch_dir(run_at.out_dir, static_cast<int>(k));
     const std::string which = launches > 1 ? " (after launch " + std::to_string(k) + ")" : "";
-    auto pc = run_probed_check(check_ctx, ev);
+    auto pc = run_probed_check(ctx, at, ev);
     if (!pc) {
       r.probed_check = "failed" + which + ": " + pc.error().message;
       r.failures.push_back("probed check failed" + which + ": " + pc.error().message);
@@ -487,7 +494,8 @@ Result<std::optional<CpuQuota>> calibration_quota(const RunOptions& o) {
 
 // After the evidence pass: the timed runs, their logs, the probed checks, the figures' policy and
 // the goldens. Returns the exit code.
-int measure_and_compare(CaseContext& ctx, const ServerMode& server, const EvidenceOutcome& ev, const RunOptions& o, RunResult& r) {
+int measure_and_compare(const CaseContext& ctx, LaunchPlacement at, const ServerMode& server, const EvidenceOutcome& ev,
+                        const RunOptions& o, RunResult& r) {
   const Case& c = ctx.c;
   progress(o, c.name, "evidence: " + to_string(r.verdict.activity) + " (" + std::to_string(ev.wall_s).substr(0, 5) + " s); timed runs");
   const int launches = timed_launch_count(o, server, r.fingerprint_id, c.name);
@@ -497,19 +505,19 @@ int measure_and_compare(CaseContext& ctx, const ServerMode& server, const Eviden
     return kRunIncomplete;
   }
   if (*quota) {
-    ctx.cgroup_procs = (*quota)->procs_file();
+    at.cgroup_procs = (*quota)->procs_file();
     r.golden_lines.push_back("timed launches under a " + (*quota)->describe() + " (calibration: an injected slowdown)");
   }
   TimedOptions timed_options = o.timed;
   if (c.job == Job::Batch) timed_options.concurrent_rounds = true;
   timed_options.levels = true;
-  auto passes = run_timed_launches(ctx, server, timed_options, launches, o);
+  auto passes = run_timed_launches(ctx, at, server, timed_options, launches, o);
   if (!passes) {
     r.failures.push_back(passes.error().message);
     return kRunIncomplete;
   }
-  if (!note_timed_runs(ctx, server, ev, *passes, r)) return kRunIncomplete;
-  if (!run_probed_checks(ctx, ev, passes->size(), o, r)) return kRunIncomplete;
+  if (!note_timed_runs(ctx, at, server, ev, *passes, r)) return kRunIncomplete;
+  if (!run_probed_checks(ctx, at, ev, passes->size(), o, r)) return kRunIncomplete;
   apply_figure_policy(ctx, r);
   for (const auto& pass : *passes)
     if (std::string cut = log_cut_short(pass.log_path); !cut.empty()) {
@@ -542,10 +550,11 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
   if (!resolved) return fail_early(resolved.exit_code(), resolved.error().message);
   CaseContext ctx = *resolved;
   const Case& c = ctx.c;
-  ctx.flag_value = o.flag_on ? (*o.flag_on ? c.flag.on : c.flag.off) : c.flag.used();
+  LaunchPlacement at;  // the run's folder (below: once the fingerprint names it), its flag value and quota
+  at.flag_value = o.flag_on ? (*o.flag_on ? c.flag.on : c.flag.off) : c.flag.used();
   const std::unique_ptr<ServerMode> server = server_mode(c);
   RunResult& r = run.result;
-  describe_case(ctx, r);
+  describe_case(ctx, at, r);
 
   auto fingerprint = server->fingerprint(ctx);
   if (!fingerprint) return fail_early(kRunIncomplete, fingerprint.error().message);
@@ -555,14 +564,14 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
   r.fingerprint_id = fpr.id();
   ctx.runtime_build = fpr.runtime_build;
 
-  ctx.out_dir = o.out_dir.empty() ? unused_folder_name(o.results_root + "/" + fpr.id() + "/" + c.name + "/" +
-                                                      utc_stamp("%Y%m%dT%H%M%SZ") + "-" + std::to_string(getpid()))
-                                  : o.out_dir;
+  at.out_dir = o.out_dir.empty() ? unused_folder_name(o.results_root + "/" + fpr.id() + "/" + c.name + "/" + utc_stamp("%Y%m%dT%H%M%SZ") +
+                                                      "-" + std::to_string(getpid()))
+                                 : o.out_dir;
   // The folder is this run's alone until the result is written (util/run_folder.h): nothing is
   // written into one that another run holds or held.
-  auto claim = claim_run_folder(ctx.out_dir, o.out_dir.empty() ? "" : "--out");
+  auto claim = claim_run_folder(at.out_dir, o.out_dir.empty() ? "" : "--out");
   if (!claim) return fail_early(kRunIncomplete, claim.error().message);
-  r.output_dir = ctx.out_dir;
+  r.output_dir = at.out_dir;
   auto finish = [&](int code) {
     run.exit_code = code;
     if (auto st = write_run(o, fpr, r, run.result_file); !st) {
@@ -572,11 +581,11 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
     return run;
   };
 
-  progress(o, c.name, server->evidence_phase(ctx));
-  auto ev = server->evidence_pass(ctx);
+  progress(o, c.name, server->evidence_phase(ctx, at));
+  auto ev = server->evidence_pass(ctx, at);
   if (!ev) {
     r.failures.push_back("evidence pass failed: " + ev.error().message);
-    if (std::string cut = log_cut_short(ctx.out_dir); !cut.empty()) r.failures.push_back("evidence pass " + cut);
+    if (std::string cut = log_cut_short(at.out_dir); !cut.empty()) r.failures.push_back("evidence pass " + cut);
     return finish(kRunIncomplete);
   }
   if (std::string cut = log_cut_short(ev->log_path); !cut.empty()) {
@@ -584,13 +593,13 @@ CaseRun run_case_file(const std::string& case_path, const RunOptions& opts_in) {
     return finish(kRunIncomplete);
   }
   adopt_fitted_prompts(ctx, ev->prompts);
-  server->note_evidence(ctx, *ev, r);
+  server->note_evidence(ctx, at, *ev, r);
   fpr.runtime_build_log = build_stated_in_log(file_head(ev->log_path, 1 << 20));
   fpr.runtime_fa_pairs = ev->log.scan.build_kernels.fa_pairs_field();
   fpr.runtime_gpu_archs = ev->log.scan.build_kernels.gpu_archs;
   r.fingerprint = fpr.to_json();  // complete now: the golden step compares and records it
   note_evidence(ctx, *ev, r);
-  return finish(measure_and_compare(ctx, *server, *ev, o, r));
+  return finish(measure_and_compare(ctx, at, *server, *ev, o, r));
 }
 
 }  // namespace fp

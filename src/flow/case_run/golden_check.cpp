@@ -94,6 +94,7 @@ void compare_thresholds(const GoldenPaths& paths, const std::string& id, const s
     return;
   }
   for (const auto& f : cmp->figures) {
+    r.golden_figures.push_back({f.name, f.status, f.judgement.status, f.gate, f.guard, f.memory, f.judgement.worse_by});
     r.golden_lines.push_back(std::string(to_string(f.status)) + (f.memory ? " [memory] " : f.gate ? " [gate] " : f.guard ? " [guard] " : " ") +
                              f.message);
     if (f.failed)

@@ -121,6 +121,7 @@ nlohmann::json decision_json(const FigureDecision& d) {
 // with its fingerprint, folder and calibration quota.
 struct GateArms {
   CaseContext base, cand;
+  LaunchPlacement at_base, at_cand;  // their folders (baseline/, candidate/) and quotas
   Fingerprint fp_base, fp_cand;
   std::string dir;  // the case's gate folder: baseline/ and candidate/ below it
   std::optional<CpuQuota> quota_base, quota_cand;
@@ -149,18 +150,18 @@ Status fingerprint_arms(const Case& c, const BuildGateOptions& o, GateArms& arms
 
 // The gate's folders and the arms' calibration: CPU quotas, the candidate's longer prompts.
 Status prepare_arms(const Case& c, const BuildGateOptions& o, GateArms& arms, TeeText& say) {
-  for (const auto* d : {&arms.base.out_dir, &arms.cand.out_dir}) {
+  for (const auto* d : {&arms.at_base.out_dir, &arms.at_cand.out_dir}) {
     std::error_code ec;
     fs::create_directories(*d, ec);
     if (ec) return make_error(*d + ": cannot create the gate's folder: " + ec.message());
   }
-  for (auto [share, ctx, quota, name] : {std::make_tuple(o.baseline_cpu_share, &arms.base, &arms.quota_base, "baseline"),
-                                          std::make_tuple(o.candidate_cpu_share, &arms.cand, &arms.quota_cand, "candidate")}) {
+  for (auto [share, at, quota, name] : {std::make_tuple(o.baseline_cpu_share, &arms.at_base, &arms.quota_base, "baseline"),
+                                        std::make_tuple(o.candidate_cpu_share, &arms.at_cand, &arms.quota_cand, "candidate")}) {
     if (share >= 1) continue;
     auto q = CpuQuota::create(share, name);
     if (!q) return make_error(std::string(name) + " CPU quota: " + q.error().message);
     *quota = std::move(*q);
-    ctx->cgroup_procs = (*quota)->procs_file();
+    at->cgroup_procs = (*quota)->procs_file();
     say(std::string(name) + " timed launches under a " + (*quota)->describe() + " (calibration: an injected slowdown)\n");
   }
   if (o.candidate_prompt_scale == 1) return ok_status();
@@ -404,8 +405,8 @@ void time_and_judge(const CaseContext& resolved, const GateArms& arms, const Evi
              ? std::string("a batch case's requests are all in flight at once, and a probe follows one request alone")
              : "the runtime data of " + c.runtime + " has no decode_probe (how to ask it for a prompt from its cache)") +
         "; itl_mean_ms from the full requests\n");
-  PairedArm A{"baseline", arms.base, ev_base.signals};
-  PairedArm B{"candidate", arms.cand, ev_cand.signals};
+  PairedArm A{"baseline", arms.base, arms.at_base, ev_base.signals};
+  PairedArm B{"candidate", arms.cand, arms.at_cand, ev_cand.signals};
   PairedOutcome po = run_paired(A, B, plan);
   say_blocks(po, plan, c, gated_note, say);
   const PairedMemory memory = compare_paired_memory(po);
@@ -470,20 +471,20 @@ BuildGateCase gate_case(const std::string& path, const BuildGateOptions& o, TeeT
     say("  INCOMPLETE: " + why + "\n");
     return bc;
   };
-  GateArms arms{*resolved, *resolved, {}, {}, "", {}, {}};
+  GateArms arms{*resolved, *resolved, {}, {}, {}, {}, "", {}, {}};
   if (auto st = fingerprint_arms(c, o, arms, say); !st) return fail(st.error().message);
   arms.dir = unused_folder_name((o.results_root.empty() ? o.suite.results : o.results_root) + "/" + arms.fp_cand.id() + "/" +
                                 c.name + "/gate-" + utc_stamp("%Y%m%dT%H%M%SZ") + "-" + std::to_string(::getpid()));
   auto claim = claim_run_folder(arms.dir, "");  // this gate's alone (util/run_folder.h)
   if (!claim) return fail(claim.error().message);
   bc.result_dir = arms.dir;
-  arms.base.out_dir = arms.dir + "/baseline";
-  arms.cand.out_dir = arms.dir + "/candidate";
+  arms.at_base = case_placement(arms.base, arms.dir + "/baseline");
+  arms.at_cand = case_placement(arms.cand, arms.dir + "/candidate");
   if (auto st = prepare_arms(c, o, arms, say); !st) return fail(st.error().message);
 
   say("evidence pass: baseline, candidate\n");
-  auto ev_base = run_evidence_pass(arms.base);
-  auto ev_cand = run_evidence_pass(arms.cand);
+  auto ev_base = run_evidence_pass(arms.base, arms.at_base);
+  auto ev_cand = run_evidence_pass(arms.cand, arms.at_cand);
   if (!ev_base) return fail("baseline evidence pass: " + ev_base.error().message);
   if (!ev_cand) return fail("candidate evidence pass: " + ev_cand.error().message);
   adopt_fitted_prompts(arms.base, ev_base->prompts);

@@ -66,7 +66,7 @@ void judge_case(const Case& c, const CaseRun& run, const GoldenPaths& paths, Gat
   cr.figure_lines = r.golden_lines;
   cr.verdict_after = verdict_text(r.verdict);
   if (r.case_name.empty()) {
-    cr.outcome = run.exit_code == kRunSkip ? "skipped" : "incomplete";
+    cr.outcome = run.exit_code == kRunSkip ? UpgradeOutcome::skipped : UpgradeOutcome::incomplete;
     cr.problems.push_back(run.message);
     return;
   }
@@ -90,8 +90,10 @@ void judge_case(const Case& c, const CaseRun& run, const GoldenPaths& paths, Gat
     for (const auto& lost : evidence_lost_since_golden(*before, r, paths.verdict_file)) cr.problems.push_back(lost);
   }
   for (const auto& f : r.failures) cr.problems.push_back(f);
-  if (!r.complete) cr.outcome = "incomplete";
-  else cr.outcome = cr.problems.empty() ? "pass" : "FAIL";
+  if (!r.complete)
+    cr.outcome = UpgradeOutcome::incomplete;
+  else
+    cr.outcome = cr.problems.empty() ? UpgradeOutcome::pass : UpgradeOutcome::fail;
 }
 
 // A case's K/V pair as its launch line states it ("q5_1-q5_1"; the runtime data's cause facts
@@ -106,6 +108,21 @@ std::string case_kv_pair(const Case& c) {
 }
 
 }  // namespace
+
+bool worse_within_noise(const RunResult::GoldenFigure& f) {
+  return f.gate && !f.memory && f.status == FigureStatus::within_noise && f.judged == FigureStatus::within_noise && f.worse_by > 0;
+}
+
+const char* to_string(UpgradeOutcome o) {
+  switch (o) {
+    case UpgradeOutcome::pass: return "pass";
+    case UpgradeOutcome::fail: return "FAIL";
+    case UpgradeOutcome::unresolved: return "unresolved";
+    case UpgradeOutcome::incomplete: return "incomplete";
+    case UpgradeOutcome::skipped: return "skipped";
+  }
+  return "incomplete";
+}
 
 // "the new build compiles other K/V pairs: now also q5_1-q5_1; no longer q4_0-q4_0 (before: ...; now: ...)",
 // then the cases of the suite whose pair enters or leaves the list.
@@ -201,7 +218,7 @@ GateReport run_upgrade_gate(const std::vector<std::string>& case_paths, const Ga
     cr.case_name = c->name;
     case_pairs.emplace_back(c->name, case_kv_pair(*c));
     if (c->self_test) {
-      cr.outcome = "skipped";
+      cr.outcome = UpgradeOutcome::skipped;
       cr.problems.push_back("self-test case (flashproof must fail it): not part of the gate");
       report.cases.push_back(cr);
       continue;
@@ -286,18 +303,19 @@ GateReport run_upgrade_gate(const std::vector<std::string>& case_paths, const Ga
           pairs_said = true;
         }
       }
-      if (options.unresolved_exit && cr.outcome == "pass")
-        for (const auto& line : run.result.golden_lines)
-          if (starts_with(line, "within_noise [gate] ") && line.find(": within noise: worse by ") != std::string::npos) {
-            cr.outcome = "unresolved";
-            cr.problems.push_back("UNRESOLVED " + line.substr(20, line.find(':', 20) - 20) +
+      if (options.unresolved_exit && cr.outcome == UpgradeOutcome::pass)
+        for (const auto& f : run.result.golden_figures)
+          if (worse_within_noise(f)) {
+            cr.outcome = UpgradeOutcome::unresolved;
+            cr.problems.push_back("UNRESOLVED " + f.name +
                                   ": worse beyond its minimum effect but within the noise band; take more launches (--launches) "
                                   "before and after, or gate side by side while the old build is at hand");
           }
       say("verdict: " + cr.verdict_before + " -> " + cr.verdict_after + "\n");
       for (const auto& l : cr.figure_lines) say("  " + l + "\n");
       for (const auto& pr : cr.problems) say("  PROBLEM " + pr + "\n");
-      say("case " + p.c.name + ": " + cr.outcome + (cr.result_dir.empty() ? "" : " (result " + cr.result_dir + "/result.txt)") + "\n");
+      say("case " + p.c.name + ": " + to_string(cr.outcome) + (cr.result_dir.empty() ? "" : " (result " + cr.result_dir + "/result.txt)") +
+          "\n");
       if (interrupted()) break;
     }
   }
@@ -305,14 +323,16 @@ GateReport run_upgrade_gate(const std::vector<std::string>& case_paths, const Ga
   size_t fail = 0, incomplete = 0, pass = 0, skipped = 0, unresolved = 0;
   say("\nupgrade gate summary:\n");
   for (const auto& cr : report.cases) {
-    if (cr.outcome == "pass") ++pass;
-    else if (cr.outcome == "FAIL") ++fail;
-    else if (cr.outcome == "skipped") ++skipped;
-    else if (cr.outcome == "unresolved") ++unresolved;
-    else ++incomplete;
+    switch (cr.outcome) {
+      case UpgradeOutcome::pass: ++pass; break;
+      case UpgradeOutcome::fail: ++fail; break;
+      case UpgradeOutcome::skipped: ++skipped; break;
+      case UpgradeOutcome::unresolved: ++unresolved; break;
+      case UpgradeOutcome::incomplete: ++incomplete; break;
+    }
     std::string why = cr.problems.empty() ? "" : ": " + cr.problems.front().substr(0, cr.problems.front().find('\n'));
     if (cr.problems.size() > 1) why += " (+" + std::to_string(cr.problems.size() - 1) + " more)";
-    say("  " + (cr.case_name.empty() ? cr.case_path : cr.case_name) + "  " + cr.outcome + why + "\n");
+    say("  " + (cr.case_name.empty() ? cr.case_path : cr.case_name) + "  " + to_string(cr.outcome) + why + "\n");
   }
   report.exit_code = fail ? 1 : incomplete ? 2 : unresolved ? 3 : pass ? 0 : 125;
   say(std::string("upgrade gate: ") +

@@ -47,9 +47,19 @@ struct Baseline {
 Result<Baseline> choose_baseline(const std::string& golden_root, const Fingerprint& current,
                                  const std::vector<std::string>& case_names, const std::string& named);
 
+// A case's outcome in the upgrade gate; only the gate's report puts it in words (to_string: pass,
+// FAIL, unresolved, incomplete, skipped).
+enum class UpgradeOutcome { pass, fail, unresolved, incomplete, skipped };
+const char* to_string(UpgradeOutcome o);
+
+// A gated figure the threshold rule itself found worse beyond its minimum effect but within the
+// noise band (not one a BUSIER, SLOWER MACHINE or OTHER MACHINE note set aside): what
+// GateOptions::unresolved_exit makes "unresolved".
+bool worse_within_noise(const RunResult::GoldenFigure& f);
+
 struct GateCaseReport {
   std::string case_path, case_name;
-  std::string outcome = "incomplete";  // pass | FAIL | unresolved | incomplete | skipped
+  UpgradeOutcome outcome = UpgradeOutcome::incomplete;
   std::string baseline_id, result_dir;
   std::vector<FieldChange> changes;    // recorded fingerprint of the baseline golden -> this run
   std::string verdict_before, verdict_after;

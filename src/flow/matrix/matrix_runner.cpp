@@ -171,12 +171,12 @@ void fill_speed(MatrixRow& row, const CaseContext& ctx, const TimedPass& pass) {
 
 // One combination: the evidence pass, then (when it launched) the prompt-speed launch. Says which
 // launch an interrupt cut, if any (the evidence pass's verdict stands when only the speed launch was).
-RowCut run_row(MatrixRow& row, CaseContext& ctx, int rounds) {
-  auto ev = run_evidence_pass(ctx);
+RowCut run_row(MatrixRow& row, const CaseContext& ctx, const LaunchPlacement& at, int rounds) {
+  auto ev = run_evidence_pass(ctx, at);
   if (interrupted()) return RowCut::evidence;  // the runtime may have been stopped under the evidence pass
   if (!ev) {
     // The runtime would not start: a refusal when its log says why in a line the data marks fatal.
-    if (auto log = analyse_log(ctx.out_dir + "/evidence.log", ctx.signatures); log && !log->scan.fatal.empty()) {
+    if (auto log = analyse_log(at.out_dir + "/evidence.log", ctx.signatures); log && !log->scan.fatal.empty()) {
       row.outcome = RowOutcome::Refused;
       row.detail = log->scan.fatal.front().text;
     } else {
@@ -199,7 +199,7 @@ RowCut run_row(MatrixRow& row, CaseContext& ctx, int rounds) {
   TimedOptions t;
   t.warmup = 0;  // the timed pass's cold first request is the warm-up
   t.repetitions = rounds;
-  auto pass = run_timed_pass(ctx, t);
+  auto pass = run_timed_pass(ctx, at, t);
   if (interrupted()) return RowCut::speed;
   if (!pass) {
     row.outcome = RowOutcome::Failed;
@@ -328,8 +328,10 @@ MatrixOutcome run_matrix(const std::string& case_path, const MatrixOptions& opts
   m.output_dir = dir;
   std::error_code ec;
 
-  // Every row, planned before any runs, so the table always has every row.
+  // Every row, planned before any runs, so the table always has every row: the case as the row
+  // varies it, and where and with which flag value it launches.
   std::vector<CaseContext> row_contexts;
+  std::vector<LaunchPlacement> row_places;
   for (const auto& model : *models)
     for (int context : contexts) {
       auto prompt = matrix_prompt(base, o, m.prompt_document, context);
@@ -341,7 +343,8 @@ MatrixOutcome run_matrix(const std::string& case_path, const MatrixOptions& opts
           ctx.c.shape.context = context;
           ctx.c.shape.max_output_tokens = o.max_tokens;
           ctx.c.expect.fused_attention = flag_on;  // auto: a fallback's cause is looked up as for on
-          ctx.flag_value = flag_auto ? flag_auto_value : flag_on ? c.flag.on : c.flag.off;
+          LaunchPlacement place;
+          place.flag_value = flag_auto ? flag_auto_value : flag_on ? c.flag.on : c.flag.off;
           if (kv) ctx.c.launch.argv = with_kv_pair(ctx.c.launch.argv, *kv_types, *kv);
           ctx.model_path = model.path;
           ctx.c.model.sha256 = model.sha256;
@@ -356,15 +359,16 @@ MatrixOutcome run_matrix(const std::string& case_path, const MatrixOptions& opts
           row.kv_v = kv ? kv->v : kv_facts["cache_type_v"];
           row.flag_on = flag_on;
           row.flag_auto = flag_auto;
-          row.flag_value = ctx.flag_value;
+          row.flag_value = place.flag_value;
           row.context = context;
           row.head_size = model.facts ? model.facts->head_size_k : 0;
           row.model_path = model.shown_path;
           row.model_sha256 = model.sha256;
           row.dir = dir + "/" + row_folder(m.rows.size(), row);
-          ctx.out_dir = row.dir;
+          place.out_dir = row.dir;
           m.rows.push_back(row);
           row_contexts.push_back(std::move(ctx));
+          row_places.push_back(std::move(place));
         }
     }
 
@@ -381,7 +385,7 @@ MatrixOutcome run_matrix(const std::string& case_path, const MatrixOptions& opts
       m.errors.push_back(row.dir + ": cannot create the row's folder: " + ec.message());
       break;
     }
-    settle_interrupted_row(row, run_row(row, row_contexts[i], o.rounds));
+    settle_interrupted_row(row, run_row(row, row_contexts[i], row_places[i], o.rounds));
     compare_with_flag_off(m.rows);
     progress.phase(who, at + ": " + to_string(row.outcome) + (row.verdict.empty() ? "" : ", " + row.verdict));
     m.finished_utc = utc_stamp("%Y-%m-%dT%H:%M:%SZ");

@@ -48,16 +48,16 @@ void put(Repetitions& r, const std::string& figure, const std::string& prompt, d
 // The probed launch of one arm in one block, after its timed launch: the timed configuration with the
 // kernel probe, serving the job's load as the golden path's probed check does
 // (flow/passes/probed_check.h run_probed_load); only the kernel figures, per token, are taken from it.
-void probed_kernel_units(const CaseContext& ctx, ArmLaunch& l) {
-  const std::string dir = ctx.out_dir + "/probed";
+void probed_kernel_units(const CaseContext& ctx, const LaunchPlacement& timed, ArmLaunch& l) {
+  const LaunchPlacement at = timed.below("probed");
   std::error_code ec;
-  fs::create_directories(dir, ec);
-  const GpuProbePlan probe = plan_gpu_probe(dir + "/kernels.tsv");
+  fs::create_directories(at.out_dir, ec);
+  const GpuProbePlan probe = plan_gpu_probe(at.out_dir + "/kernels.tsv");
   if (!probe.attached) {
     l.errors.push_back("a gated figure is GPU kernel time per token, and the kernel probe is not attached: " + probe.why_not);
     return;
   }
-  auto load = run_probed_load(ctx, probe, dir);
+  auto load = run_probed_load(ctx, at, probe);
   if (!load)
     l.errors.push_back("probed launch: " + load.error().message);
   else
@@ -327,16 +327,16 @@ PairedOutcome run_paired(const PairedArm& a, const PairedArm& b, const PairedPla
     const auto b0 = Clock::now();
     const PairedArm* order[2] = {&a, &b};
     if (!a_first[static_cast<size_t>(k)]) std::swap(order[0], order[1]);
-    CaseContext ctxs[2];
+    const CaseContext* ctxs[2] = {&order[0]->ctx, &order[1]->ctx};
+    LaunchPlacement places[2];
     for (int i = 0; i < 2; ++i) {
       const PairedArm* arm = order[i];
-      CaseContext& ctx = ctxs[i];
-      ctx = arm->ctx;
-      ctx.runtime_cpus = runtime_cpus;
-      for (const auto& arg : thread_args[arm]) ctx.adapter.timed_args.push_back(arg);
-      ctx.out_dir = arm->ctx.out_dir + "/block-" + std::to_string(k + 1);
+      LaunchPlacement& at = places[i];
+      at = arm->at.below("block-" + std::to_string(k + 1));
+      at.runtime_cpus = runtime_cpus;
+      for (const auto& arg : thread_args[arm]) at.timed_args.push_back(arg);
       std::error_code ec;
-      fs::create_directories(ctx.out_dir, ec);
+      fs::create_directories(at.out_dir, ec);
     }
     std::optional<Result<TimedPass>> passes[2];
     double pass_s[2] = {0, 0};
@@ -350,13 +350,13 @@ PairedOutcome run_paired(const PairedArm& a, const PairedArm& b, const PairedPla
         TimedOptions t2 = t;
         t2.turns = &turns.party(1);
         const auto l0 = Clock::now();
-        passes[1] = run_timed_pass(ctxs[1], t2);
+        passes[1] = run_timed_pass(*ctxs[1], places[1], t2);
         pass_s[1] = seconds_since(l0);
       });
       TimedOptions t1 = t;
       t1.turns = &turns.party(0);
       const auto l0 = Clock::now();
-      passes[0] = run_timed_pass(ctxs[0], t1);
+      passes[0] = run_timed_pass(*ctxs[0], places[0], t1);
       pass_s[0] = seconds_since(l0);
       second.join();
       // A second launch that could not start beside the first: this block's second launch and
@@ -366,14 +366,14 @@ PairedOutcome run_paired(const PairedArm& a, const PairedArm& b, const PairedPla
         o.pinning.push_back("launches one at a time from block " + std::to_string(k + 1) + ": the " + order[1]->name +
                             " launch did not start beside the " + order[0]->name + " launch (" + passes[1]->error().message + ")");
         const auto l1 = Clock::now();
-        passes[1] = run_timed_pass(ctxs[1], t);
+        passes[1] = run_timed_pass(*ctxs[1], places[1], t);
         pass_s[1] = seconds_since(l1);
       }
     } else {
       for (int i = 0; i < 2; ++i) {
-        progress_line(plan.quiet, ctxs[i].c.name + " side by side", "block " + std::to_string(k + 1) + ": " + order[i]->name);
+        progress_line(plan.quiet, ctxs[i]->c.name + " side by side", "block " + std::to_string(k + 1) + ": " + order[i]->name);
         const auto l0 = Clock::now();
-        passes[i] = run_timed_pass(ctxs[i], t);
+        passes[i] = run_timed_pass(*ctxs[i], places[i], t);
         pass_s[i] = seconds_since(l0);
       }
     }
@@ -390,7 +390,7 @@ PairedOutcome run_paired(const PairedArm& a, const PairedArm& b, const PairedPla
     }
     for (int i = 0; i < 2; ++i) {
       const PairedArm* arm = order[i];
-      const CaseContext& ctx = ctxs[i];
+      const CaseContext& ctx = *ctxs[i];
       ArmLaunch l;
       l.block = k;
       l.arm = arm->name;
@@ -424,7 +424,7 @@ PairedOutcome run_paired(const PairedArm& a, const PairedArm& b, const PairedPla
       // The kernel figures come from a second launch of the same arm with the probe attached, after
       // the timed ones: the probe's overhead never reaches the timed figures. It serves the job's load,
       // not the timed rounds: per token of that load, the nightly's definition (issue 41 item 3).
-      if (plan.kernel_time && l.errors.empty()) probed_kernel_units(ctx, l);
+      if (plan.kernel_time && l.errors.empty()) probed_kernel_units(ctx, places[i], l);
       l.wall_s = pass_s[i] + seconds_since(l0);
       for (const auto& e : l.errors)
         o.errors.push_back(arm->name + " launch in block " + std::to_string(k + 1) + ": " + e);

@@ -30,7 +30,8 @@ namespace fp {
 
 struct PairedArm {
   std::string name;                       // "baseline" / "candidate", or "off" / "on"
-  CaseContext ctx;                        // runtime, flag value, cgroup; launches go below ctx.out_dir
+  CaseContext ctx;                        // the case, its runtime
+  LaunchPlacement at;                     // flag value, cgroup; launches go below at.out_dir
   std::optional<CheapSignals> evidence;   // each launch's log must tie to this arm's evidence pass
 };
 

@@ -173,7 +173,9 @@ TEST(PairedRunner, WithoutTheProbeAKernelGateSaysWhy) {
   if (plan_gpu_probe("").attached) GTEST_SKIP() << "the kernel probe attaches here";
   CaseContext ctx;
   const GpuProbePlan probe = plan_gpu_probe("");
-  auto load = run_probed_load(ctx, probe, "/nonexistent");
+  LaunchPlacement at;
+  at.out_dir = "/nonexistent";
+  auto load = run_probed_load(ctx, at, probe);
   ASSERT_FALSE(load.ok());
   EXPECT_THAT(load.error().message, HasSubstr("the kernel probe is not attached: "));
   EXPECT_FALSE(probe.why_not.empty());

@@ -11,7 +11,7 @@
 
 namespace fp {
 
-Result<AnswersPass> run_answers_pass(const CaseContext& ctx, const std::vector<std::string>& prompt_ids) {
+Result<AnswersPass> run_answers_pass(const CaseContext& ctx, const LaunchPlacement& at, const std::vector<std::string>& prompt_ids) {
   const Case& c = ctx.c;
   if (!ctx.adapter.token_probabilities)
     return make_error(ctx.adapter.data_file +
@@ -19,14 +19,14 @@ Result<AnswersPass> run_answers_pass(const CaseContext& ctx, const std::vector<s
   const TokenProbabilityKeys& keys = *ctx.adapter.token_probabilities;
   const TokenProbabilityEndpoint& endpoint = c.job == Job::Completion ? keys.completion : keys.chat;
   AnswersPass out;
-  out.log_path = ctx.out_dir + "/answers-pass.log";
-  const std::string bodies = ctx.out_dir + "/answers-pass";
+  out.log_path = at.out_dir + "/answers-pass.log";
+  const std::string bodies = at.out_dir + "/answers-pass";
   std::error_code ec;
   std::filesystem::create_directories(bodies, ec);
   if (ec) return make_error(bodies + ": cannot create the answers pass's folder: " + ec.message());
   FP_TRY(int port, free_loopback_port());
-  out.argv = expand_argv(c, ctx.runtime, ctx.model_path, port, ctx.flag_value, ctx.adapter.timed_args);
-  LaunchSpec spec{out.argv, c.launch.env, out.log_path, port, c.plan.ready_timeout_s, ctx.cgroup_procs, ctx.runtime_cpus};
+  out.argv = expand_argv(c, ctx.runtime, ctx.model_path, port, at.flag_value, timed_launch_args(ctx, at));
+  LaunchSpec spec{out.argv, launch_env(ctx, at), out.log_path, port, c.plan.ready_timeout_s, at.cgroup_procs, at.runtime_cpus};
   FP_TRY(RunningServer server, start_server(spec, ctx.adapter));
   out.argv = server.argv;
   auto fitted = fit_case_prompts(ctx, server.base_url);

@@ -23,8 +23,8 @@ struct AnswersPass {
 };
 
 // Launches, sends the prompts named in `prompt_ids` (the context's fitted prompts), stops. The
-// response bodies are kept as <ctx.out_dir>/answers-pass/<prompt>.json. An error when the runtime
+// response bodies are kept as <at.out_dir>/answers-pass/<prompt>.json. An error when the runtime
 // data names no way to ask (adapter.token_probabilities) or the launch fails.
-Result<AnswersPass> run_answers_pass(const CaseContext& ctx, const std::vector<std::string>& prompt_ids);
+Result<AnswersPass> run_answers_pass(const CaseContext& ctx, const LaunchPlacement& at, const std::vector<std::string>& prompt_ids);
 
 }  // namespace fp

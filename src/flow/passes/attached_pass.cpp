@@ -59,7 +59,7 @@ Status wait_attached_ready(const CaseContext& ctx) {
   }
 }
 
-Result<EvidenceOutcome> run_attached_evidence_pass(const CaseContext& ctx) {
+Result<EvidenceOutcome> run_attached_evidence_pass(const CaseContext& ctx, const LaunchPlacement& place) {
   const auto t0 = Clock::now();
   const Attach& at = *ctx.c.attach;
   EvidenceOutcome out;
@@ -68,20 +68,20 @@ Result<EvidenceOutcome> run_attached_evidence_pass(const CaseContext& ctx) {
   if (!at.log_file.empty()) {
     FP_TRY(follower, LogFollower::follow_file(at.log_file));
   } else if (!at.log_command.empty()) {
-    FP_TRY(follower, LogFollower::follow_command(at.log_command, ctx.out_dir + "/log-command.out"));
+    FP_TRY(follower, LogFollower::follow_command(at.log_command, place.out_dir + "/log-command.out"));
   }
   FP_TRY_STATUS(wait_attached_ready(ctx));
   // The job's load at the prompts' asked token length, as for a launched server (flow/passes/evidence_pass.h).
   FP_TRY(out.prompts, fit_case_prompts(ctx, at.endpoint));
   CaseContext fitted_ctx = ctx;
   adopt_fitted_prompts(fitted_ctx, out.prompts);
-  out.load = job_load_text(fitted_ctx);
-  auto answer = send_job_load(fitted_ctx, at.endpoint);
+  out.load = job_load_text(fitted_ctx, place);
+  auto answer = send_job_load(fitted_ctx, place, at.endpoint);
   if (!answer)
     return make_error("the request to the attached server failed (" + out.load + "): " + answer.error().message);
   out.answer_fingerprint = answer->system_fingerprint;
   if (follower) {
-    out.log_path = ctx.out_dir + "/evidence.log";
+    out.log_path = place.out_dir + "/evidence.log";
     FP_TRY(size_t bytes, follower->finish(out.log_path));
     out.log_source = follower->source();
     out.notes = follower->notes();

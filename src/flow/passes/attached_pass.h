@@ -24,7 +24,7 @@ Status wait_attached_ready(const CaseContext& ctx);
 // The evidence pass of an attached case: the log followed from now, the server's readiness, the
 // case's prompts fitted to shape.prompt_tokens and sent at the job's load (send_job_load), then the verdict from what the log window holds. Required levels
 // (expect.evidence) that the window lacks make it "no evidence", with the reason.
-Result<EvidenceOutcome> run_attached_evidence_pass(const CaseContext& ctx);
+Result<EvidenceOutcome> run_attached_evidence_pass(const CaseContext& ctx, const LaunchPlacement& place);
 
 // The fingerprint an attached case runs under: this machine, the runtime's name, "attached" for
 // the version (its build is not known before it answers; the result records what it said).

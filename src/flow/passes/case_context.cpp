@@ -228,7 +228,6 @@ ResolvedCase resolve_launched(const Case& loaded, const Suite& suite, const std:
   if (auto facts = read_model_facts(ctx.model_path)) ctx.model = *facts;
   else ctx.model_note = facts.error().message;
   FP_TRY(ctx.prompts, case_prompts(c, suite, ctx.model));
-  ctx.flag_value = c.flag.used();
   if (!ctx.signatures.gpu_backend_format.empty())
     for (int i = 0; i < visible_gpus(); ++i) ctx.gpu_backends.push_back(ctx.signatures.gpu_backend_name(i));
   ctx.served_model = launched_served_model(ctx);
@@ -272,8 +271,33 @@ ResolvedCase judge_missing_model(ResolvedCase resolved, const std::string& golde
                             "): the case was never set up here");
 }
 
-std::vector<std::string> shown_launch(const CaseContext& ctx, const std::vector<std::string>& extra_args) {
-  std::vector<std::string> argv = redact_argv(shown_argv(ctx.c, ctx.runtime, ctx.flag_value, extra_args));
+LaunchPlacement LaunchPlacement::below(const std::string& sub) const {
+  LaunchPlacement p = *this;
+  p.out_dir += "/" + sub;
+  return p;
+}
+
+LaunchPlacement case_placement(const CaseContext& ctx, const std::string& out_dir) {
+  LaunchPlacement p;
+  p.out_dir = out_dir;
+  if (!ctx.c.attach) p.flag_value = ctx.c.flag.used();
+  return p;
+}
+
+std::vector<std::string> timed_launch_args(const CaseContext& ctx, const LaunchPlacement& at) {
+  std::vector<std::string> args = ctx.adapter.timed_args;
+  args.insert(args.end(), at.timed_args.begin(), at.timed_args.end());
+  return args;
+}
+
+std::map<std::string, std::string> launch_env(const CaseContext& ctx, const LaunchPlacement& at) {
+  std::map<std::string, std::string> env = ctx.c.launch.env;
+  for (const auto& [key, value] : at.env) env[key] = value;
+  return env;
+}
+
+std::vector<std::string> shown_launch(const CaseContext& ctx, const LaunchPlacement& at, const std::vector<std::string>& extra_args) {
+  std::vector<std::string> argv = redact_argv(shown_argv(ctx.c, ctx.runtime, at.flag_value, extra_args));
   for (auto& a : argv) a = with_placeholder(a, ctx.suite.root, "{suite}");
   return argv;
 }

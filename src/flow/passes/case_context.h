@@ -1,6 +1,8 @@
-// What every pass of one case run shares: the case and what was resolved from it.
+// What every pass of one case run shares: the case and what was resolved from it (CaseContext, not
+// edited for a launch), and where and how one launch of it runs (LaunchPlacement, built per launch).
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,6 +20,10 @@
 
 namespace fp {
 
+// A case resolved against this machine and runtime. The resolve functions below build it, the case
+// run completes it before its first launch (the runtime's build from its fingerprint, the prompts
+// fitted: flow/passes/prompt_tokens.h adopt_fitted_prompts); after that nothing edits it. A launch's
+// own folder, flag value, CPUs and additions are its LaunchPlacement.
 struct CaseContext {
   Case c;
   Suite suite;                    // the suite the case belongs to: its paths are relative to suite.root
@@ -31,22 +37,41 @@ struct CaseContext {
   // the tokens were counted.
   bool prompts_fitted = false;
   std::string prompts_counted_by;
-  std::string out_dir;            // this run's folder
-  std::string flag_value;         // the flag value this run launches with
   std::optional<ModelFacts> model;  // from the GGUF header; none for other formats (model_note says why)
   std::string model_note;
   std::vector<std::string> gpu_backends;  // this machine's GPUs as backend names (CUDA0, ...), for all-gpus
   std::string runtime_build;      // the runtime's build (fingerprint), a fact for the cause rules; "" until known
   std::optional<GpuDeclaration> gpu_box;  // the machine declares its GPUs: GPU cases may not skip (flow/passes/gpu_machine.h)
-  std::string cgroup_procs;       // timed launches join this cgroup (runtime/cpu_quota.h); empty: none
-  std::vector<int> runtime_cpus;  // timed launches run on these CPUs (the client has its own); empty: any
-  int load_streams = 0;           // requests at once in the evidence pass and the probed check; 0: the
-                                  // job's own (flow/passes/evidence_pass.h job_load_streams)
   std::string served_model;       // the requests' "model" field (request_builder.h)
   // Extra request headers: an attached server's "Authorization: Bearer KEY", the key read from the
   // case's attach.api_key_env at run time. In memory only: never written, logged or quoted.
   std::vector<std::string> request_headers;
 };
+
+// Where and how one launch of a resolved case runs. The engines build one per launch (a block's arm,
+// an A/B arm, a matrix row, a launch's own folder) instead of editing a copy of the case.
+struct LaunchPlacement {
+  std::string out_dir;            // the launch's folder
+  std::string flag_value;         // the flag value it launches with
+  std::string cgroup_procs;       // timed launches join this cgroup (runtime/cpu_quota.h); empty: none
+  std::vector<int> runtime_cpus;  // timed launches run on these CPUs (the client has its own); empty: any
+  int load_streams = 0;           // requests at once in the evidence pass and the probed check; 0: the
+                                  // job's own (flow/passes/evidence_pass.h job_load_streams)
+  // Added to the launch line after the adapter's timed_args (the threads for runtime_cpus:
+  // runtime/thread_args.h), and over the case's launch.env (the kernel probe's variables).
+  std::vector<std::string> timed_args;
+  std::map<std::string, std::string> env;
+
+  // The same placement, its folder `out_dir + "/" + sub`.
+  LaunchPlacement below(const std::string& sub) const;
+};
+
+// A launch of `ctx` with the case's own flag value ("use"; none for an attached case) into `out_dir`.
+LaunchPlacement case_placement(const CaseContext& ctx, const std::string& out_dir = "");
+// The launch line's additions of a timed launch: the adapter's timed_args, then the placement's.
+std::vector<std::string> timed_launch_args(const CaseContext& ctx, const LaunchPlacement& at);
+// A launch's environment: the case's launch.env with the placement's over it.
+std::map<std::string, std::string> launch_env(const CaseContext& ctx, const LaunchPlacement& at);
 
 // Exit codes of a case that cannot be resolved: the same as `flashproof run` and `flashproof ab`.
 enum ResolveExit { kResolveIncomplete = 2, kResolveSkip = 125 };
@@ -92,10 +117,10 @@ class ResolvedCase {
 ResolvedCase judge_missing_model(ResolvedCase resolved, const std::string& golden_root);
 
 // Loads a case and resolves what its passes share: adapter, signatures, the runtime executable, the
-// model (checked against its sha256, each shard of a split GGUF) and the prompts; flag_value is the case's "use" value, out_dir
-// is left empty. A failure carries its exit code (ResolvedCase): a skip when this machine cannot
-// run the case (no runtime installed, model not here, a CUDA case without a GPU), incomplete for
-// bad input. Used by `run`, `ab` and the benchmarks in bench/.
+// model (checked against its sha256, each shard of a split GGUF) and the prompts (a launch's flag
+// value and folder are its LaunchPlacement: case_placement). A failure carries its exit code
+// (ResolvedCase): a skip when this machine cannot run the case (no runtime installed, model not
+// here, a CUDA case without a GPU), incomplete for bad input. Used by `run`, `ab` and the benchmarks in bench/.
 // `runtime_path`, when set, names the runtime instead (an executable or a prefix folder: the
 // side-by-side gate's --candidate-runtime; runtime/launcher.h runtime_from_path). The model's
 // files are hashed here, before any launch, and only when the hash cache has no entry for them or
@@ -110,7 +135,7 @@ ResolvedCase resolve_run_context(const std::string& case_path, const Suite& suit
 
 // A launch line as result files show it: runtime/launcher.h shown_argv ({port}, the model as the case
 // wrote it), the suite's root as {suite}; secrets redacted (report/redact.h).
-std::vector<std::string> shown_launch(const CaseContext& ctx, const std::vector<std::string>& extra_args);
+std::vector<std::string> shown_launch(const CaseContext& ctx, const LaunchPlacement& at, const std::vector<std::string>& extra_args);
 
 // The fingerprint a case runs under: this machine, the runtime (asked for its version and build),
 // the model's sha256 and the launch line. An error when the runtime cannot say its version.

@@ -44,32 +44,32 @@ Facts model_facts_known(const CaseContext& ctx) {
 
 }  // namespace
 
-int job_load_streams(const CaseContext& ctx) {
-  if (ctx.load_streams > 0) return ctx.load_streams;
+int job_load_streams(const CaseContext& ctx, const LaunchPlacement& at) {
+  if (at.load_streams > 0) return at.load_streams;
   if (ctx.c.job == Job::Batch) return std::max<int>(1, static_cast<int>(ctx.prompts.size()));
   return 1;
 }
 
-std::string job_load_text(const CaseContext& ctx) {
-  const int n = job_load_streams(ctx);
+std::string job_load_text(const CaseContext& ctx, const LaunchPlacement& at) {
+  const int n = job_load_streams(ctx, at);
   if (n == 1) return "one request";
   return std::to_string(n) + " requests at once (" +
-         (ctx.load_streams > 0 ? std::string("the sustained phase's concurrency") : std::string("the batch job's round")) + ")";
+         (at.load_streams > 0 ? std::string("the sustained phase's concurrency") : std::string("the batch job's round")) + ")";
 }
 
-std::vector<StreamRequest> evidence_requests(const CaseContext& ctx, const std::string& base_url) {
+std::vector<StreamRequest> evidence_requests(const CaseContext& ctx, const LaunchPlacement& at, const std::string& base_url) {
   // Few tokens: the op placement and the kernels are decided by the shape, not by the answer's length.
   const int tokens = std::min(ctx.c.shape.max_output_tokens, 4);
   std::vector<StreamRequest> out;
-  const int n = job_load_streams(ctx);
+  const int n = job_load_streams(ctx, at);
   for (int i = 0; i < n && !ctx.prompts.empty(); ++i)
     out.push_back(build_request(ctx, base_url, ctx.prompts[static_cast<size_t>(i) % ctx.prompts.size()], tokens,
                                 ctx.c.plan.timeout_s));
   return out;
 }
 
-Result<LoadAnswers> send_job_load(const CaseContext& ctx, const std::string& base_url) {
-  const std::vector<StreamRequest> reqs = evidence_requests(ctx, base_url);
+Result<LoadAnswers> send_job_load(const CaseContext& ctx, const LaunchPlacement& at, const std::string& base_url) {
+  const std::vector<StreamRequest> reqs = evidence_requests(ctx, at, base_url);
   if (reqs.empty()) return make_error("the case has no prompts to send");
   std::vector<Result<StreamResult>> answers;
   if (reqs.size() == 1) answers.push_back(stream_request(reqs.front()));
@@ -128,12 +128,13 @@ struct EvidenceLaunch {
 
 // Runs the pass once with the instruments `on`; an error is a failure that is not the runtime
 // breaking (the harness's, or the input's: the same in every launch).
-Result<EvidenceLaunch> launch_evidence(const CaseContext& ctx, const std::vector<Instrument>& on, const std::string& log_path) {
+Result<EvidenceLaunch> launch_evidence(const CaseContext& ctx, const LaunchPlacement& at, const std::vector<Instrument>& on,
+                                       const std::string& log_path) {
   EvidenceLaunch l;
-  const InstrumentedLaunch il = instrumented_launch(ctx.c.launch.env, ctx.adapter, on);
+  const InstrumentedLaunch il = instrumented_launch(launch_env(ctx, at), ctx.adapter, on);
   l.env = il.env;
   FP_TRY(int port, free_loopback_port());
-  l.argv = expand_argv(ctx.c, ctx.runtime, ctx.model_path, port, ctx.flag_value, il.extra_args);
+  l.argv = expand_argv(ctx.c, ctx.runtime, ctx.model_path, port, at.flag_value, il.extra_args);
   LaunchSpec spec{l.argv, l.env, log_path, port, ctx.c.plan.ready_timeout_s};
   StartFailure why;
   auto server = start_server(spec, ctx.adapter, &why);
@@ -163,8 +164,8 @@ Result<EvidenceLaunch> launch_evidence(const CaseContext& ctx, const std::vector
   // The load at the prompts' asked token length, as the timed runs and the probed check will send them.
   CaseContext fitted_ctx = ctx;
   adopt_fitted_prompts(fitted_ctx, l.prompts);
-  l.load = job_load_text(fitted_ctx);
-  auto answer = send_job_load(fitted_ctx, server->base_url);
+  l.load = job_load_text(fitted_ctx, at);
+  auto answer = send_job_load(fitted_ctx, at, server->base_url);
   const ExitInfo e = answer ? ExitInfo{} : ended_by_itself(server->process);
   server->process.stop(5.0);
   // A runtime that answered "400 Bad Request" (a prompt longer than its context: "exceeds the available
@@ -200,8 +201,8 @@ void move_launch_files(const std::string& from, const std::string& to) {
 
 // The facts known before the launch, for the known breakages: the model's header, the expectation,
 // the build and the launch line.
-Facts launch_facts(const CaseContext& ctx) {
-  const std::vector<std::string> argv = expand_argv(ctx.c, ctx.runtime, ctx.model_path, 0, ctx.flag_value, {});
+Facts launch_facts(const CaseContext& ctx, const LaunchPlacement& at) {
+  const std::vector<std::string> argv = expand_argv(ctx.c, ctx.runtime, ctx.model_path, 0, at.flag_value, {});
   Facts f = model_facts_known(ctx);
   for (const auto& [k, v] : facts_from_argv(argv, ctx.signatures.causes)) f.emplace(k, v);
   add_default_facts(ctx.signatures.causes, f);
@@ -210,11 +211,11 @@ Facts launch_facts(const CaseContext& ctx) {
 
 }  // namespace
 
-Result<EvidenceOutcome> run_evidence_pass(const CaseContext& ctx) {
+Result<EvidenceOutcome> run_evidence_pass(const CaseContext& ctx, const LaunchPlacement& at) {
   auto t0 = std::chrono::steady_clock::now();
   EvidenceOutcome out;
-  out.log_path = ctx.out_dir + "/evidence.log";
-  out.probe = plan_gpu_probe(ctx.out_dir + "/kernels.tsv");  // one file per process, merged into this one
+  out.log_path = at.out_dir + "/evidence.log";
+  out.probe = plan_gpu_probe(at.out_dir + "/kernels.tsv");  // one file per process, merged into this one
   // A backend the probe cannot see (Vulkan) that times its own ops: level 3 from those timings.
   const DeviceTimings* timings_wanted = ctx.signatures.device_timings &&
                                                 timed_backend_expected(ctx.c.expect.backends, *ctx.signatures.device_timings)
@@ -223,7 +224,7 @@ Result<EvidenceOutcome> run_evidence_pass(const CaseContext& ctx) {
   std::vector<Instrument> all = evidence_instruments(ctx.adapter, timings_wanted, out.probe);
   // An instrument known to break this configuration is never launched (runtime data, known_breakages).
   std::vector<std::string> known_off;
-  for (const auto& f : match_known_breakages(ctx.signatures.instruments, launch_facts(ctx))) {
+  for (const auto& f : match_known_breakages(ctx.signatures.instruments, launch_facts(ctx, at))) {
     const Instrument* i = find_instrument(all, f.instrument);
     if (!i || out.instruments_off.count(i->name)) continue;
     out.instruments_off[i->name] = i->label() + " left off (" + i->how() + " not launched): " + f.text();
@@ -231,7 +232,7 @@ Result<EvidenceOutcome> run_evidence_pass(const CaseContext& ctx) {
   }
   std::vector<Instrument> on = instruments_without(all, known_off);
 
-  FP_TRY(EvidenceLaunch first, launch_evidence(ctx, on, out.log_path));
+  FP_TRY(EvidenceLaunch first, launch_evidence(ctx, at, on, out.log_path));
   EvidenceLaunch kept = first;
   if (first.end.broke) {
     int current = 1;  // the launch whose files are in the run folder (1: the first)
@@ -245,9 +246,9 @@ Result<EvidenceOutcome> run_evidence_pass(const CaseContext& ctx) {
         stopped.broke = true;
         return stopped;
       }
-      move_launch_files(ctx.out_dir, launch_aside_dir(ctx.out_dir, current));
+      move_launch_files(at.out_dir, launch_aside_dir(at.out_dir, current));
       ++current;
-      auto l = launch_evidence(ctx, instruments_without(on, off), out.log_path);
+      auto l = launch_evidence(ctx, at, instruments_without(on, off), out.log_path);
       if (!l) {  // not the runtime breaking: stop searching, report it as the pass's error
         if (harness_error) harness_error = l.error();
         LaunchEnd e;
@@ -273,7 +274,7 @@ Result<EvidenceOutcome> run_evidence_pass(const CaseContext& ctx) {
                                   ? "flashproof added no instrument to this launch"
                                   : std::to_string(search.extra_launches) + " extra launch" + (search.extra_launches == 1 ? "" : "es") +
                                         " took flashproof's instruments off one at a time: " + join(search.steps, "; ") +
-                                        "; the first launch's files are in " + launch_aside_dir(ctx.out_dir, 1);
+                                        "; the first launch's files are in " + launch_aside_dir(at.out_dir, 1);
       // The first launch's end too, when it differs: the retry never hides the first failure.
       const std::string first_end = first.end.words == e.words && first.end.verb == e.verb
                                         ? std::string()
@@ -290,8 +291,8 @@ Result<EvidenceOutcome> run_evidence_pass(const CaseContext& ctx) {
       out.instruments_off[name] = instrument_off_text(i->label(), i->how(), it->second);
     }
     if (success_no != 0 && success_no != current) {  // the kept launch's files back where the run's belong
-      move_launch_files(ctx.out_dir, launch_aside_dir(ctx.out_dir, current));
-      move_launch_files(launch_aside_dir(ctx.out_dir, success_no), ctx.out_dir);
+      move_launch_files(at.out_dir, launch_aside_dir(at.out_dir, current));
+      move_launch_files(launch_aside_dir(at.out_dir, success_no), at.out_dir);
     }
     on = instruments_without(on, search.off);
   }

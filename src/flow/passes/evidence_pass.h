@@ -64,28 +64,29 @@ struct EvidenceOutcome {
 };
 
 // The evidence pass of a launched case; an attached one has its own (flow/passes/attached_pass.h), chosen once by the case run.
-Result<EvidenceOutcome> run_evidence_pass(const CaseContext& ctx);
+// Its files (evidence.log, kernels*.tsv, instrument-retry/) go to at.out_dir.
+Result<EvidenceOutcome> run_evidence_pass(const CaseContext& ctx, const LaunchPlacement& at);
 
 // Evidence at the job's load: the requests in flight at once in the evidence pass and the probed
 // check (flow/passes/probed_check.h), which send the same, so both runs see the same shapes. A batch job:
-// every prompt of a round at once (its timed rounds' concurrency); ctx.load_streams when set (A/B's
+// every prompt of a round at once (its timed rounds' concurrency); at.load_streams when set (A/B's
 // sustained phase); otherwise one stream. A fallback that only batching brings (another kernel for
 // a batch of sequences, attention placed elsewhere for a larger batch) is then seen by the evidence.
-int job_load_streams(const CaseContext& ctx);
+int job_load_streams(const CaseContext& ctx, const LaunchPlacement& at);
 // "one request" or "4 requests at once (the batch job's round)".
-std::string job_load_text(const CaseContext& ctx);
+std::string job_load_text(const CaseContext& ctx, const LaunchPlacement& at);
 
 // The load's requests: the case's prompts in order (cycled when streams exceed them; the first
 // carries the long context), few tokens each: placement and kernels follow the shapes, not the
 // answers' length.
-std::vector<StreamRequest> evidence_requests(const CaseContext& ctx, const std::string& base_url);
+std::vector<StreamRequest> evidence_requests(const CaseContext& ctx, const LaunchPlacement& at, const std::string& base_url);
 
 // Sends the load and waits for every answer; the first failure is the error.
 struct LoadAnswers {
   long long prompt_tokens = 0, completion_tokens = 0;  // summed over the requests that report them
   std::string system_fingerprint;                      // the first answer's that names one
 };
-Result<LoadAnswers> send_job_load(const CaseContext& ctx, const std::string& base_url);
+Result<LoadAnswers> send_job_load(const CaseContext& ctx, const LaunchPlacement& at, const std::string& base_url);
 
 // The verdict's input for this case from the levels found: expectation, the machine's GPUs, the
 // required levels and the model's layers. The caller sets the hints of unavailable levels.

@@ -12,14 +12,10 @@ namespace fp {
 
 namespace {
 
+// The job's figures in the golden path: the registry's (FigureDef::golden_gated_jobs).
 bool gates(Job job, const std::string& name) {
-  switch (job) {
-    case Job::Chat: return name == "ttft_ms_p95";
-    case Job::Completion: return name == "ttft_ms_p95" || name == "itl_ms";
-    case Job::Extraction: return false;
-    case Job::Batch: return name == "throughput_tokens_per_s";
-  }
-  return false;
+  const FigureDef* d = figure_def(name);
+  return d && d->name == name && (d->golden_gated_jobs & figure_job(job));
 }
 
 void add_figure(std::vector<FigureResult>& out, Job job, const std::string& name, std::vector<double> samples) {

@@ -9,15 +9,7 @@
 
 namespace fp {
 
-std::vector<std::string> paired_gated_figures(Job job) {
-  switch (job) {
-    case Job::Chat: return {"ttft_ms"};
-    case Job::Completion: return {"ttft_ms", "itl_mean_ms"};
-    case Job::Batch: return {"throughput_tokens_per_s"};
-    case Job::Extraction: return {};
-  }
-  return {};
-}
+std::vector<std::string> paired_gated_figures(Job job) { return job_gated_figures(kPairedEngine, figure_job(job)); }
 
 std::vector<std::string> paired_gated_figures(const Case& c) {
   return c.plan.gated.empty() ? paired_gated_figures(c.job) : c.plan.gated;

@@ -12,8 +12,9 @@
 
 namespace fp {
 
-// The figures the job gates on in the side-by-side gate: chat ttft_ms; completion ttft_ms and
-// itl_mean_ms; batch throughput_tokens_per_s; extraction none (answers decide).
+// The figures the job gates on in the side-by-side gate, from the figure registry
+// (FigureDef::paired_gated_jobs): chat ttft_ms; completion ttft_ms and itl_mean_ms; batch
+// throughput_tokens_per_s; extraction none (answers decide).
 std::vector<std::string> paired_gated_figures(Job job);
 // The case's choice (plan.gated) where it made one, the job's otherwise.
 std::vector<std::string> paired_gated_figures(const Case& c);

@@ -41,13 +41,13 @@ std::string probed_check_blocker(const EvidenceOutcome& ev) {
   return "";
 }
 
-Result<ProbedCheck> run_probed_check(const CaseContext& ctx, const EvidenceOutcome& ev) {
+Result<ProbedCheck> run_probed_check(const CaseContext& ctx, const LaunchPlacement& at, const EvidenceOutcome& ev) {
   ProbedCheck pc;
   pc.why_not = probed_check_blocker(ev);
   if (!pc.why_not.empty()) return pc;
   const auto t0 = std::chrono::steady_clock::now();
   pc.evidence = attention_kernel_set(*ev.kernels);
-  pc.log_path = ctx.out_dir + "/probed-check.log";
+  pc.log_path = at.out_dir + "/probed-check.log";
   // The instrument: the kernel probe, or where the evidence pass read level 3 from the backend's
   // own op timings (Vulkan), those timings (their blocks in this check's log).
   const Instrument* timings = device_timings_on(ev);
@@ -58,18 +58,18 @@ Result<ProbedCheck> run_probed_check(const CaseContext& ctx, const EvidenceOutco
     instrument = *timings;
     pc.tally_path = pc.log_path;
   } else {
-    probe = plan_gpu_probe(ctx.out_dir + "/kernels-probed-check.tsv");
+    probe = plan_gpu_probe(at.out_dir + "/kernels-probed-check.tsv");
     if (!probe.attached) return make_error("the kernel probe attached to the evidence pass but not now: " + probe.why_not);
     pc.tally_path = probe.tally_path;
     instrument = Instrument{"kernel_probe", {"kernels"}, probe.env, {}, false};
   }
 
   // The timed configuration exactly (timed args, the case's env), plus the instrument: nothing verbose.
-  std::map<std::string, std::string> env = ctx.c.launch.env;
+  std::map<std::string, std::string> env = launch_env(ctx, at);
   for (const auto& [k, v] : instrument.env) env[k] = v;
   FP_TRY(int port, free_loopback_port());
-  LaunchSpec spec{expand_argv(ctx.c, ctx.runtime, ctx.model_path, port, ctx.flag_value, ctx.adapter.timed_args), env,
-                  pc.log_path, port, ctx.c.plan.ready_timeout_s};
+  LaunchSpec spec{expand_argv(ctx.c, ctx.runtime, ctx.model_path, port, at.flag_value, timed_launch_args(ctx, at)), env, pc.log_path, port,
+                  ctx.c.plan.ready_timeout_s};
   // The instrument is the only one here, and the timed runs just ran this launch without it: a
   // runtime that breaks now broke under it (flow/passes/instrument_retry.h), and no launch is added.
   const std::string how = instrument.how();
@@ -87,8 +87,8 @@ Result<ProbedCheck> run_probed_check(const CaseContext& ctx, const EvidenceOutco
     return server.error();
   }
   pc.argv = server->argv;
-  pc.load = job_load_text(ctx);
-  auto answer = send_job_load(ctx, server->base_url);
+  pc.load = job_load_text(ctx, at);
+  auto answer = send_job_load(ctx, at, server->base_url);
   const ExitInfo ended = answer ? ExitInfo{} : ended_by_itself(server->process);
   server->process.stop(5.0);  // the probe writes its tally at exit (and at intervals); the log is complete
   if (!answer) {
@@ -112,9 +112,9 @@ Result<ProbedCheck> run_probed_check(const CaseContext& ctx, const EvidenceOutco
     pc.check = attention_kernel_set(k);
     pc.families = family_shares(k);
     // One stream: the same names; several at once: the same path (evidence/kernel_set.h).
-    pc.mismatches = job_load_streams(ctx) > 1 ? compare_kernel_paths(pc.evidence, pc.check) : compare_kernel_sets(pc.evidence, pc.check);
-    if (job_load_streams(ctx) > 1 && pc.mismatches.empty())
-      pc.variants = compare_kernel_sets(pc.evidence, pc.check);
+    pc.mismatches =
+        job_load_streams(ctx, at) > 1 ? compare_kernel_paths(pc.evidence, pc.check) : compare_kernel_sets(pc.evidence, pc.check);
+    if (job_load_streams(ctx, at) > 1 && pc.mismatches.empty()) pc.variants = compare_kernel_sets(pc.evidence, pc.check);
     const KernelTimePerToken per_token = kernel_time_per_token(k, answer->prompt_tokens + answer->completion_tokens);
     pc.gpu_ms_per_token = per_token.gpu_ms;
     pc.attention_gpu_ms_per_token = per_token.attention_ms;
@@ -127,29 +127,29 @@ Result<ProbedCheck> run_probed_check(const CaseContext& ctx, const EvidenceOutco
   return pc;
 }
 
-Result<ProbedLoad> run_probed_load(const CaseContext& ctx, const GpuProbePlan& probe, const std::string& out_dir) {
+Result<ProbedLoad> run_probed_load(const CaseContext& ctx, const LaunchPlacement& at, const GpuProbePlan& probe) {
   if (!probe.attached) return make_error("the kernel probe is not attached: " + probe.why_not);
   ProbedLoad out;
-  out.log_path = out_dir + "/probed.log";
+  out.log_path = at.out_dir + "/probed.log";
   out.tally_path = probe.tally_path;
   // The timed configuration exactly (timed args, the case's env, the CPUs the timed launch had), plus
   // the probe.
   FP_TRY(int port, free_loopback_port());
   LaunchSpec spec;
-  spec.argv = expand_argv(ctx.c, ctx.runtime, ctx.model_path, port, ctx.flag_value, ctx.adapter.timed_args);
-  spec.env = ctx.c.launch.env;
+  spec.argv = expand_argv(ctx.c, ctx.runtime, ctx.model_path, port, at.flag_value, timed_launch_args(ctx, at));
+  spec.env = launch_env(ctx, at);
   for (const auto& [k, v] : probe.env) spec.env[k] = v;
   spec.log_path = out.log_path;
   spec.port = port;
   spec.ready_timeout_s = ctx.c.plan.ready_timeout_s;
-  spec.cpus = ctx.runtime_cpus;
+  spec.cpus = at.runtime_cpus;
   FP_TRY(RunningServer server, start_server(spec, ctx.adapter));
   // The case's prompts at their asked length, as the timed launches send them.
   CaseContext load_ctx = ctx;
   auto fitted = fit_case_prompts(ctx, server.base_url);
   if (fitted) adopt_fitted_prompts(load_ctx, *fitted);
-  out.load = job_load_text(load_ctx);
-  auto answer = fitted ? send_job_load(load_ctx, server.base_url) : Result<LoadAnswers>(fitted.error());
+  out.load = job_load_text(load_ctx, at);
+  auto answer = fitted ? send_job_load(load_ctx, at, server.base_url) : Result<LoadAnswers>(fitted.error());
   server.process.stop(5.0);  // the probe writes its tally at exit
   if (!answer)
     return make_error("the request failed (" + out.load + "): " + answer.error().message + "\nlog " + out.log_path + " ends:\n" +

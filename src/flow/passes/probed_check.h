@@ -47,15 +47,15 @@ std::string probed_check_blocker(const EvidenceOutcome& ev);
 
 // Runs the check when probed_check_blocker() is empty; otherwise returns ran = false with the reason.
 // An error means the runtime or the request failed (the log's tail is in the message). Its files
-// (probed-check.log, kernels-probed-check.tsv) go to ctx.out_dir.
-Result<ProbedCheck> run_probed_check(const CaseContext& ctx, const EvidenceOutcome& ev);
+// (probed-check.log, kernels-probed-check.tsv) go to at.out_dir.
+Result<ProbedCheck> run_probed_check(const CaseContext& ctx, const LaunchPlacement& at, const EvidenceOutcome& ev);
 
 // The side-by-side gate's kernel figures (flow/paired/paired_runner.h), of the same definition as the
 // probed check's (flow/passes/low_noise_figures.h kernel_time_per_token): one launch of the timed
 // configuration with the kernel probe (`probe`, attached), serving the job's load (send_job_load,
 // the case's prompts fitted as the timed launches send them), its tally read and classified. No
-// kernel-set comparison: the gate compares its arms' evidence passes. Its log is probed.log in
-// `out_dir`; the tally goes where `probe` says. An error: the probe not attached, the launch or the
+// kernel-set comparison: the gate compares its arms' evidence passes. It launches as `at` places it
+// (flag value, CPUs, additions); its log is probed.log in at.out_dir; the tally goes where `probe` says. An error: the probe not attached, the launch or the
 // request failed (the log's tail in the message), or no kernel time in the tally.
 struct ProbedLoad {
   std::string log_path, tally_path;
@@ -63,7 +63,7 @@ struct ProbedLoad {
   long long tokens = 0;  // their prompt and output tokens (usage)
   KernelTimePerToken per_token;
 };
-Result<ProbedLoad> run_probed_load(const CaseContext& ctx, const GpuProbePlan& probe, const std::string& out_dir);
+Result<ProbedLoad> run_probed_load(const CaseContext& ctx, const LaunchPlacement& at, const GpuProbePlan& probe);
 
 // One probed launch's attention kernels joined to a run's kernel set (golden/kernel_families.h):
 // `what` names the launch ("evidence pass", "probed check 2"). A tally without attention kernels

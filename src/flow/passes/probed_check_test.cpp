@@ -57,18 +57,19 @@ TEST(ProbedCheck, LoadIsTheJobsConcurrency) {
   CaseContext ctx;
   ctx.prompts = {Prompt{"a", {}}, Prompt{"b", {}}, Prompt{"c", {}}, Prompt{"d", {}}};
   ctx.c.job = Job::Chat;
-  EXPECT_EQ(job_load_streams(ctx), 1);
-  EXPECT_EQ(job_load_text(ctx), "one request");
+  LaunchPlacement at;
+  EXPECT_EQ(job_load_streams(ctx, at), 1);
+  EXPECT_EQ(job_load_text(ctx, at), "one request");
   ctx.c.job = Job::Batch;  // every prompt of a round in flight at once, as the timed rounds
-  EXPECT_EQ(job_load_streams(ctx), 4);
-  EXPECT_EQ(job_load_text(ctx), "4 requests at once (the batch job's round)");
-  ctx.load_streams = 6;  // A/B's sustained phase
-  EXPECT_EQ(job_load_streams(ctx), 6);
-  EXPECT_EQ(job_load_text(ctx), "6 requests at once (the sustained phase's concurrency)");
+  EXPECT_EQ(job_load_streams(ctx, at), 4);
+  EXPECT_EQ(job_load_text(ctx, at), "4 requests at once (the batch job's round)");
+  at.load_streams = 6;  // A/B's sustained phase
+  EXPECT_EQ(job_load_streams(ctx, at), 6);
+  EXPECT_EQ(job_load_text(ctx, at), "6 requests at once (the sustained phase's concurrency)");
   ProbedCheck pc;
   pc.ran = true;
   pc.check.records = 5;
-  pc.load = job_load_text(ctx);
+  pc.load = job_load_text(ctx, at);
   EXPECT_EQ(probed_check_text(pc), "attention kernels identical to the evidence pass (fused: none; unfused: none); load: 6 requests "
                                    "at once (the sustained phase's concurrency)");
 }

@@ -56,7 +56,7 @@ size_t level_requests(const Case& c, int level, size_t prompts) {
   return c.plan.requests > 0 ? static_cast<size_t>(c.plan.requests) : std::max(static_cast<size_t>(level), prompts);
 }
 
-Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& options) {
+Result<TimedPass> run_timed_pass(const CaseContext& ctx, const LaunchPlacement& at, const TimedOptions& options) {
   const Case& c = ctx.c;
   const int warmup = options.warmup >= 0 ? options.warmup : c.plan.warmup;
   const int reps = options.repetitions >= 0 ? options.repetitions : c.plan.repetitions;
@@ -82,10 +82,10 @@ Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& opt
     // How fast the cores are tonight, timed before the runtime starts so that it competes with
     // nothing of ours (golden/compare.h kReferenceFigure), and again after the timed requests.
     speed_before = time_machine_speed();
-    out.log_path = ctx.out_dir + "/timed.log";
+    out.log_path = at.out_dir + "/timed.log";
     FP_TRY(int port, free_loopback_port());
-    out.argv = expand_argv(c, ctx.runtime, ctx.model_path, port, ctx.flag_value, ctx.adapter.timed_args);
-    LaunchSpec spec{out.argv, c.launch.env, out.log_path, port, c.plan.ready_timeout_s, ctx.cgroup_procs, ctx.runtime_cpus};
+    out.argv = expand_argv(c, ctx.runtime, ctx.model_path, port, at.flag_value, timed_launch_args(ctx, at));
+    LaunchSpec spec{out.argv, launch_env(ctx, at), out.log_path, port, c.plan.ready_timeout_s, at.cgroup_procs, at.runtime_cpus};
     FP_TRY(RunningServer server, start_server(spec, ctx.adapter));
     out.argv = server.argv;
     out.ready_s = server.ready_s;

@@ -84,7 +84,8 @@ struct TimedOptions {
   int decode_probes = 0;
 };
 
-Result<TimedPass> run_timed_pass(const CaseContext& ctx, const TimedOptions& options);
+// One timed launch of `ctx` placed by `at` (its folder: timed.log), or the attached server.
+Result<TimedPass> run_timed_pass(const CaseContext& ctx, const LaunchPlacement& at, const TimedOptions& options);
 
 // Requests per round at a concurrency level: plan.requests, else the level or the number of
 // prompts, whichever is larger (prompts are used in turn).

@@ -70,7 +70,7 @@ TEST(TimedPassTurns, EachDecodeProbeIsATurnOfItsOwnRightAfterItsRequest) {
   TimedOptions o;
   o.turns = &turns;
   o.decode_probes = 3;
-  auto pass = run_timed_pass(*ctx, o);
+  auto pass = run_timed_pass(*ctx, case_placement(*ctx), o);
   fs::remove_all(dir);
   ASSERT_TRUE(pass) << pass.error().message;
   ASSERT_TRUE(pass->errors.empty()) << pass->errors.front();
