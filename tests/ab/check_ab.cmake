@@ -1,15 +1,5 @@
-# Runs `flashproof ab ...` (COMMAND) and checks its report in OUT. Exit 0, 1 or 3 is a finished A/B
-# (the verdict on the flag, or that the budget could not settle it, is the report's business); 2 is
-# incomplete and fails; 125 skips.
-file(REMOVE_RECURSE ${OUT})
-execute_process(COMMAND ${COMMAND} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-if(rc EQUAL 125)
-  message("${err}")
-  cmake_language(EXIT 125)
-endif()
-if(NOT (rc EQUAL 0 OR rc EQUAL 1 OR rc EQUAL 3))
-  message(FATAL_ERROR "flashproof ab exited ${rc} (expected 0, 1 or 3); files kept in ${OUT}\n${out}\n${err}")
-endif()
+# Runs `flashproof ab ...` (COMMAND, through run_ab.cmake) and checks its report in OUT.
+include(${CMAKE_CURRENT_LIST_DIR}/run_ab.cmake)
 foreach(f ab.txt ab.json on/evidence.log off/evidence.log off/block-1/timed.log on/block-1/timed.log on/block-4/timed.log off/block-4/timed.log on/sustained/sustained.log)
   if(NOT EXISTS ${OUT}/${f})
     message(FATAL_ERROR "missing ${OUT}/${f}")

@@ -5,15 +5,7 @@
 # pass kept (<arm>/answers-pass/<prompt>.json): the tokens before the first difference alike in both
 # arms, the ones at it as ab.json names them. Whether it comes out expected or not is the run's
 # finding; that it agrees with its own margin and bound is checked.
-file(REMOVE_RECURSE ${OUT})
-execute_process(COMMAND ${COMMAND} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-if(rc EQUAL 125)
-  message("${err}")
-  cmake_language(EXIT 125)
-endif()
-if(NOT (rc EQUAL 0 OR rc EQUAL 1 OR rc EQUAL 3))
-  message(FATAL_ERROR "flashproof ab exited ${rc} (expected 0, 1 or 3); files kept in ${OUT}\n${out}\n${err}")
-endif()
+include(${CMAKE_CURRENT_LIST_DIR}/run_ab.cmake)
 file(READ ${OUT}/ab.json json)
 file(READ ${OUT}/ab.txt text)
 string(JSON prompts LENGTH "${json}" answers prompts)
