@@ -13,7 +13,8 @@
 #   (matrix.txt/json per step, make-model lines, new-case output, llama-bench output, row logs gzipped)
 # env: FP_WORK (default /tmp/fp-llama-cuda), FP_SHAPES_DEADLINE_S (default 540: no step starts after
 #   its estimate would pass it), FP_SHAPES_ROUNDS (2), FP_SHAPES_MAX_TOKENS (32), FP_SHAPES_PROMPT_CHARS
-#   (4000), FP_SHAPES_BENCH (1: llama-bench per model), FP_SHAPES_BENCH_ARGS (-p 4096 -n 32 -r 2)
+#   (4000), FP_SHAPES_BENCH (1: llama-bench per model), FP_SHAPES_BENCH_ARGS (-p 4096 -n 32 -r 2),
+#   FP_SHAPES_BENCH_FA (0,1; 1 where the bench quantizes V, which llama.cpp refuses without the flag)
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
@@ -26,6 +27,7 @@ MAXTOK=${FP_SHAPES_MAX_TOKENS:-32}
 CHARS=${FP_SHAPES_PROMPT_CHARS:-4000}
 BENCH=${FP_SHAPES_BENCH:-1}
 read -r -a BENCH_ARGS <<<"${FP_SHAPES_BENCH_ARGS:--p 4096 -n 32 -r 2}"
+BENCH_FA=${FP_SHAPES_BENCH_FA:-0,1}
 steps=("$@")
 if ((${#steps[@]} == 0)); then mapfile -t steps < <(printf '%s\n' "${FP_SHAPES_PLAN:-}" | grep -v '^\s*$'); fi
 ((${#steps[@]})) || { echo "no steps: name them as arguments or in FP_SHAPES_PLAN" >&2; exit 64; }
@@ -87,8 +89,8 @@ for step in "${steps[@]}"; do
        "$FLASHPROOF_LLAMA_SERVER" -m "$model" -c 32768 -ngl 99 -np 1 -fa on) >"$R/new-case-$tag.txt" 2>&1 ||
       { log "$tag: new-case failed"; cat "$R/new-case-$tag.txt" >&2; continue; }
     if [ "$BENCH" = 1 ]; then
-      log "$tag: llama-bench -fa 0,1 ${BENCH_ARGS[*]}"
-      timeout 150 "$FLASHPROOF_LOADER" --library-path "$FLASHPROOF_LIBRARY_PATH" "$bench_bin" -m "$model" -ngl 99 -fa 0,1 "${BENCH_ARGS[@]}" \
+      log "$tag: llama-bench -fa $BENCH_FA ${BENCH_ARGS[*]}"
+      timeout 150 "$FLASHPROOF_LOADER" --library-path "$FLASHPROOF_LIBRARY_PATH" "$bench_bin" -m "$model" -ngl 99 -fa "$BENCH_FA" "${BENCH_ARGS[@]}" \
         >"$R/$tag.bench.txt" 2>"$R/$tag.bench.err"
       log "$tag: llama-bench exit $?"; grep -E '^\|' "$R/$tag.bench.txt" >&2
     fi
