@@ -157,9 +157,7 @@ std::map<std::string, double> itl_per_prompt_ms(const TimedPass& pass) {
   return out;
 }
 
-bool PairedOutcome::any_unresolved() const {
-  return std::any_of(decisions.begin(), decisions.end(), [](const FigureDecision& d) { return d.verdict == TimingVerdict::unresolved; });
-}
+bool PairedOutcome::any_unresolved() const { return LoopLook{decisions, guards}.any_unresolved(); }
 
 bool PairedOutcome::any_regression() const {
   auto regressed = [](const FigureDecision& d) { return d.verdict == TimingVerdict::regression; };

@@ -64,7 +64,8 @@ struct PairedPlan {
   // Guards: figures a user feels that the job does not gate, each at its guard effect, and the full
   // requests' decode where itl_mean_ms comes from decode probes (apply_decode_probes), decided with
   // the same sequential statistics as a family of their own (Holm across the guards); a guard's
-  // regression is the case's regression, an unresolved guard never holds the blocks or the outcome.
+  // regression is the case's regression; an unresolved guard holds the blocks and the outcome only
+  // while its estimate is beyond its regression bound (flow/paired/sequential_loop.h).
   std::map<std::string, MinEffect> guards;
   // After each timed launch, launch the same arm once more with the kernel probe attached, serving the
   // job's load, and take gpu_kernel_ms_per_token and attention_kernel_ms_per_token from it (set when a
@@ -140,7 +141,7 @@ std::optional<double> itl_requests_ms(const TimedPass& pass);
 // at itl_mean_ms's own minimum effect: a probe decodes right after its request, yet a slowdown that grows
 // with sustained load (a CPU quota spent by the prefill) reaches the requests' own decode more
 // (bench/README.md section 3: +6-10% there against +3.4% on the probes). Its regression fails the
-// case; unresolved, it never holds the blocks.
+// case; unresolved, it holds the blocks only while its estimate is beyond its regression bound.
 void apply_decode_probes(PairedPlan& plan, bool runtime_serves_probes, int requested);
 
 struct PairedOutcome {
@@ -163,7 +164,7 @@ struct PairedOutcome {
                                              // first look's when it decided); empty: none likely would
   int looks = 0;                             // looks taken
   std::optional<LookSchedule> schedule;      // the looks, fixed at the first (measure/paired_stats.h)
-  bool any_unresolved() const;   // a gated figure (guards never hold the outcome)
+  bool any_unresolved() const;               // a gated figure, or a guard beyond its regression bound (LoopLook)
   bool any_regression() const;   // a gated figure or a guard
 };
 

@@ -1,6 +1,7 @@
 #include "flow/paired/sequential_loop.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace fp {
 
@@ -10,7 +11,14 @@ bool LoopLook::any_regression() const {
 }
 
 bool LoopLook::any_unresolved() const {
-  return std::any_of(gated.begin(), gated.end(), [](const FigureDecision& d) { return d.verdict == TimingVerdict::unresolved; });
+  auto open = [](const FigureDecision& d) { return d.verdict == TimingVerdict::unresolved; };
+  // A guard holds the blocks only while its estimate is beyond its regression bound, unproven: the
+  // gate does not say "no regression" while a guard points at one (a halved decode speed behind a
+  // TTFT that decided first).
+  auto pointing = [&](const FigureDecision& d) {
+    return open(d) && std::isfinite(d.estimate.worse_log) && d.estimate.worse_log > std::log1p(kRegressionShare * d.min_effect);
+  };
+  return std::any_of(gated.begin(), gated.end(), open) || std::any_of(guards.begin(), guards.end(), pointing);
 }
 
 LoopResult run_sequential(int first, int max_blocks, const SequentialSource& source) {

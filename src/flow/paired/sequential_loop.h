@@ -18,9 +18,10 @@ namespace fp {
 // What one look decided.
 struct LoopLook {
   std::vector<FigureDecision> gated;   // the gated figures (one Holm family)
-  std::vector<FigureDecision> guards;  // the guards (a family of their own): a regression fails, never holds
+  std::vector<FigureDecision> guards;  // the guards (a family of their own): a regression fails
   bool any_regression() const;
-  bool any_unresolved() const;  // a gated figure
+  // A gated figure unresolved, or a guard unresolved with its estimate beyond its regression bound.
+  bool any_unresolved() const;
 };
 
 struct SequentialSource {

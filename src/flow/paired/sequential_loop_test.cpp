@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace fp {
 namespace {
 
@@ -73,6 +75,22 @@ TEST(SequentialLoop, FewerBlocksThanTheFirstLookRunAndDecideNothing) {
   EXPECT_TRUE(s.looked.empty());
   EXPECT_EQ(r.blocks, 2);
   EXPECT_EQ(r.end, LoopEnd::schedule_end);
+}
+
+// The generic case against the reduced prefix (2026-12-07): TTFT "no regression" at 16 blocks while
+// the tpot guard stood at +62% (95% CI +28 .. +104%), unproven at that look: the guard holds the
+// blocks until it is decided; a guard within its bound holds nothing.
+TEST(SequentialLoop, AGuardPointingAtARegressionHoldsTheBlocks) {
+  FigureDecision ttft, guard;
+  ttft.verdict = TimingVerdict::no_regression;
+  guard.min_effect = 0.25;
+  guard.estimate.worse_log = std::log(1.62);
+  EXPECT_TRUE((LoopLook{{ttft}, {guard}}.any_unresolved()));
+  guard.estimate.worse_log = std::log(1.10);  // below the 15% regression bound
+  EXPECT_FALSE((LoopLook{{ttft}, {guard}}.any_unresolved()));
+  guard.verdict = TimingVerdict::no_regression;
+  guard.estimate.worse_log = std::log(1.62);
+  EXPECT_FALSE((LoopLook{{ttft}, {guard}}.any_unresolved()));
 }
 
 }  // namespace
