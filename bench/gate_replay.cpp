@@ -1,10 +1,9 @@
 // Re-judges a recorded side-by-side gate run (its gate.json) with the statistics of this build, look
 // by look as the gate would have looked (flow/paired/gate_replay.h), without launching anything.
-// --no-machine drops the machine-speed reference from every launch (the statistics before the
-// machine term), so both can be compared on the same launches. --guard FIGURE=EFFECT adds a guard
+// --guard FIGURE=EFFECT adds a guard
 // (e.g. itl_requests_ms=0.05 on a run recorded before the gate guarded the full requests' decode).
 // Prints every look's gated figures and guards, and the outcome. Recorded figures: bench/README.md section 3.
-// usage: gate_replay GATE.json [--no-machine] [--guard FIGURE=EFFECT]...
+// usage: gate_replay GATE.json [--guard FIGURE=EFFECT]...
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -14,18 +13,15 @@
 #include "flow/paired/gate_replay.h"
 
 int main(int argc, char** argv) {
-  const char* usage = "usage: gate_replay GATE.json [--no-machine] [--guard FIGURE=EFFECT]...\n";
+  const char* usage = "usage: gate_replay GATE.json [--guard FIGURE=EFFECT]...\n";
   if (argc < 2) {
     std::fprintf(stderr, "%s", usage);
     return 64;
   }
-  bool machine = true;
   std::map<std::string, double> guards;
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--no-machine") {
-      machine = false;
-    } else if (a == "--guard" && i + 1 < argc) {
+    if (a == "--guard" && i + 1 < argc) {
       const std::string g = argv[++i];
       const size_t eq = g.find('=');
       char* end = nullptr;
@@ -46,13 +42,12 @@ int main(int argc, char** argv) {
     return 66;
   }
   const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
-  auto r = fp::replay_gate(j, machine, guards);
+  auto r = fp::replay_gate(j, guards);
   if (!r) {
     std::fprintf(stderr, "%s: %s\n", argv[1], r.error().message.c_str());
     return 65;
   }
   for (const auto& line : r->looks) std::printf("  %s\n", line.c_str());
-  std::printf("%s: %s after %d of %d recorded blocks (%s)\n", argv[1], r->outcome.c_str(), r->blocks, r->recorded_blocks,
-              machine ? "machine term where it fits" : "no machine term");
+  std::printf("%s: %s after %d of %d recorded blocks\n", argv[1], r->outcome.c_str(), r->blocks, r->recorded_blocks);
   return 0;
 }

@@ -23,7 +23,7 @@
 #   history.txt    `flashproof history` of the fixture's results
 #   accept/        `flashproof accept --yes` of the fixture's runs into an empty golden folder: output and files
 #   gate_replay/   bench/gate_replay on every recorded gate.json (the statistics, look by look; the
-#                  figures' directions, floors and machine term), with and without the machine term
+#                  figures' directions and floors)
 # Compare: --compare OUT_BEFORE OUT_AFTER: diff -r of everything but live/, then live/ with what
 # varies from one launch to the next also normalized (signs of masked numbers, column padding, a
 # figure's "better"/"worse", the "too few" note, the blocks' random order).
@@ -120,10 +120,8 @@ find fixtures bench -name 'gate.json' -o -name '*gate.json.gz' -o -path '*gate-m
   name=$(echo "$g" | tr '/' '_')
   src=$g
   case $g in *.gz) src=$WORK/gate.json; gzip -dc "$g" >"$src" ;; esac
-  for m in "" --no-machine; do
-    "$BUILD/bench/gate_replay" "$src" $m 2>&1 | sed "s|$src|GATE|g" >"$OUT/gate_replay/$name$m.txt"
-    echo "exit ${PIPESTATUS[0]}" >>"$OUT/gate_replay/$name$m.txt"
-  done
+  "$BUILD/bench/gate_replay" "$src" 2>&1 | sed "s|$src|GATE|g" >"$OUT/gate_replay/$name.txt"
+  echo "exit ${PIPESTATUS[0]}" >>"$OUT/gate_replay/$name.txt"
 done
 
 [ "$LIVE" = --live ] || exit 0

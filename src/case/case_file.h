@@ -114,9 +114,10 @@ struct RunPlan {
   // does not name keep the default guard. Keys: user_felt_figures().
   std::map<std::string, std::optional<MinEffect>> guards;
   // The side-by-side gate's blocks (flow/paired/paired_runner.h): one fresh launch per arm each, in balanced pairs;
-  // the first look after `blocks`, then one more block pair at a time until every gated figure is
-  // decided, the blocks reach `max_blocks` or the timed blocks would pass `budget_s` (0, the default: the
-  // gate's budget in blocks at the block time it measures, flow/paired/paired_runner.h PairedPlan::budget_blocks).
+  // the first look after `blocks` (at least 4), then the looks of docs/gate-design.md (6, 8, 12, 16,
+  // 24, 32, ... and the budget's last block) until every gated figure is decided, the next look would
+  // pass `max_blocks` or `budget_s` (0, the default: the gate's budget in blocks at the block time it
+  // measures, flow/paired/paired_runner.h PairedPlan::budget_blocks).
   // The figures the side-by-side gate and A/B gate on; empty: the job's choice
   // (paired_gated_figures). One of paired_figure_names(); an old name reads as what it names today
   // (figure/figure_registry.h gated_figure_name: gpu_kernel_ms -> gpu_kernel_ms_per_token). Naming

@@ -130,7 +130,7 @@ std::vector<FigureDef> make_registry() {
     d.floor_why = why;
     d.user_felt = felt;
     d.source = source;
-    d.machine_term = source != S::probe && source != S::memory;
+    d.machine_reference = source != S::probe && source != S::memory;
     if (source == S::probe) {  // the GPU's clocks (bench/calibration.md: sitting spreads)
       d.sitting_sigma = kGpuClockSitting;
       d.sitting_sigma_same_gpu = kGpuClockSittingSameGpu;

@@ -90,9 +90,10 @@ struct FigureDef {
   std::string_view floor_why;
   bool user_felt = false;  // guarded where the job does not gate it (case/effect_defaults.h)
   FigureSource source = FigureSource::request;
-  // The side-by-side statistics' machine term applies (measure/paired_stats.h): the launch's
-  // machine-speed reference covaries with the figure. Not for what the GPU's clocks time.
-  bool machine_term = true;
+  // The side-by-side gate reports the launches' machine-speed reference beside the figure
+  // (measure/paired_stats.h PairedEstimate::machine_log): the host's speed moves it. Not for what the
+  // GPU's clocks time.
+  bool machine_reference = true;
   unsigned engines = 0;  // FigureEngine bits
   // A case may name it in plan.gated (a side-by-side figure); false for a figure the engine measures
   // only to guard another (itl_requests_ms).

@@ -49,7 +49,7 @@ AbRun sample_run() {
   r.answers = compare_arm_answers(r.off, r.on);
   std::vector<PairedUnit> u;
   for (int k = 0; k < 4; ++k) u.push_back({k, k % 2 == 0, "greeting", 10.0 + k % 2, 5.0 + k % 2});
-  decide_ab(Job::Chat, decide_figures({{"ttft_ms", true, 0.05, u}}), r);
+  decide_ab(Job::Chat, decide_figures({{"ttft_ms", true, 0.05, u}}, LookSchedule(4, 4)), r);
   return r;
 }
 

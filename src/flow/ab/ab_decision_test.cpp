@@ -21,7 +21,7 @@ std::vector<FigureDecision> ttft(double ratio, int blocks = 6) {
   std::vector<PairedUnit> u;
   for (int k = 0; k < blocks; ++k)
     u.push_back({k, k % 2 == 0, "p", 100.0, 100.0 * ratio * std::exp(0.002 * ((k * 5) % 3 - 1))});
-  return decide_figures({{"ttft_ms", true, 0.05, u}});
+  return decide_figures({{"ttft_ms", true, 0.05, u}}, LookSchedule(4, 40));
 }
 
 AbRun run_with_answers(const std::string& job = "chat") {
@@ -57,7 +57,7 @@ TEST(AbDecision, UnresolvedWithinTheBudgetIsExit3) {
   std::vector<PairedUnit> u;
   const double noise[] = {0.06, -0.05, 0.09, -0.03};
   for (int k = 0; k < 4; ++k) u.push_back({k, k % 2 == 0, "p", 100, 100 * std::exp(0.03 + noise[k])});
-  decide_ab(Job::Chat, decide_figures({{"ttft_ms", true, 0.05, u}}), r);
+  decide_ab(Job::Chat, decide_figures({{"ttft_ms", true, 0.05, u}}, LookSchedule(4, 40)), r);
   EXPECT_EQ(r.exit_code, 3) << r.decision;
   EXPECT_EQ(r.gates[0].outcome, AbGateOutcome::undecided);
   EXPECT_THAT(r.gates[0].detail, HasSubstr("more blocks would likely settle it"));
@@ -133,7 +133,7 @@ TEST(AbDecision, AFailedLaunchIsIncomplete) {
 
 TEST(AbDecision, AGateFigureMeasuredInNeitherArmIsIncomplete) {
   AbRun r = run_with_answers();
-  decide_ab(Job::Chat, decide_figures({{"ttft_ms", true, 0.05, {}}}), r);
+  decide_ab(Job::Chat, decide_figures({{"ttft_ms", true, 0.05, {}}}, LookSchedule(4, 40)), r);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.gates[0].outcome, AbGateOutcome::undecided);
 }

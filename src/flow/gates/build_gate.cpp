@@ -91,27 +91,28 @@ nlohmann::json decision_json(const FigureDecision& d) {
                       {"worse_rel", num(e.worse_rel())},
                       {"ci_low_rel", num(e.low_rel())},
                       {"ci_high_rel", num(e.high_rel())},
+                      {"upper_rel", num(std::expm1(d.upper_log))},
+                      {"alpha_regression", num(d.alpha_regression)},
+                      {"alpha_no_regression", num(d.alpha_no_regression)},
                       {"p_holm", num(d.p_holm)},
-                      {"p_rank", num(d.p_rank)},
                       {"blocks", e.blocks},
                       {"units", e.units},
+                      {"df", e.df},
                       {"block_sd_log", num(e.block_sd_log)},
-                      {"within_block_sd_log", num(e.within_sd_log)},
-                      {"se_floored", std::isfinite(e.se_floor_log) && e.se_floor_log >= e.se_log},
                       {"order_effect_rel", num(std::expm1(e.order_log))},
+                      {"machine_slower_rel", num(std::expm1(e.machine_log))},
                       {"min_effect", d.min_effect},
                       {"p_regression", num(d.p_regression)},
-                      {"trimmed_each_end", e.trimmed_each_end},
                       {"why", d.why}};
-  if (d.more_blocks) j["more_blocks"] = *d.more_blocks;
   if (d.likely_blocks) j["likely_blocks"] = *d.likely_blocks;
-  if (e.machine_term) j["machine_slope"] = e.machine_slope;
-  if (!e.machine_note.empty()) j["machine_note"] = e.machine_note;
   j["block_values"] = nlohmann::json::array();
   for (const auto& b : e.block_values) {
-    j["block_values"].push_back({{"block", b.block + 1}, {"baseline_first", b.a_first}, {"worse_rel", num(std::expm1(b.d))},
-                                 {"adjusted_rel", num(std::expm1(b.adjusted))}, {"baseline", num(b.a)}, {"candidate", num(b.b)},
-                                 {"trimmed", b.trimmed}, {"burst", b.burst}});
+    j["block_values"].push_back({{"block", b.block + 1},
+                                 {"baseline_first", b.a_first},
+                                 {"worse_rel", num(std::expm1(b.d))},
+                                 {"residual_log", num(b.residual)},
+                                 {"baseline", num(b.a)},
+                                 {"candidate", num(b.b)}});
     if (std::isfinite(b.machine)) j["block_values"].back()["machine_slower_rel"] = std::expm1(b.machine);
   }
   return j;
@@ -219,6 +220,20 @@ void compare_evidence(const Case& c, const EvidenceOutcome& ev_base, const Evide
                         "fused attention moved: " + activity_text(ev_base.verdict) + " -> " + activity_text(ev_cand.verdict)});
 }
 
+// "4, 6, 8, 12, ... 192, each at one-sided 0.21%".
+std::string looks_text(const LookSchedule& s) {
+  std::string t;
+  for (size_t i = 0; i < s.looks.size(); ++i) {
+    if (i == 4 && s.looks.size() > 6) {
+      t += ", ...";
+      i = s.looks.size() - 1;
+    }
+    t += (t.empty() ? "" : ", ") + std::to_string(s.looks[i]);
+  }
+  return t + " (each at one-sided " + fmt("%.2g", 100 * s.alpha_regression) + "% for a regression, " +
+         fmt("%.2g", 100 * s.alpha_no_regression) + "% for none)";
+}
+
 void say_plan(const PairedPlan& plan, size_t prompts, TeeText& say) {
   say("timed blocks: in pairs, AB then BA or BA then AB at random, " + std::to_string(plan.rounds) + " round(s) of " +
       std::to_string(prompts) + " prompts per launch after " + std::to_string(plan.warmup) + " warm-up" +
@@ -228,7 +243,9 @@ void say_plan(const PairedPlan& plan, size_t prompts, TeeText& say) {
                  (plan.guards.count("itl_requests_ms") ? "; the full requests' decode guarded as itl_requests_ms" : std::string()) + ")"
            : std::string()) +
       (plan.interleave ? "; from block 2 both launches up at once, their requests in turn, where both fit" : "; one launch at a time") +
-      "; first look after " + std::to_string(plan.first_blocks) + " blocks, at most " + std::to_string(plan.max_blocks) + ", budget " +
+      "; looks after " + std::to_string(first_look(plan.first_blocks)) +
+      " blocks, then 6, 8, 12, 16, 24, 32, ... and at the budget's last block, each at one-sided " + fmt("%.3g", 100 * kAlphaRegression) +
+      "% (a regression) and " + fmt("%.3g", 100 * kAlphaNoRegression) + "% (none) over the number of looks (docs/gate-design.md), budget " +
       (plan.budget_s > 0 ? std::to_string(static_cast<int>(plan.budget_s)) + " s"
                          : std::to_string(plan.budget_blocks) + " blocks or " + fmt("%.0f", plan.budget_floor_s) +
                                " s, whichever is longer (the default: in seconds from the first look's block time)") +
@@ -239,10 +256,13 @@ void say_plan(const PairedPlan& plan, size_t prompts, TeeText& say) {
 void say_blocks(const PairedOutcome& po, const PairedPlan& plan, const Case& c, const std::string& gated_note, TeeText& say) {
   say("blocks: " + std::to_string(po.blocks) + " in " + fmt("%.0f", po.wall_s) + " s (" + po.stopped + "); order seed " +
       std::to_string(po.order_seed) + "\n");
+  if (po.schedule) say("  looks at " + looks_text(*po.schedule) + " blocks; " + std::to_string(po.looks) + " taken\n");
   if (po.block_s > 0) {
+    const int first = first_look(plan.first_blocks);
     std::string f = "  budget " + fmt("%.0f", po.budget_s) + " s at " + fmt("%.1f", po.block_s) + " s per block; at the first look (" +
-                    std::to_string(plan.first_blocks) + " blocks) ";
-    if (po.first_forecast && *po.first_forecast <= plan.first_blocks) f += "every gated figure was decided";
+                    std::to_string(first) + " blocks) ";
+    if (po.first_forecast && *po.first_forecast <= first)
+      f += "every gated figure was decided";
     else if (po.first_forecast) f += "a decision likely needed about " + std::to_string(*po.first_forecast) + " blocks (about " +
                                      fmt("%.0f", *po.first_forecast * po.block_s) + " s)";
     else f += "no number of blocks was likely to decide at its estimate";
@@ -251,15 +271,7 @@ void say_blocks(const PairedOutcome& po, const PairedPlan& plan, const Case& c, 
   for (const auto& p : po.pinning) say("  " + p + "\n");
   say("gated figures (" + gated_note + "; candidate against baseline, paired per block and prompt):\n");
   if (po.decisions.empty()) say("  none: the " + std::string(job_name(c.job)) + " job gates on its answers only\n");
-  for (const auto& d : po.decisions) {
-    say("  " + decision_line(d, "candidate") + "\n");
-    for (const auto& b : d.estimate.bursts())
-      say("    block " + std::to_string(b.block + 1) + " looks like a burst: " + fmt("%+.1f%%", 100 * std::expm1(b.d)) +
-          (d.estimate.machine_term ? fmt(", %+.1f%% after the machine term", 100 * std::expm1(b.adjusted)) : std::string()) +
-          " (baseline " + fmt("%.4g", b.a) + ", candidate " + fmt("%.4g", b.b) + ", " +
-          (b.a_first ? "baseline" : "candidate") + " launched first; " +
-          (b.trimmed ? "trimmed" : "kept: more blocks than the trimming drops look like bursts") + ")\n");
-  }
+  for (const auto& d : po.decisions) say("  " + decision_line(d, "candidate") + "\n");
   if (!po.guards.empty()) {
     const bool requests_guard = std::any_of(po.guards.begin(), po.guards.end(), [](const FigureDecision& d) { return d.figure == "itl_requests_ms"; });
     say(std::string("guards (figures a user feels that the job does not gate, each at its guard effect") +
@@ -330,9 +342,10 @@ void decide_outcome(const PairedOutcome& po, BuildGateCase& bc) {
       bc.problems.push_back(
           {GateProblemKind::unresolved,
            "UNRESOLVED " + d.figure +
-               (d.likely_blocks ? ": about " + std::to_string(*d.more_blocks) + " more blocks; a budget of about " +
-                                      fmt("%.0f", *d.likely_blocks * po.block_s) + " s would likely decide it (plan.budget_s or --budget)"
-                                : std::string(": its estimate sits at the regression bound; no budget is likely to decide it"))});
+               (d.likely_blocks ? ": about " + std::to_string(*d.likely_blocks - static_cast<int>(d.estimate.blocks)) +
+                                      " more blocks; a budget of about " + fmt("%.0f", *d.likely_blocks * po.block_s) +
+                                      " s would likely decide it (plan.budget_s or --budget)"
+                                : std::string(": no look up to plan.max_blocks is likely to decide it at its estimate"))});
 }
 
 // gate.json: the outcome, both arms, every decision and launch (so that the decision can be
@@ -355,7 +368,7 @@ nlohmann::json gate_json(const Case& c, const GateArms& arms, const EvidenceOutc
                       {"budget_s", po.budget_s},
                       {"order_seed", std::to_string(po.order_seed)},
                       {"block_s", po.block_s},
-                      {"stopped_early", po.gave_up},
+                      {"looks", po.looks},
                       {"pinning", po.pinning},
                       {"gated_by", gated_note},
                       {"gated", nlohmann::json::array()},

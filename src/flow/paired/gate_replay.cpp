@@ -3,11 +3,12 @@
 #include <algorithm>
 
 #include "figure/figure_registry.h"
+#include "flow/paired/sequential_loop.h"
 #include "measure/paired_stats.h"
 
 namespace fp {
 
-Result<GateReplay> replay_gate(const nlohmann::json& j, bool machine, const std::map<std::string, double>& extra_guards) {
+Result<GateReplay> replay_gate(const nlohmann::json& j, const std::map<std::string, double>& extra_guards) {
   if (!j.is_object() || !j.contains("launches") || !j["launches"].is_array() || !j.contains("gated") || !j["gated"].is_array())
     return make_error("not a gate.json: it needs the arrays \"launches\" and \"gated\"");
   PairedOutcome all;
@@ -25,7 +26,7 @@ Result<GateReplay> replay_gate(const nlohmann::json& j, bool machine, const std:
         a.units["itl_requests_ms"][""] = l.at("itl_requests_ms").get<double>();
       a.errors = l.value("errors", std::vector<std::string>{});
       if (l.contains("first")) a.first = l.at("first").get<bool>();
-      if (machine) a.throughput_samples_ms = l.value("machine_throughput_samples_ms", std::vector<double>{});
+      a.throughput_samples_ms = l.value("machine_throughput_samples_ms", std::vector<double>{});
       all.launches.push_back(std::move(a));
     }
     for (const auto& g : j["gated"]) {
@@ -40,38 +41,32 @@ Result<GateReplay> replay_gate(const nlohmann::json& j, bool machine, const std:
   }
   GateReplay r;
   for (const auto& l : all.launches) r.recorded_blocks = std::max(r.recorded_blocks, l.block + 1);
-  const int affordable = std::min(plan.max_blocks, plan.budget_blocks);
-  r.outcome = "unresolved: the recorded blocks ran out";
-  for (int n = plan.first_blocks; n <= r.recorded_blocks; n = next_look(n, plan.first_blocks)) {
-    PairedOutcome o = all;
+  // The gate's one loop (flow/paired/sequential_loop.h) over the recorded blocks; the budget is the
+  // default number of blocks (the recorded block times are not replayed).
+  PairedOutcome o = all;
+  SequentialSource source;
+  source.add_block = [&](int block) { return block < r.recorded_blocks; };
+  source.look = [&](int n, const LookSchedule& schedule) {
     o.launches.clear();
     for (const auto& l : all.launches)
       if (l.block < n) o.launches.push_back(l);
     o.blocks = n;
-    decide_paired(o, plan);
-    r.blocks = n;
-    r.decisions = o.decisions;
-    r.guards = o.guards;
+    decide_paired(o, plan, schedule);
     for (const auto& d : o.decisions) r.looks.push_back(std::to_string(n) + " blocks: " + decision_line(d, "candidate"));
     for (const auto& d : o.guards) r.looks.push_back(std::to_string(n) + " blocks: guard " + decision_line(d, "candidate"));
-    // A regression first: where the gated figures decide at the look a guard regresses, the gate's
-    // outcome is the guard's regression (build_gate.cpp decide_outcome).
-    if (o.any_regression()) {
-      r.outcome = "regression";
-      break;
-    }
-    if (!o.any_unresolved()) {
-      r.outcome = "decided";
-      break;
-    }
-    if (n >= affordable) {
-      r.outcome = "unresolved at the budget";
-      break;
-    }
-    if (beyond_budget(o.decisions, n, affordable)) {
-      r.outcome = "unresolved: stopped early (beyond the budget)";
-      break;
-    }
+    return LoopLook{o.decisions, o.guards};
+  };
+  source.affordable = [&](int) { return std::min(plan.max_blocks, plan.budget_blocks); };
+  const LoopResult loop = run_sequential(plan.first_blocks, plan.max_blocks, source);
+  r.blocks = loop.looked_at;
+  r.decisions = loop.last.gated;
+  r.guards = loop.last.guards;
+  switch (loop.end) {
+    case LoopEnd::regression: r.outcome = "regression"; break;
+    case LoopEnd::decided: r.outcome = "decided"; break;
+    case LoopEnd::budget:
+    case LoopEnd::schedule_end: r.outcome = "unresolved at the budget"; break;
+    case LoopEnd::source_stopped: r.outcome = "unresolved: the recorded blocks ran out"; break;
   }
   return r;
 }

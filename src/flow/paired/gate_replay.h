@@ -1,6 +1,6 @@
 // Re-judging a recorded side-by-side gate run (its gate.json) with this build's statistics, look by
-// look as the gate looks (flow/paired/paired_runner.cpp run_paired: the first look after
-// first_blocks, then every pair, the budget in blocks, the early stop), without launching anything:
+// look through the gate's one loop (flow/paired/sequential_loop.h: the scheduled looks, the budget in
+// blocks), without launching anything:
 // how a change to measure/paired_stats.h decides on real launches (bench/gate_replay,
 // bench/README.md section 3).
 #pragma once
@@ -25,11 +25,10 @@ struct GateReplay {
   std::vector<std::string> looks;     // one line per look and gated figure or guard
 };
 
-// `machine`: false drops every launch's machine-speed samples (the statistics without the machine
-// term). The gated figures, the guards and their minimum effects (floors already relative) are the
+// The gated figures, the guards and their minimum effects (floors already relative) are the
 // run's; `extra_guards` (figure -> relative effect) adds guards, e.g. itl_requests_ms for a run
 // recorded before the gate guarded it (a launch's itl_requests_ms field is its unit then). A guard's
 // regression is the replay's "regression", as in the gate.
-Result<GateReplay> replay_gate(const nlohmann::json& gate_json, bool machine, const std::map<std::string, double>& extra_guards = {});
+Result<GateReplay> replay_gate(const nlohmann::json& gate_json, const std::map<std::string, double>& extra_guards = {});
 
 }  // namespace fp

@@ -20,6 +20,7 @@
 #include "figure/figure_registry.h"
 #include "flow/paired/alternation.h"
 #include "flow/paired/room_for_both.h"
+#include "flow/paired/sequential_loop.h"
 #include "flow/passes/evidence_pass.h"
 #include "flow/passes/figures.h"
 #include "flow/passes/gpu_probe.h"
@@ -156,9 +157,7 @@ std::map<std::string, double> itl_per_prompt_ms(const TimedPass& pass) {
   return out;
 }
 
-bool PairedOutcome::any_unresolved() const {
-  return std::any_of(decisions.begin(), decisions.end(), [](const FigureDecision& d) { return d.verdict == TimingVerdict::unresolved; });
-}
+bool PairedOutcome::any_unresolved() const { return LoopLook{decisions, guards}.any_unresolved(); }
 
 bool PairedOutcome::any_regression() const {
   auto regressed = [](const FigureDecision& d) { return d.verdict == TimingVerdict::regression; };
@@ -172,13 +171,13 @@ double baseline_median(const PairedOutcome& o, const std::string& figure) {
   return a.empty() ? kNoValue : median(a);
 }
 
-// The launch's machine speed (measure/paired_stats.h, the machine term): the median of the
-// throughput reference timed through it. Kernel figures come from the probed launch and GPU clocks:
-// none for them.
+// The launch's machine speed (reported beside the estimate, measure/paired_stats.h): the median of
+// the throughput reference timed through it. Kernel figures come from the probed launch and GPU
+// clocks: none for them.
 namespace {
 double launch_machine_ms(const ArmLaunch& l, const std::string& figure) {
   const FigureDef* d = figure_def(figure);
-  if (l.throughput_samples_ms.empty() || (d && !d->machine_term)) return kNoValue;
+  if (l.throughput_samples_ms.empty() || (d && !d->machine_reference)) return kNoValue;
   return median(l.throughput_samples_ms);
 }
 }  // namespace
@@ -206,7 +205,7 @@ std::vector<PairedUnit> paired_units(const PairedOutcome& o, const std::string& 
   return out;
 }
 
-void decide_paired(PairedOutcome& o, const PairedPlan& plan) {
+void decide_paired(PairedOutcome& o, const PairedPlan& plan, const LookSchedule& schedule) {
   // The figure's effect as a fraction: its relative part, or its floor through the baseline's median
   // where that is larger.
   auto input = [&](const std::string& figure, const MinEffect& effect) {
@@ -219,8 +218,6 @@ void decide_paired(PairedOutcome& o, const PairedPlan& plan) {
     auto it = plan.min_effect.find(figure);
     return it != plan.min_effect.end() ? it->second : MinEffect{kDefaultMinEffect, default_floor(figure)};
   };
-  DecisionOptions opts;
-  opts.min_blocks = plan.first_blocks;
   std::vector<FigureInput> gated, guards, other;
   std::set<std::string> names;
   for (const auto& l : o.launches)
@@ -232,12 +229,12 @@ void decide_paired(PairedOutcome& o, const PairedPlan& plan) {
   for (const auto& n : names)
     if (std::find(plan.gated.begin(), plan.gated.end(), n) == plan.gated.end() && !plan.guards.count(n))
       other.push_back(input(n, effect_of(n)));
-  o.decisions = decide_figures(gated, opts);
-  o.guards = guards.empty() ? std::vector<FigureDecision>{} : decide_figures(guards, opts);
+  o.decisions = decide_figures(gated, schedule);
+  o.guards = guards.empty() ? std::vector<FigureDecision>{} : decide_figures(guards, schedule);
   o.reported.clear();
   // Reported figures are decided one by one (no family to correct for: they never gate).
   for (const auto& f : other) {
-    auto d = decide_figures({f}, opts);
+    auto d = decide_figures({f}, schedule);
     o.reported.push_back(d.front());
   }
 }
@@ -313,17 +310,11 @@ PairedOutcome run_paired(const PairedArm& a, const PairedArm& b, const PairedPla
   o.budget_s = plan.budget_s;
   o.order_seed = plan.order_seed ? *plan.order_seed : (static_cast<std::uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
   const std::vector<bool> a_first = block_orders(plan.max_blocks, o.order_seed);
-  int look_at = plan.first_blocks;
   bool interleave = false;  // the first block runs one launch at a time (room_for_both)
-  for (int k = 0; k < plan.max_blocks && !interrupted(); ++k) {
-    if (k >= plan.first_blocks && !block_s.empty()) {
-      const double mean_block = mean_block_s();
-      if (seconds_since(t0) + mean_block > o.budget_s) {
-        o.stopped = "time budget: another block (about " + std::to_string(static_cast<int>(std::lround(mean_block))) +
-                    " s) would pass the budget of " + std::to_string(static_cast<int>(o.budget_s)) + " s";
-        break;
-      }
-    }
+  // One block: both arms' launches (docs/gate-design.md, the measurement design); false where a
+  // launch failed or an interrupt came.
+  auto add_block = [&](int k) -> bool {
+    if (interrupted()) return false;
     const auto b0 = Clock::now();
     const PairedArm* order[2] = {&a, &b};
     if (!a_first[static_cast<size_t>(k)]) std::swap(order[0], order[1]);
@@ -413,7 +404,8 @@ PairedOutcome run_paired(const PairedArm& a, const PairedArm& b, const PairedPla
         for (const auto& r : pass->requests) l.answers[r.prompt_id] = r.result.text;
         if (arm->evidence) {
           auto check = check_timed_log(pass->log_path, ctx.signatures, &*arm->evidence);
-          if (!check) l.errors.push_back("log: " + check.error().message);
+          if (!check)
+            l.errors.push_back("log: " + check.error().message);
           else {
             l.signal_mismatches = check->mismatches;
             l.memory = launch_memory(*pass, check->log.scan);
@@ -432,55 +424,45 @@ PairedOutcome run_paired(const PairedArm& a, const PairedArm& b, const PairedPla
     }
     block_s.push_back(seconds_since(b0));
     o.blocks = k + 1;
-    if (interrupted()) break;  // said below: an interrupt is not a launch that failed
+    if (interrupted()) return false;  // said below: an interrupt is not a launch that failed
     if (!o.errors.empty()) {
       o.stopped = "a launch failed";
-      break;
+      return false;
     }
-    if (o.blocks == look_at) {
-      look_at = next_look(o.blocks, plan.first_blocks);
-      decide_paired(o, plan);
-      const double mean_block = mean_block_s();
-      o.block_s = mean_block;
-      // The default budget is a number of blocks: fixed in seconds at the first look, from the
-      // blocks measured so far, never under the floor.
-      if (o.blocks == plan.first_blocks && plan.budget_s <= 0)
-        o.budget_s = std::max(plan.budget_blocks * mean_block, plan.budget_floor_s);
-      const std::optional<int> need = likely_blocks(o.decisions);
-      if (o.blocks == plan.first_blocks) o.first_forecast = need ? std::max(*need, o.blocks) : need;
-      if (!o.any_unresolved()) {
-        o.stopped = "every gated figure decided after " + std::to_string(o.blocks) + " blocks";
-        break;
-      }
-      // One regression decides the case (exit 1) whatever the undecided figures would show: no more
-      // blocks for them (Holm's correction already covers every figure at every look).
-      if (o.any_regression()) {
-        o.stopped = "a gated figure regressed after " + std::to_string(o.blocks) + " blocks; the others were not waited for";
-        break;
-      }
-      const int affordable = std::min(plan.max_blocks, o.blocks + static_cast<int>(std::floor((o.budget_s - seconds_since(t0)) / mean_block)));
-      if (beyond_budget(o.decisions, o.blocks, affordable)) {
-        o.gave_up = true;
-        const std::optional<int> hopeful = hopeful_blocks(o.decisions);
-        o.stopped = "stopped early: a decision would likely need " +
-                    (need ? "about " + std::to_string(*need) + " blocks (about " +
-                                std::to_string(static_cast<int>(std::lround(*need * mean_block))) + " s)"
-                          : std::string("more blocks than any budget (the estimate sits at the regression bound)")) +
-                    (hopeful ? ", " + std::to_string(*hopeful) + " even with the change a standard error nearer to a decision"
-                             : std::string()) +
-                    "; the budget allows about " + std::to_string(affordable);
-        break;
-      }
+    return true;
+  };
+  SequentialSource source;
+  source.add_block = add_block;
+  source.look = [&](int blocks, const LookSchedule& schedule) {
+    o.schedule = schedule;
+    decide_paired(o, plan, schedule);
+    if (o.looks++ == 0) {
+      o.first_forecast = blocks;
+      for (const auto& d : o.decisions)
+        if (d.verdict == TimingVerdict::unresolved)
+          o.first_forecast =
+              d.likely_blocks && o.first_forecast ? std::optional<int>(std::max(*o.first_forecast, *d.likely_blocks)) : std::nullopt;
     }
-  }
+    return LoopLook{o.decisions, o.guards};
+  };
+  // The default budget is a number of blocks: fixed in seconds at the first look (the first call),
+  // from the blocks measured so far, never under the floor.
+  source.affordable = [&](int blocks) {
+    o.block_s = mean_block_s();
+    if (o.looks == 0 && plan.budget_s <= 0) o.budget_s = std::max(plan.budget_blocks * o.block_s, plan.budget_floor_s);
+    return std::min(plan.max_blocks, blocks + static_cast<int>(std::floor((o.budget_s - seconds_since(t0)) / o.block_s)));
+  };
+  const LoopResult loop = run_sequential(plan.first_blocks, plan.max_blocks, source);
+  if (o.stopped.empty()) o.stopped = loop.stopped;
   if (restore && !runtime_cpus.empty()) ::sched_setaffinity(0, sizeof harness_cpus, &harness_cpus);
   if (interrupted()) {
     o.stopped = interrupted_text();
     o.errors.push_back(o.stopped);
   }
-  if (o.stopped.empty()) o.stopped = "plan.max_blocks (" + std::to_string(plan.max_blocks) + ") reached";
   o.wall_s = seconds_since(t0);
-  decide_paired(o, plan);
+  // Blocks past the last look (a launch failed, an interrupt): decided on all of them for the report;
+  // the run is incomplete then.
+  if (loop.looked_at != o.blocks) decide_paired(o, plan, o.schedule.value_or(LookSchedule(plan.first_blocks, plan.max_blocks)));
   // Answers: the first launch of each arm is the reference; every later launch must match it.
   for (const auto& l : o.launches) {
     auto& ref = l.arm == o.arm_a ? o.answers_a : o.answers_b;

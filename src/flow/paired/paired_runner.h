@@ -5,9 +5,9 @@
 // (the default where both fit, PairedPlan::interleave): both launches of a block are up at once and
 // serve their measured requests in turn, one at a time (flow/paired/alternation.h), so that a
 // machine that speeds up or slows down within the block weighs on both arms alike; the first block
-// runs them one after the other and measures whether both fit (flow/paired/room_for_both.h). After the first look (plan.first_blocks) and then after every further pair of
-// blocks, every gated figure is decided (measure/paired_stats.h); blocks are added while any is
-// unresolved, up to max_blocks or the time budget.
+// runs them one after the other and measures whether both fit (flow/paired/room_for_both.h). Blocks
+// are added and looked at by the gate's one sequential loop (flow/paired/sequential_loop.h): at each
+// scheduled look every figure is decided (measure/paired_stats.h; docs/gate-design.md).
 #pragma once
 
 #include <cstdint>
@@ -35,10 +35,8 @@ struct PairedArm {
   std::optional<CheapSignals> evidence;   // each launch's log must tie to this arm's evidence pass
 };
 
-// The gate's decode probes per measured request where itl_mean_ms gates (PairedPlan::decode_probes).
-// Measured on the completion case, this 2-core VM, 10 blocks of fresh launches with 3 prompts x 2
-// rounds (bench/README.md section 3): the block spread of the decode unit 5.5% from the 6 full
-// requests, 2.8% from 4 probes after each (24), at about 3 s more per launch on a 40 s block.
+// The gate's decode probes per measured request where itl_mean_ms gates (PairedPlan::decode_probes);
+// the sixth of the gate's tuning constants (measure/paired_stats.h; why 4: bench/calibration.md).
 inline constexpr int kDefaultDecodeProbes = 4;
 
 struct PairedPlan {
@@ -66,7 +64,8 @@ struct PairedPlan {
   // Guards: figures a user feels that the job does not gate, each at its guard effect, and the full
   // requests' decode where itl_mean_ms comes from decode probes (apply_decode_probes), decided with
   // the same sequential statistics as a family of their own (Holm across the guards); a guard's
-  // regression is the case's regression, an unresolved guard never holds the blocks or the outcome.
+  // regression is the case's regression; an unresolved guard holds the blocks and the outcome only
+  // while its estimate is beyond its regression bound (flow/paired/sequential_loop.h).
   std::map<std::string, MinEffect> guards;
   // After each timed launch, launch the same arm once more with the kernel probe attached, serving the
   // job's load, and take gpu_kernel_ms_per_token and attention_kernel_ms_per_token from it (set when a
@@ -142,7 +141,7 @@ std::optional<double> itl_requests_ms(const TimedPass& pass);
 // at itl_mean_ms's own minimum effect: a probe decodes right after its request, yet a slowdown that grows
 // with sustained load (a CPU quota spent by the prefill) reaches the requests' own decode more
 // (bench/README.md section 3: +6-10% there against +3.4% on the probes). Its regression fails the
-// case; unresolved, it never holds the blocks.
+// case; unresolved, it holds the blocks only while its estimate is beyond its regression bound.
 void apply_decode_probes(PairedPlan& plan, bool runtime_serves_probes, int requested);
 
 struct PairedOutcome {
@@ -163,8 +162,9 @@ struct PairedOutcome {
   double block_s = 0;                        // mean wall time of one block
   std::optional<int> first_forecast;         // at the first look: blocks in all a decision likely needs (the
                                              // first look's when it decided); empty: none likely would
-  bool gave_up = false;                      // stopped before the budget: a decision was out of its reach
-  bool any_unresolved() const;   // a gated figure (guards never hold the outcome)
+  int looks = 0;                             // looks taken
+  std::optional<LookSchedule> schedule;      // the looks, fixed at the first (measure/paired_stats.h)
+  bool any_unresolved() const;               // a gated figure, or a guard beyond its regression bound (LoopLook)
   bool any_regression() const;   // a gated figure or a guard
 };
 
@@ -185,8 +185,9 @@ double baseline_median(const PairedOutcome& o, const std::string& figure);
 // without a floor or a reference. The unit is the figure name's last part (ttft_ms: ms).
 std::string effect_note(const MinEffect& effect, double reference, const std::string& figure);
 
-// Decides every figure from the launches so far (fills decisions, guards and reported).
-void decide_paired(PairedOutcome& o, const PairedPlan& plan);
+// Decides every figure from the launches so far at the level of `schedule`'s looks (fills decisions,
+// guards and reported).
+void decide_paired(PairedOutcome& o, const PairedPlan& plan, const LookSchedule& schedule);
 
 // The A/B order of the blocks, true where arm A goes first: each pair of blocks is AB then BA, or
 // BA then AB, at random from `seed`. Balanced as ABBA is (per pair, each arm once first and once

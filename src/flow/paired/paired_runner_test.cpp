@@ -273,12 +273,12 @@ TEST(PairedRunner, AFloorTurnsIntoARelativeEffectThroughTheBaselinesMedian) {
   PairedPlan plan;
   plan.gated = {"ttft_ms"};
   plan.min_effect["ttft_ms"] = MinEffect{0.05, 1.0};
-  decide_paired(o, plan);
+  decide_paired(o, plan, LookSchedule(4, 40));
   ASSERT_EQ(o.decisions.size(), 1u);
   EXPECT_DOUBLE_EQ(o.decisions[0].min_effect, 0.125);
   EXPECT_EQ(o.decisions[0].verdict, TimingVerdict::no_regression) << o.decisions[0].why;
   plan.min_effect["ttft_ms"] = MinEffect{0.05, 0};  // no floor: 5% on 8 ms is a regression
-  decide_paired(o, plan);
+  decide_paired(o, plan, LookSchedule(4, 40));
   EXPECT_EQ(o.decisions[0].verdict, TimingVerdict::regression) << o.decisions[0].why;
 }
 
@@ -288,7 +288,7 @@ TEST(PairedRunner, AGuardRegressionIsTheCasesRegression) {
   PairedPlan plan;
   plan.gated = {"ttft_ms"};
   plan.guards["tpot_ms"] = MinEffect{0.25, 0.05};
-  decide_paired(o, plan);
+  decide_paired(o, plan, LookSchedule(4, 40));
   ASSERT_EQ(o.decisions.size(), 1u);
   EXPECT_EQ(o.decisions[0].verdict, TimingVerdict::no_regression);
   ASSERT_EQ(o.guards.size(), 1u);
@@ -299,7 +299,7 @@ TEST(PairedRunner, AGuardRegressionIsTheCasesRegression) {
   for (const auto& r : o.reported) EXPECT_NE(r.figure, "tpot_ms");  // a guard is not also "reported"
   // +10% stays below the guard's 25%: the guard holds.
   PairedOutcome small = outcome_with("tpot_ms", 5.0, 5.5, 8);
-  decide_paired(small, plan);
+  decide_paired(small, plan, LookSchedule(4, 40));
   EXPECT_NE(small.guards[0].verdict, TimingVerdict::regression);
   EXPECT_FALSE(small.any_regression());
 }
