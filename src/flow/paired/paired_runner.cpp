@@ -159,10 +159,7 @@ std::map<std::string, double> itl_per_prompt_ms(const TimedPass& pass) {
 
 bool PairedOutcome::any_unresolved() const { return LoopLook{decisions, guards}.any_unresolved(); }
 
-bool PairedOutcome::any_regression() const {
-  auto regressed = [](const FigureDecision& d) { return d.verdict == TimingVerdict::regression; };
-  return std::any_of(decisions.begin(), decisions.end(), regressed) || std::any_of(guards.begin(), guards.end(), regressed);
-}
+bool PairedOutcome::any_regression() const { return LoopLook{decisions, guards}.any_regression(); }
 
 double baseline_median(const PairedOutcome& o, const std::string& figure) {
   std::vector<double> a;
