@@ -135,6 +135,7 @@ int explain_command(int argc, char** argv) {
     known["head_size"] = std::to_string(facts->head_size_k);
     known["layers"] = std::to_string(facts->layers);
     in.model_layers = facts->layers;
+    in.head_size = facts->head_size_k;  // a head size without the vector kernel: evidence.degraded_kernels
     in.layers_from = opts["--model"] + " (" + facts->architecture + ".block_count)";
   } else if (opts.count("--layers")) {
     const std::string& n = opts["--layers"];

@@ -234,6 +234,9 @@ KernelSummary classify_kernels(const KernelTally& tally, const RuntimeSignatures
         if (std::find(s.fused_kv_types.begin(), s.fused_kv_types.end(), pair) == s.fused_kv_types.end())
           s.fused_kv_types.push_back(pair);
       }
+      if (is_fused && !rule.reads_kv.empty() &&
+          std::find(s.fused_reads_kv.begin(), s.fused_reads_kv.end(), rule.reads_kv) == s.fused_reads_kv.end())
+        s.fused_reads_kv.push_back(rule.reads_kv);
       add_saturating(is_fused ? s.fused_launches : s.unfused_launches, k.launches);
       add_saturating(is_fused ? s.fused_ns : s.unfused_ns, k.gpu_ns);
       (is_fused ? fused : unfused).push_back({k.gpu_ns, k.name});

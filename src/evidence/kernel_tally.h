@@ -91,6 +91,9 @@ struct KernelSummary {
   std::map<std::string, long long> conversion_ns_by_type;  // "" for kernels whose rule captures no type
   // The K/V types the fused kernels read ("f16-f16"), from rules that capture them, distinct.
   std::vector<std::string> fused_kv_types;
+  // The K/V pairs fused kernels of no captured type always read (a rule's "reads_kv": ggml-cuda's mma
+  // and tile kernels read f16), distinct.
+  std::vector<std::string> fused_reads_kv;
   bool devices_known = false;  // every kernel line names its device
   std::string status, reason;  // from the tally header
 

@@ -152,9 +152,9 @@ Status parse_answer(const json& obj, Rule& rule, const Where& where) {
 
 Result<Rule> parse_signature_rule(const json& obj, const std::string& section, const Where& where) {
   if (!obj.is_object()) return where.error("value " + quote(obj.dump()) + " is not an object");
-  FP_TRY_STATUS(where.only_keys(obj, {"name", "kind", "pattern", "captures", "fused", "states", "scale_to_mib", "comment",
-                                     "examples", "counter_examples", "backend", "family", "name_width", "source",
-                                     "type_names", "cause", "remedy"}));
+  FP_TRY_STATUS(
+      where.only_keys(obj, {"name", "kind", "pattern", "captures", "fused", "states", "scale_to_mib", "comment", "examples",
+                            "counter_examples", "backend", "family", "name_width", "source", "type_names", "reads_kv", "cause", "remedy"}));
   Rule rule;
   FP_TRY(rule.name, get_string(obj, "name", where, true));
   FP_TRY(std::string kind, get_string(obj, "kind", where, true));
@@ -207,6 +207,15 @@ Result<Rule> parse_signature_rule(const json& obj, const std::string& section, c
         return where.at("type_names").at(k).error("value " + quote(v.dump()) + " is not a type name such as \"f16\"");
       rule.type_names[k] = v.get<std::string>();
     }
+  }
+  FP_TRY(rule.reads_kv, get_string(obj, "reads_kv", where, false));
+  if (!rule.reads_kv.empty()) {
+    if (rule.kind != RuleKind::FusedKernel || rule.captures.count("k_type") || rule.captures.count("v_type"))
+      return where.at("reads_kv").error("belongs to fused_kernel rules without a \"k_type\" or \"v_type\" capture only");
+    const size_t dash = rule.reads_kv.find('-');
+    if (dash == 0 || dash == std::string::npos || dash + 1 == rule.reads_kv.size() ||
+        rule.reads_kv.find('-', dash + 1) != std::string::npos)
+      return where.at("reads_kv").error("value " + quote(rule.reads_kv) + " is not a K-V type pair such as \"f16-f16\"");
   }
   const bool degraded = rule.kind == RuleKind::Degraded;
   for (const char* key : {"cause", "remedy"}) {
@@ -347,6 +356,26 @@ Result<DeviceTimings> parse_device_timings(const json& obj, const Where& where) 
   return t;
 }
 
+Result<KernelDegradation> parse_degraded_kernels(const json& obj, const Where& where) {
+  if (!obj.is_object()) return where.error("value " + quote(obj.dump()) + " is not an object");
+  FP_TRY_STATUS(where.only_keys(obj, {"comment", "vector_head_sizes", "cause", "remedy"}));
+  KernelDegradation d;
+  FP_TRY(d.comment, get_string(obj, "comment", where, true));
+  FP_TRY(d.cause, get_string(obj, "cause", where, true));
+  FP_TRY(d.remedy, get_string(obj, "remedy", where, true));
+  const json* sizes = obj.contains("vector_head_sizes") ? &obj.at("vector_head_sizes") : nullptr;
+  if (!sizes || !sizes->is_array() || sizes->empty())
+    return where.at("vector_head_sizes").error("needs the head sizes the vector kernel is compiled for, e.g. [64, 128, 256]");
+  for (const auto& v : *sizes) {
+    if (!v.is_number_integer() || v.get<long long>() < 1 || v.get<long long>() > 4096)
+      return where.at("vector_head_sizes").error("value " + quote(v.dump()) + " is not a head size, a whole number 1..4096");
+    d.vector_head_sizes.push_back(v.get<int>());
+  }
+  for (const std::string* text : {&d.cause, &d.remedy})
+    if (text->empty()) return where.at(text == &d.cause ? "cause" : "remedy").error("value \"\" is empty; say it in the runtime's terms");
+  return d;
+}
+
 Status parse_hints(const json& obj, const Where& where, std::map<std::string, std::string>& hints) {
   if (!obj.is_object()) return where.error("value " + quote(obj.dump()) + " is not an object");
   FP_TRY_STATUS(where.only_keys(obj, {"log", "placement", "kernels"}));
@@ -394,9 +423,8 @@ Result<RuntimeSignatures> parse_runtime_signatures(const std::string& json_text,
     base->source = path + " (evidence same as " + base->source + ")";
     return *base;
   }
-  FP_TRY_STATUS(where.only_keys(ev, {"comment", "record_prefix", "process_prefix", "attention_backends", "hints",
-                                       "gpu_backend", "device_timings", "log", "placement", "kernels", "causes",
-                                       "instruments"}));
+  FP_TRY_STATUS(where.only_keys(ev, {"comment", "record_prefix", "process_prefix", "attention_backends", "hints", "gpu_backend",
+                                     "device_timings", "log", "placement", "kernels", "causes", "instruments", "degraded_kernels"}));
   RuntimeSignatures sigs;
   sigs.runtime = runtime;
   sigs.source = path;
@@ -436,6 +464,10 @@ Result<RuntimeSignatures> parse_runtime_signatures(const std::string& json_text,
   FP_TRY(sigs.kernels, parse_section(ev, "kernels", where, true));
   if (ev.contains("causes")) {
     FP_TRY(sigs.causes, parse_cause_rules(ev.at("causes"), path + ": evidence.causes"));
+  }
+  if (ev.contains("degraded_kernels")) {
+    FP_TRY(KernelDegradation d, parse_degraded_kernels(ev.at("degraded_kernels"), where.at("degraded_kernels")));
+    sigs.degraded_kernels = std::move(d);
   }
   if (ev.contains("instruments")) {
     FP_TRY(sigs.instruments, parse_instrument_rules(ev.at("instruments"), path + ": evidence.instruments"));

@@ -71,6 +71,8 @@ struct Rule {
   int name_width = 0;                     // node rules: the backend name is printed cut to this many
                                           // characters (ggml's "%5.5s"); 0: printed whole
   std::map<std::string, std::string> type_names;  // fused kernel rules: captured type -> type name
+  std::string reads_kv;                           // fused kernel rules without type captures: the K/V pair the
+                                                  // kernel always reads ("f16-f16": ggml-cuda's mma and tile kernels)
   std::string cause, remedy;              // degraded rules: templates, {capture or fact} filled in
   std::string comment;
   std::vector<std::string> examples;
@@ -88,6 +90,15 @@ struct DeviceTimings {
   Rule devices;  // capture "count": how many devices the backend found (one: the timings are device 0's)
   Rule backend;  // the backend names the timings are for, group 1 the device number ("Vulkan0")
   std::string backend_format;  // the backend name of a device, "Vulkan{device}"
+  std::string comment;
+};
+
+// Key "degraded_kernels": the fused path on converted data that only the kernels show, for a model
+// whose head size the build's vector kernel (the one fused kernel that reads quantized K/V) has no
+// version for: the kernels that ran read `reads_kv`, converted from the quantized cache every step.
+struct KernelDegradation {
+  std::vector<int> vector_head_sizes;  // the head sizes the vector kernel is compiled for
+  std::string cause, remedy;           // templates: {head_size} {k_type} {v_type} {to_type} {compiled_pairs}
   std::string comment;
 };
 
@@ -109,6 +120,7 @@ struct RuntimeSignatures {
   std::vector<Rule> kernels;              // level 3 (the probe's kernel names, and device_timings' op names)
   std::optional<DeviceTimings> device_timings;
   CauseRules causes;                      // key "causes": known causes of a fallback (evidence/causes.h)
+  std::optional<KernelDegradation> degraded_kernels;  // key "degraded_kernels"; none: kernels alone say it by type only
   // Key "instruments": the runtime's last words and the instruments known to break a configuration
   // (evidence/instrument_rules.h).
   InstrumentRules instruments;

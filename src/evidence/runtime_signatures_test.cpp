@@ -135,6 +135,39 @@ TEST(RuntimeSignatures, RejectsKindOfOtherSectionCaptureOutOfRangeAndMissingAnsw
   EXPECT_NE(ex.error().message.find("evidence.kernels[0].examples"), std::string::npos) << ex.error().message;
 }
 
+// The shipped llama-server data with one text replaced, parsed: what a wrong edit of it is told.
+Result<RuntimeSignatures> shipped_llama_with(const std::string& from, const std::string& to) {
+  std::ifstream in(std::string(FLASHPROOF_SOURCE_DIR) + "/src/runtime/data/llama-server.json");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return parse_runtime_signatures(text, "llama-server.json", "llama-server");
+}
+
+TEST(RuntimeSignatures, KernelsReadingAFixedPairAndTheHeadSizesOfTheVectorKernel) {
+  const RuntimeSignatures& s = llama_signatures();
+  ASSERT_TRUE(s.degraded_kernels.has_value());
+  EXPECT_EQ(s.degraded_kernels->vector_head_sizes, (std::vector<int>{64, 128, 256}));
+  for (const auto& r : s.kernels)
+    if (r.name == "fattn_mma" || r.name == "fattn_tile" || r.name == "fattn_wmma")
+      EXPECT_EQ(r.reads_kv, "f16-f16") << r.name;
+    else
+      EXPECT_EQ(r.reads_kv, "") << r.name;
+
+  auto pair = shipped_llama_with("\"reads_kv\": \"f16-f16\"", "\"reads_kv\": \"f16\"");
+  ASSERT_FALSE(pair.ok());
+  EXPECT_NE(pair.error().message.find("reads_kv: value \"f16\" is not a K-V type pair"), std::string::npos) << pair.error().message;
+  auto vec = shipped_llama_with("\"name\": \"fattn_vec\",", "\"name\": \"fattn_vec\", \"reads_kv\": \"f16-f16\",");
+  ASSERT_FALSE(vec.ok());
+  EXPECT_NE(vec.error().message.find("without a \"k_type\" or \"v_type\" capture only"), std::string::npos) << vec.error().message;
+  auto sizes = shipped_llama_with("\"vector_head_sizes\": [64, 128, 256]", "\"vector_head_sizes\": [64, \"128\"]");
+  ASSERT_FALSE(sizes.ok());
+  EXPECT_NE(sizes.error().message.find("evidence.degraded_kernels.vector_head_sizes: value "), std::string::npos) << sizes.error().message;
+  EXPECT_NE(sizes.error().message.find("128"), std::string::npos) << sizes.error().message;
+  EXPECT_NE(sizes.error().message.find("is not a head size, a whole number 1..4096"), std::string::npos) << sizes.error().message;
+}
+
 TEST(RuntimeSignatures, DataDirFromEnvironment) {
   std::string dir = ::testing::TempDir() + "fp_sig_env";
   std::string cmd = "mkdir -p '" + dir + "'";

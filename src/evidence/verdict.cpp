@@ -155,6 +155,7 @@ VerdictInput verdict_input(const RuntimeSignatures& sigs) {
   in.hints = sigs.hints;
   in.attention_backends = sigs.attention_backends;
   if (sigs.gpu_backend) in.gpu_backend_pattern = sigs.gpu_backend->pattern;
+  in.degraded_kernels = sigs.degraded_kernels;
   for (const auto& rule : sigs.log)
     if (rule.kind == RuleKind::Degraded) {
       in.degraded_cause = rule.cause;

@@ -69,6 +69,10 @@ struct VerdictInput {
   // The runtime data's words for a degradation the kernels show without the runtime's line (its
   // first rule of kind degraded): templates of cause and remedy. Empty: kernels alone never say it.
   std::string degraded_cause, degraded_remedy;
+  // RuntimeSignatures::degraded_kernels, and the model's K head size it is judged by (GGUF; 0 unknown:
+  // the kernels alone never say a head size lacks the vector kernel).
+  std::optional<KernelDegradation> degraded_kernels;
+  int head_size = 0;
 };
 
 // A VerdictInput with the runtime's hints, attention backends and GPU backend pattern filled in.

@@ -19,8 +19,9 @@ std::string compiled_pairs_words(const Degradation& d) {
   return join(d.compiled_pairs, ", ");
 }
 
-std::string fill(std::string text, const Degradation& d) {
-  const std::pair<const char*, std::string> keys[] = {{"{k_type}", d.k_type},
+std::string fill(std::string text, const Degradation& d, int head_size) {
+  const std::pair<const char*, std::string> keys[] = {{"{head_size}", std::to_string(head_size)},
+                                                      {"{k_type}", d.k_type},
                                                       {"{v_type}", d.v_type},
                                                       {"{to_type}", d.converted_to.empty() ? "another type" : d.converted_to},
                                                       {"{compiled_pairs}", compiled_pairs_words(d)}};
@@ -44,6 +45,20 @@ std::string kernels_show_conversion(const KernelSummary& k, const KvTotal& kv) {
          ", beside kernels converting " + join(k.conversion_types, ", ");
 }
 
+// Level 3's view for a head size the vector kernel lacks: no vector kernel ran, only kernels that read
+// a fixed pair (mma, tile: f16), beside conversion kernels of the cache's own types. A compiled pair at
+// a head size the vector kernel covers converts for prefill and large batches too: that is not said.
+std::string kernels_show_head_size_conversion(const KernelSummary& k, const KvTotal& kv, int head_size, const KernelDegradation& rule) {
+  if (!k.fused_kv_types.empty() || k.fused_reads_kv.empty() || head_size <= 0 || kv.k_type.empty() || kv.v_type.empty()) return "";
+  const auto& sizes = rule.vector_head_sizes;
+  if (std::find(sizes.begin(), sizes.end(), head_size) != sizes.end()) return "";
+  const bool converts = std::any_of(k.conversion_types.begin(), k.conversion_types.end(),
+                                    [&](const std::string& t) { return t == kv.k_type || t == kv.v_type; });
+  if (!converts) return "";
+  return "fused kernels read only " + join(k.fused_reads_kv, ", ") + " (no vector kernel ran: head size " + std::to_string(head_size) +
+         ") while the KV cache holds " + kv.k_type + "-" + kv.v_type + ", beside kernels converting " + join(k.conversion_types, ", ");
+}
+
 }  // namespace
 
 void find_degradation(const VerdictInput& in, Verdict& v) {
@@ -63,10 +78,19 @@ void find_degradation(const VerdictInput& in, Verdict& v) {
   const auto kv = in.log->kv_total();
   if (in.kernels && in.kernels->has_records() && kv) {
     d.kernels_say = kernels_show_conversion(*in.kernels, *kv);
+    std::vector<std::string> read = in.kernels->fused_kv_types;
+    if (d.kernels_say.empty() && in.degraded_kernels) {
+      d.kernels_say = kernels_show_head_size_conversion(*in.kernels, *kv, in.head_size, *in.degraded_kernels);
+      if (!d.kernels_say.empty() && d.quote.empty()) {
+        cause = in.degraded_kernels->cause;
+        remedy = in.degraded_kernels->remedy;
+        read = in.kernels->fused_reads_kv;
+      }
+    }
     if (d.quote.empty() && !d.kernels_say.empty()) {
       d.k_type = kv->k_type;
       d.v_type = kv->v_type;
-      d.converted_to = join(in.kernels->fused_kv_types, ", ");
+      d.converted_to = join(read, ", ");
     }
   }
   if (d.quote.empty() && (d.kernels_say.empty() || cause.empty())) return;
@@ -82,8 +106,8 @@ void find_degradation(const VerdictInput& in, Verdict& v) {
     d.conversion_share = k.total_ns > 0 ? static_cast<double>(ns) / static_cast<double>(k.total_ns) : 0.0;
     for (const auto& n : in.kernels->top_conversion) d.conversion_kernels.push_back(kernel_display_name(n));
   }
-  d.cause = fill(cause, d);
-  d.remedy = fill(remedy, d);
+  d.cause = fill(cause, d, in.head_size);
+  d.remedy = fill(remedy, d, in.head_size);
   v.degraded = std::move(d);
 }
 

@@ -4,6 +4,7 @@
 // its tally shows the conversion kernels beside the fused ones, and the vector kernel reading f16.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "evidence/verdict.h"
@@ -92,6 +93,55 @@ TEST(DegradedReplay, TheKernelsAloneSayItWhenTheLineIsMissing) {
   // without a tally nothing says it: the log alone has no line, level 3 has no records
   run.kernels = KernelSummary{};
   EXPECT_FALSE(verdict_of(run).degraded.has_value());
+}
+
+// A head size the vector kernel lacks (Phi-3-mini's 96): only the mma kernels ran, reading f16, while
+// the cache is q8_0, a compiled pair; the runtime prints no line. The recorded q8_0 run (head size
+// 128) without its vector kernels is what such a model's decode looks like at level 3.
+TEST(DegradedReplay, AHeadSizeWithoutAVectorKernelIsDegradedByTheKernels) {
+  const RecordedRun q8 = fp::testing::load_run("h200", "r2_q8_0");
+  auto tally = read_kernel_tally(fp::testing::fixture("logs/h200/r2_q8_0.kernels.tsv"));
+  ASSERT_TRUE(tally) << tally.error().message;
+  auto& lines = tally->kernels;
+  lines.erase(std::remove_if(lines.begin(), lines.end(),
+                             [](const KernelLine& k) { return k.name.find("flash_attn_ext_vec") != std::string::npos; }),
+              lines.end());
+  RecordedRun mma_only = q8;
+  mma_only.kernels = classify_kernels(*tally, fp::testing::llama_signatures());
+  EXPECT_TRUE(mma_only.kernels.fused_kv_types.empty());
+  EXPECT_EQ(mma_only.kernels.fused_reads_kv, std::vector<std::string>{"f16-f16"});
+
+  VerdictInput in = verdict_input(fp::testing::llama_signatures());
+  in.log = &mma_only.log;
+  in.placement = &mma_only.placement;
+  in.kernels = &mma_only.kernels;
+  in.expect_backend = "CUDA0";
+  in.head_size = 96;
+  const Verdict v = decide(in);
+  ASSERT_EQ(v.activity, Activity::Active);
+  ASSERT_TRUE(v.degraded.has_value()) << v.explanation;
+  EXPECT_TRUE(v.degraded->quote.empty());
+  EXPECT_EQ(v.degraded->k_type, "q8_0");
+  EXPECT_EQ(v.degraded->converted_to, "f16-f16");
+  EXPECT_TRUE(contains(v.degraded->kernels_say,
+                       "fused kernels read only f16-f16 (no vector kernel ran: head size 96) "
+                       "while the KV cache holds q8_0-q8_0"))
+      << v.degraded->kernels_say;
+  EXPECT_TRUE(contains(v.degraded->cause, "no version for head size 96")) << v.degraded->cause;
+  EXPECT_TRUE(contains(v.degraded->remedy, "f16 K/V (-ctk f16 -ctv f16)")) << v.degraded->remedy;
+  ASSERT_TRUE(v.degraded->conversion_share.has_value());
+  EXPECT_GT(*v.degraded->conversion_share, 0.0);
+
+  // Head size 128 has the vector kernel: the same kernels are a prefill or a large batch of a
+  // compiled pair, converted as the runtime always does there. Not said; nor without a head size.
+  for (int head : {128, 0}) {
+    in.head_size = head;
+    EXPECT_FALSE(decide(in).degraded.has_value()) << head;
+  }
+  // With the vector kernel reading the cache's own q8_0 (the recording as it is), head size 96 is moot.
+  in.head_size = 96;
+  in.kernels = &q8.kernels;
+  EXPECT_FALSE(decide(in).degraded.has_value());
 }
 
 TEST(DegradedReplay, BuildIdentityFromSystemInfo) {

@@ -99,6 +99,7 @@ VerdictInput case_verdict_input(const CaseContext& ctx, const EvidenceOutcome& o
                                               : ctx.c.expect.evidence;
   if (ctx.model) {
     in.model_layers = ctx.model->layers;
+    in.head_size = ctx.model->head_size_k;
     in.layers_from = ctx.model->source + " (" + ctx.model->architecture + ".block_count)";
   }
   return in;
