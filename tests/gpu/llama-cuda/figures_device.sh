@@ -8,12 +8,16 @@
 #                 the decision, the off arm's stalls quoted if any (item 1), the TTFT split (item 2)
 #   gate:COND     the side-by-side gate, the same build against the condition (item 3)
 #   nightly:COND  a golden recorded from the same build (once), then a night of the condition against it
-# where COND is ub384 (-ub 384), nopinned (GGML_CUDA_NO_PINNED=1) or same (identical builds). Every step
+# where COND is ub384 (-ub 384), nopinned (GGML_CUDA_NO_PINNED=1), same (identical builds) or hostslow (item
+# 4: the same build behind tests/side_by_side/delay_proxy.py, which holds each connection's first bytes
+# FP_FIGURES_HOST_DELAY_S, default 0.004 s: a host-side slowdown the runtime's own timings do not see).
+# A gate step passes the golden the nightly recorded (when one ran before it), so that its host-clock
+# figures gate at the minimum effect sized from this machine's spread (item 4). Every step
 # prints one line: mode, condition, exit code, decision, wall seconds and launches to the decision
 # (item 5), and the kernel figures with what each is per (token, request, launch: item 3).
 # usage (repository root, on the device, after make_bundle.sh and bundle_harness.sh here):
 #   bash tests/gpu/llama-cuda/figures_device.sh .gpu-bundle $OUT [STEP...]
-#   STEP default: ab gate:ub384 nightly:ub384 gate:nopinned nightly:nopinned gate:same nightly:same
+#   STEP default: ab nightly:same gate:same gate:hostslow gate:ub384 nightly:ub384 gate:nopinned nightly:nopinned
 # env: FP_WORK (default /tmp/fp-llama-cuda), FP_FIGURES_DEADLINE_S (default 530: no step starts when the
 #   time so far plus the longest step so far would pass it; the whole script stays inside a 550 s call),
 #   FP_FIGURES_CONTEXT (32768), FP_FIGURES_MAX_TOKENS (32), FP_FIGURES_AB_ARGS (--repetitions 4 --rounds 1
@@ -24,7 +28,7 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
 B=$(cd "$1" && pwd); O=$2; shift 2
-steps=("$@"); ((${#steps[@]})) || steps=(ab gate:ub384 nightly:ub384 gate:nopinned nightly:nopinned gate:same nightly:same)
+steps=("$@"); ((${#steps[@]})) || steps=(ab nightly:same gate:same gate:hostslow gate:ub384 nightly:ub384 gate:nopinned nightly:nopinned)
 W=${FP_WORK:-/tmp/fp-llama-cuda}
 L=$W/prefix/usr/lib/x86_64-linux-gnu
 DEADLINE=${FP_FIGURES_DEADLINE_S:-530}
@@ -32,6 +36,7 @@ CONTEXT=${FP_FIGURES_CONTEXT:-32768}
 MAXTOK=${FP_FIGURES_MAX_TOKENS:-32}
 read -r -a AB_ARGS <<<"${FP_FIGURES_AB_ARGS:---repetitions 4 --rounds 1 --warmup 1 --sustained-s 10 --concurrency 2}"
 NIGHT_LAUNCHES=${FP_FIGURES_NIGHT_LAUNCHES:-3}
+HOST_DELAY=${FP_FIGURES_HOST_DELAY_S:-0.004}
 t0=$(date +%s)
 R=$W/figures
 mkdir -p "$O" "$R"
@@ -70,6 +75,19 @@ SH
 printf '#!/bin/sh\nexec "%s" "$@" -ub 384\n' "$W/llama-server-cuda" >"$W/llama-server-cuda-ub384"
 printf '#!/bin/sh\nexport GGML_CUDA_NO_PINNED=1\nexec "%s" "$@"\n' "$W/llama-server-cuda" >"$W/llama-server-cuda-nopinned"
 cp "$W/llama-server-cuda" "$W/llama-server-cuda-same"
+# hostslow: the runtime listens on a free port, the delay proxy on the port flashproof chose.
+cat >"$W/llama-server-cuda-hostslow" <<SH
+#!/bin/bash
+args=("\$@"); idx=-1
+for ((i = 0; i < \${#args[@]}; i++)); do [ "\${args[i]}" = --port ] && idx=\$((i + 1)); done
+if ((idx >= 0)); then
+  outer=\${args[idx]}
+  inner=\$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  args[idx]=\$inner
+  python3 "$root/tests/side_by_side/delay_proxy.py" "\$outer" "\$inner" "$HOST_DELAY" </dev/null >/dev/null 2>&1 &
+fi
+exec "$W/llama-server-cuda" "\${args[@]}"
+SH
 chmod +x "$W"/llama-server-cuda*
 
 recipe=$root/fixtures/models/shapes/llama-3.1-8b.json
@@ -123,12 +141,13 @@ for step in "${steps[@]}"; do
       done
       grep -E 'ttft_ms|server_prompt_ms|client_minus_server' "$d/ab/ab.txt" | head -6 | sed 's/^/  /' | tee -a "$table" >&2 ;;
     gate)
-      log "gate: $cond"
+      gold=(); [ -d "$golden" ] && gold=(--golden "$golden")
+      log "gate: $cond ${gold[*]}"
       (cd "$root" && timeout -s TERM -k 10 "$lim" fp gate "$case_file" --baseline-runtime "$W/llama-server-cuda" \
-         --candidate-runtime "$W/llama-server-cuda-$cond" --results "$d/results" --quiet) >"$d/out.txt" 2>&1
+         --candidate-runtime "$W/llama-server-cuda-$cond" "${gold[@]}" --results "$d/results" --quiet) >"$d/out.txt" 2>&1
       rc=$?
       dec=$(grep -m1 -E '^side-by-side gate: [A-Z]' "$d/out.txt")
-      extra="$(grep -E '^  [a-z_.]+: ' "$d/out.txt" | cut -c1-200 | paste -sd'|')" ;;
+      extra="$(grep -E '^  [a-z_.]+: |gated figures' "$d/out.txt" | cut -c1-200 | paste -sd'|')" ;;
     nightly)
       if [ ! -d "$golden" ]; then
         log "nightly: recording the golden from the same build ($NIGHT_LAUNCHES launches)"
