@@ -104,6 +104,31 @@ TEST(ExplainCommand, TruncatedLogCannotPassAsAPartialCount) {
       << r.out;
 }
 
+// A head size without ggml-cuda's vector kernel, read from the log's own print_info line (no --model):
+// the recorded q8_0 run (head size 128) without its vector kernels, as a head size 96 model decodes.
+TEST(ExplainCommand, HeadSizeFromTheLogForTheKernelsDegradedRule) {
+  auto tsv = read_file(fp::testing::fixture("logs/h200/r2_q8_0.kernels.tsv"));
+  ASSERT_TRUE(tsv.ok());
+  std::string mma_only;
+  for (const auto& line : split_lines(*tsv))
+    if (line.find("flash_attn_ext_vec") == std::string::npos) mma_only += line + "\n";
+  const std::string kernels = ::testing::TempDir() + "fp_explain_mma_only.tsv";
+  ASSERT_TRUE(write_file_atomic(kernels, mma_only).ok());
+  auto text = read_file(fp::testing::fixture("logs/h200/r2_q8_0.log.gz"));
+  ASSERT_TRUE(text.ok());
+  Ran at128 = run({"--runtime", "llama-server", "--log", h200("r2_q8_0.log.gz"), "--kernels", kernels, "--expect-backend", "CUDA0"});
+  EXPECT_EQ(at128.code, 0) << at128.out << at128.err;
+  EXPECT_EQ(at128.out.find("degraded"), std::string::npos) << at128.out;
+  std::string hd96 = *text;
+  for (size_t at = hd96.find("n_embd_head_k         = 128"); at != std::string::npos; at = hd96.find("n_embd_head_k         = 128", at))
+    hd96.replace(at, 27, "n_embd_head_k         = 96");
+  const std::string log96 = ::testing::TempDir() + "fp_explain_hd96.log";
+  ASSERT_TRUE(write_file_atomic(log96, hd96).ok());
+  Ran at96 = run({"--runtime", "llama-server", "--log", log96, "--kernels", kernels, "--expect-backend", "CUDA0"});
+  EXPECT_NE(at96.out.find("verdict: active, degraded"), std::string::npos) << at96.out << at96.err;
+  EXPECT_NE(at96.out.find("no version for head size 96"), std::string::npos) << at96.out;
+}
+
 TEST(ExplainCommand, UsageErrorsExit64NamingTheArgument) {
   Ran unknown = run({"--runtime", "llama-server", "--log", h200("mid_fa_on.log.gz"), "--frobnicate"});
   EXPECT_EQ(unknown.code, 64);
