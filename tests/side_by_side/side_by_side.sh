@@ -110,15 +110,7 @@ PY
     cat >"$T/slow-llama-server" <<SH
 #!/bin/bash
 . "$env_file"
-args=("\$@"); idx=-1
-for ((i = 0; i < \${#args[@]}; i++)); do [ "\${args[i]}" = --port ] && idx=\$((i + 1)); done
-if ((idx >= 0)); then
-  outer=\${args[idx]}
-  inner=\$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-  args[idx]=\$inner
-  python3 "$(cd "$(dirname "$0")" && pwd)/delay_proxy.py" "\$outer" "\$inner" 0.005 </dev/null >/dev/null 2>&1 &
-fi
-exec "\$FLASHPROOF_LOADER" --library-path "\$FLASHPROOF_LIBRARY_PATH" "\$FLASHPROOF_LLAMA_SERVER" "\${args[@]}"
+exec bash "$(cd "$(dirname "$0")" && pwd)/behind_delay_proxy.sh" 0.005 "\$FLASHPROOF_LOADER" --library-path "\$FLASHPROOF_LIBRARY_PATH" "\$FLASHPROOF_LLAMA_SERVER" "\$@"
 SH
     chmod +x "$T/slow-llama-server"
     start=$(date +%s)

@@ -76,18 +76,8 @@ printf '#!/bin/sh\nexec "%s" "$@" -ub 384\n' "$W/llama-server-cuda" >"$W/llama-s
 printf '#!/bin/sh\nexport GGML_CUDA_NO_PINNED=1\nexec "%s" "$@"\n' "$W/llama-server-cuda" >"$W/llama-server-cuda-nopinned"
 cp "$W/llama-server-cuda" "$W/llama-server-cuda-same"
 # hostslow: the runtime listens on a free port, the delay proxy on the port flashproof chose.
-cat >"$W/llama-server-cuda-hostslow" <<SH
-#!/bin/bash
-args=("\$@"); idx=-1
-for ((i = 0; i < \${#args[@]}; i++)); do [ "\${args[i]}" = --port ] && idx=\$((i + 1)); done
-if ((idx >= 0)); then
-  outer=\${args[idx]}
-  inner=\$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-  args[idx]=\$inner
-  python3 "$root/tests/side_by_side/delay_proxy.py" "\$outer" "\$inner" "$HOST_DELAY" </dev/null >/dev/null 2>&1 &
-fi
-exec "$W/llama-server-cuda" "\${args[@]}"
-SH
+printf '#!/bin/sh\nexec bash "%s" "%s" "%s" "$@"\n' "$root/tests/side_by_side/behind_delay_proxy.sh" "$HOST_DELAY" "$W/llama-server-cuda" \
+  >"$W/llama-server-cuda-hostslow"
 chmod +x "$W"/llama-server-cuda*
 
 recipe=$root/fixtures/models/shapes/llama-3.1-8b.json
