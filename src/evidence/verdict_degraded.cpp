@@ -31,6 +31,12 @@ std::string fill(std::string text, const Degradation& d, int head_size) {
   return text;
 }
 
+// Conversion kernels of the cache's own K or V type ran.
+bool converts_cache_types(const KernelSummary& k, const KvTotal& kv) {
+  return std::any_of(k.conversion_types.begin(), k.conversion_types.end(),
+                     [&](const std::string& t) { return t == kv.k_type || t == kv.v_type; });
+}
+
 // Level 3's view: the fused kernels read other types than the cache's, and conversion kernels of the
 // cache's own types ran beside them (a compiled quantized pair converts for prefill too, but its
 // vector kernel reads the cache's own types). "" when the kernels do not show it.
@@ -38,8 +44,7 @@ std::string kernels_show_conversion(const KernelSummary& k, const KvTotal& kv) {
   if (k.fused_kv_types.empty() || kv.k_type.empty() || kv.v_type.empty()) return "";
   const std::string cache = kv.k_type + "-" + kv.v_type;
   if (std::find(k.fused_kv_types.begin(), k.fused_kv_types.end(), cache) != k.fused_kv_types.end()) return "";
-  const bool converts = std::any_of(k.conversion_types.begin(), k.conversion_types.end(),
-                                    [&](const std::string& t) { return t == kv.k_type || t == kv.v_type; });
+  const bool converts = converts_cache_types(k, kv);
   if (!converts) return "";
   return "fused kernels read " + join(k.fused_kv_types, ", ") + " while the KV cache holds " + cache +
          ", beside kernels converting " + join(k.conversion_types, ", ");
@@ -52,8 +57,7 @@ std::string kernels_show_head_size_conversion(const KernelSummary& k, const KvTo
   if (!k.fused_kv_types.empty() || k.fused_reads_kv.empty() || head_size <= 0 || kv.k_type.empty() || kv.v_type.empty()) return "";
   const auto& sizes = rule.vector_head_sizes;
   if (std::find(sizes.begin(), sizes.end(), head_size) != sizes.end()) return "";
-  const bool converts = std::any_of(k.conversion_types.begin(), k.conversion_types.end(),
-                                    [&](const std::string& t) { return t == kv.k_type || t == kv.v_type; });
+  const bool converts = converts_cache_types(k, kv);
   if (!converts) return "";
   return "fused kernels read only " + join(k.fused_reads_kv, ", ") + " (no vector kernel ran: head size " + std::to_string(head_size) +
          ") while the KV cache holds " + kv.k_type + "-" + kv.v_type + ", beside kernels converting " + join(k.conversion_types, ", ");
