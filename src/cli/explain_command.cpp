@@ -159,13 +159,7 @@ int explain_command(int argc, char** argv) {
       in.gpu_backend_pattern = sigs->device_timings->backend.pattern;
     }
   }
-  if (in.head_size == 0) {  // without --model, the log's own print_info line (a cause rule's log fact)
-    const Facts from_log = gather_facts(known, {}, records, sigs->causes);
-    const auto it = from_log.find("head_size");
-    if (it != from_log.end() && !it->second.empty() && it->second.size() < 6 &&
-        it->second.find_first_not_of("0123456789") == std::string::npos)
-      in.head_size = std::stoi(it->second);
-  }
+  if (in.head_size == 0) in.head_size = head_size_from_log(records, sigs->causes);  // without --model
   Verdict v = decide(in);
   std::cout << "runtime: " << sigs->runtime << " (" << sigs->source << ")\n"
             << "log: " << opts["--log"] << " (" << records.size() << " records)\n";

@@ -364,6 +364,15 @@ void add_log_facts(const std::vector<LogRecord>& records, const CauseRules& rule
   }
 }
 
+int head_size_from_log(const std::vector<LogRecord>& records, const CauseRules& rules) {
+  Facts facts;
+  add_log_facts(records, rules, facts);
+  const auto it = facts.find("head_size");
+  if (it == facts.end() || it->second.empty() || it->second.size() > 5 || it->second.find_first_not_of("0123456789") != std::string::npos)
+    return 0;
+  return std::stoi(it->second);
+}
+
 std::vector<CauseFinding> match_causes(const CauseRules& rules, const Facts& facts_in, const std::vector<LogRecord>& records) {
   std::vector<CauseFinding> out;
   for (const auto& rule : rules.rules) {

@@ -79,6 +79,9 @@ Facts facts_from_argv(const std::vector<std::string>& argv, const CauseRules& ru
 void add_default_facts(const CauseRules& rules, Facts& facts);
 // The facts the log states (log_facts patterns); added only where `facts` has none yet.
 void add_log_facts(const std::vector<LogRecord>& records, const CauseRules& rules, Facts& facts);
+// The model's K head size as the log states it (log_facts "head_size": llama-server's print_info line),
+// for a run without the model file (attach mode, `explain` without --model); 0 when the log has none.
+int head_size_from_log(const std::vector<LogRecord>& records, const CauseRules& rules);
 
 // The facts of one run, from every source in order of trust: `known` (the model's header, the
 // expectation, the build), then the launch line, then the log, then the runtime's defaults.

@@ -105,6 +105,18 @@ TEST(Causes, LiveH200HeadSize48) {
   EXPECT_EQ(names, (std::vector<std::string>{"cuda_fa_head_size", "auto_resolved_off"}));
 }
 
+// Attach mode and `explain` without --model: the head size is the server's own print_info line.
+TEST(Causes, HeadSizeFromTheLogWithoutTheModel) {
+  const auto& sigs = llama_signatures();
+  EXPECT_EQ(head_size_from_log(records_of({"0.00.310.487 I print_info: n_embd_head_k         = 96",
+                                           "0.00.330.791 I llama_kv_cache: n_rot_k = 96, n_embd_head_k_all = 96"},
+                                          sigs),
+                               sigs.causes),
+            96);
+  EXPECT_EQ(head_size_from_log(records_of({"0.00.310.487 I print_info: n_embd_head_k         = 1234567"}, sigs), sigs.causes), 0);
+  EXPECT_EQ(head_size_from_log(records_of({"main: server is listening on http://127.0.0.1:8080"}, sigs), sigs.causes), 0);
+}
+
 TEST(Causes, H200MayBuildQ5_1Cache) {
   auto found = causes_of("h200", "mid_fa_on_q5_1", {{"expected_backend", "CUDA0"}});
   ASSERT_EQ(found.size(), 1u);

@@ -101,6 +101,8 @@ VerdictInput case_verdict_input(const CaseContext& ctx, const EvidenceOutcome& o
     in.model_layers = ctx.model->layers;
     in.head_size = ctx.model->head_size_k;
     in.layers_from = ctx.model->source + " (" + ctx.model->architecture + ".block_count)";
+  } else if (in.log) {
+    in.head_size = head_size_from_log(out.log.records, ctx.signatures.causes);  // attach mode: the server's own print_info
   }
   return in;
 }
