@@ -25,6 +25,22 @@ const Instrument* device_timings_on(const EvidenceOutcome& ev) {
   return ev.probe.attached ? nullptr : find_instrument(ev.instruments_on, "device_timings");
 }
 
+// The timed configuration exactly (timed args, the case's env, the CPUs the timed launch had), plus
+// the instrument's environment: nothing verbose.
+Result<LaunchSpec> timed_launch_with(const CaseContext& ctx, const LaunchPlacement& at,
+                                     const std::map<std::string, std::string>& instrument_env, const std::string& log_path) {
+  FP_TRY(int port, free_loopback_port());
+  LaunchSpec spec;
+  spec.argv = expand_argv(ctx.c, ctx.runtime, ctx.model_path, port, at.flag_value, timed_launch_args(ctx, at));
+  spec.env = launch_env(ctx, at);
+  for (const auto& [k, v] : instrument_env) spec.env[k] = v;
+  spec.log_path = log_path;
+  spec.port = port;
+  spec.ready_timeout_s = ctx.c.plan.ready_timeout_s;
+  spec.cpus = at.runtime_cpus;
+  return spec;
+}
+
 }  // namespace
 
 std::string probed_check_blocker(const EvidenceOutcome& ev) {
@@ -64,12 +80,7 @@ Result<ProbedCheck> run_probed_check(const CaseContext& ctx, const LaunchPlaceme
     instrument = Instrument{"kernel_probe", {"kernels"}, probe.env, {}, false};
   }
 
-  // The timed configuration exactly (timed args, the case's env), plus the instrument: nothing verbose.
-  std::map<std::string, std::string> env = launch_env(ctx, at);
-  for (const auto& [k, v] : instrument.env) env[k] = v;
-  FP_TRY(int port, free_loopback_port());
-  LaunchSpec spec{expand_argv(ctx.c, ctx.runtime, ctx.model_path, port, at.flag_value, timed_launch_args(ctx, at)), env, pc.log_path, port,
-                  ctx.c.plan.ready_timeout_s};
+  FP_TRY(LaunchSpec spec, timed_launch_with(ctx, at, instrument.env, pc.log_path));
   // The instrument is the only one here, and the timed runs just ran this launch without it: a
   // runtime that breaks now broke under it (flow/passes/instrument_retry.h), and no launch is added.
   const std::string how = instrument.how();
@@ -132,17 +143,7 @@ Result<ProbedLoad> run_probed_load(const CaseContext& ctx, const LaunchPlacement
   ProbedLoad out;
   out.log_path = at.out_dir + "/probed.log";
   out.tally_path = probe.tally_path;
-  // The timed configuration exactly (timed args, the case's env, the CPUs the timed launch had), plus
-  // the probe.
-  FP_TRY(int port, free_loopback_port());
-  LaunchSpec spec;
-  spec.argv = expand_argv(ctx.c, ctx.runtime, ctx.model_path, port, at.flag_value, timed_launch_args(ctx, at));
-  spec.env = launch_env(ctx, at);
-  for (const auto& [k, v] : probe.env) spec.env[k] = v;
-  spec.log_path = out.log_path;
-  spec.port = port;
-  spec.ready_timeout_s = ctx.c.plan.ready_timeout_s;
-  spec.cpus = at.runtime_cpus;
+  FP_TRY(LaunchSpec spec, timed_launch_with(ctx, at, probe.env, out.log_path));
   FP_TRY(RunningServer server, start_server(spec, ctx.adapter));
   // The case's prompts at their asked length, as the timed launches send them.
   CaseContext load_ctx = ctx;
