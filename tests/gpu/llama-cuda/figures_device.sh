@@ -21,7 +21,9 @@
 # env: FP_WORK (default /tmp/fp-llama-cuda), FP_FIGURES_DEADLINE_S (default 530: no step starts when the
 #   time so far plus the longest step so far would pass it; the whole script stays inside a 550 s call),
 #   FP_FIGURES_CONTEXT (32768), FP_FIGURES_MAX_TOKENS (32), FP_FIGURES_AB_ARGS (--repetitions 4 --rounds 1
-#   --warmup 1 --sustained-s 10 --concurrency 2), FP_FIGURES_NIGHT_LAUNCHES (3)
+#   --warmup 1 --sustained-s 10 --concurrency 2), FP_FIGURES_NIGHT_LAUNCHES (3), FP_FIGURES_RECIPE (the
+#   recipe, default fixtures/models/shapes/llama-3.1-8b.json; a tiny one for a dry run of the script on a
+#   CPU: see tests/gpu/llama-cuda/dry_run_on_cpu.sh)
 # OUTDIR gets: device.txt (the log), figures.txt (one line per step), figures.tar.gz (ab.txt/json,
 #   gate.json, result.txt of every step, new-case and make-model output; logs gzipped)
 set -uo pipefail
@@ -80,9 +82,9 @@ printf '#!/bin/sh\nexec bash "%s" "%s" "%s" "$@"\n' "$root/tests/side_by_side/be
   >"$W/llama-server-cuda-hostslow"
 chmod +x "$W"/llama-server-cuda*
 
-recipe=$root/fixtures/models/shapes/llama-3.1-8b.json
-model=$root/fixtures/models/generated/shapes/llama-3.1-8b.gguf
-log "llama-3.1-8b: make-model (f16)"
+recipe=$root/${FP_FIGURES_RECIPE:-fixtures/models/shapes/llama-3.1-8b.json}
+model=$root/$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["output"])' "$recipe")
+log "$(basename "$recipe" .json): make-model"
 (cd "$root" && fp make-model "$recipe") >"$R/make-model.txt" 2>&1 || { log "make-model failed"; tail -3 "$R/make-model.txt" >&2; pack; exit 1; }
 tail -2 "$R/make-model.txt" | tee -a "$O/device.txt" >&2
 case_file=$R/cases/l8-chat.json
@@ -93,7 +95,7 @@ mkdir -p "$R/cases"
 
 table=$O/figures.txt
 {
-  echo "# issue 41 figures on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1), llama-3.1-8b f16, -c $CONTEXT"
+  echo "# issue 41 figures on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1), $(basename "$recipe" .json), -c $CONTEXT"
   echo "# kernel figures, what each is per (item 3): one definition in both modes since issue 41 item 3"
   echo "#   gpu_kernel_ms_per_token / attention_kernel_ms_per_token: GPU time of every (attention) kernel of one probed"
   echo "#     launch serving the job's load (one request, at most 4 output tokens; the launch's start-up included) over"
@@ -116,7 +118,7 @@ for step in "${steps[@]}"; do
   case $mode in
     ab)
       log "ab: flashproof ab ${AB_ARGS[*]}"
-      (cd "$root" && timeout -s TERM -k 10 "$lim" fp ab "$case_file" "${AB_ARGS[@]}" --quiet --out "$d/ab") >"$d/out.txt" 2>&1
+      (cd "$root" && timeout -s TERM -k 10 "$lim" "$W/fpbin/fp" ab "$case_file" "${AB_ARGS[@]}" --quiet --out "$d/ab") >"$d/out.txt" 2>&1
       rc=$?
       dec=$(sed -n '/^## Decision/{n;p;q}' "$d/ab/ab.txt" 2>/dev/null)
       extra="$(grep -E '^  (gate|finding|failure)' "$d/ab/ab.txt" 2>/dev/null | cut -c1-200 | paste -sd'|')"
@@ -133,7 +135,7 @@ for step in "${steps[@]}"; do
     gate)
       gold=(); [ -d "$golden" ] && gold=(--golden "$golden")
       log "gate: $cond ${gold[*]}"
-      (cd "$root" && timeout -s TERM -k 10 "$lim" fp gate "$case_file" --baseline-runtime "$W/llama-server-cuda" \
+      (cd "$root" && timeout -s TERM -k 10 "$lim" "$W/fpbin/fp" gate "$case_file" --baseline-runtime "$W/llama-server-cuda" \
          --candidate-runtime "$W/llama-server-cuda-$cond" "${gold[@]}" --results "$d/results" --quiet) >"$d/out.txt" 2>&1
       rc=$?
       dec=$(grep -m1 -E '^side-by-side gate: [A-Z]' "$d/out.txt")
@@ -142,7 +144,7 @@ for step in "${steps[@]}"; do
       if [ ! -d "$golden" ]; then
         log "nightly: recording the golden from the same build ($NIGHT_LAUNCHES launches)"
         (cd "$root" && timeout -s TERM -k 10 "$lim" env FLASHPROOF_LLAMA_SERVER="$W/llama-server-cuda" FLASHPROOF_LOADER= FLASHPROOF_LIBRARY_PATH= \
-           fp run "$case_file" --golden "$golden" --results "$R/record" --record-missing --launches "$NIGHT_LAUNCHES" --quiet) >"$R/record.txt" 2>&1
+           "$W/fpbin/fp" run "$case_file" --golden "$golden" --results "$R/record" --record-missing --launches "$NIGHT_LAUNCHES" --quiet) >"$R/record.txt" 2>&1
         log "nightly: golden recorded (exit $?, $(( $(date +%s) - s )) s, $(launches_in "$R/record") launches)"
         lim=$(( $(left) + 15 ))
         s2=$(date +%s)
@@ -151,7 +153,7 @@ for step in "${steps[@]}"; do
       fi
       log "nightly: $cond against the golden"
       (cd "$root" && timeout -s TERM -k 10 "$lim" env FLASHPROOF_LLAMA_SERVER="$W/llama-server-cuda-$cond" FLASHPROOF_LOADER= FLASHPROOF_LIBRARY_PATH= \
-         fp run "$case_file" --golden "$golden" --results "$d/results" --launches "$NIGHT_LAUNCHES" --quiet) >"$d/out.txt" 2>&1
+         "$W/fpbin/fp" run "$case_file" --golden "$golden" --results "$d/results" --launches "$NIGHT_LAUNCHES" --quiet) >"$d/out.txt" 2>&1
       rc=$?
       s=$s2
       res=$(find "$d/results" -name result.txt | head -1)
