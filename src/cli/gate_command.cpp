@@ -65,6 +65,8 @@ const char* kGateUsageText =
     "  --one-at-a-time            never have both builds up at once (default: from the second block, where\n"
     "                             the first showed room for both, both launches are up and their requests\n"
     "                             alternate, so that the machine's own drift weighs on both alike)\n"
+    "  --golden DIR               the golden root (default: the suite's golden/): on CUDA the baseline's golden\n"
+    "                             there sizes host-clock figures from their recorded spread (else 25%)\n"
     "exit: 0 no regression, 1 regression (a gated figure, a lost kernel or a changed answer), 2 incomplete\n"
     "      or bad input, 3 unresolved within the budget, 64 usage, 125 every case skipped, 128+N interrupted\n"
     "      by signal N (gate.json says so)\n\n"
@@ -195,6 +197,9 @@ int gate_command(int argc, char** argv) {
     return 2;
   }
   g.run.suite = b.suite = *suite;
+  // --golden (or --reference) is the golden root of both gates: the side-by-side gate reads the
+  // baseline's golden there (its recorded spread sizes host-clock figures on CUDA; a vanished model).
+  if (!g.run.golden_root.empty()) b.suite.golden = g.run.golden_root;
   install_child_cleanup_handlers();
   if (side_by_side) {
     const int code = run_build_gate(cases, b, std::cout).exit_code;

@@ -246,6 +246,12 @@ case $scenario in
     rm "$dir/deployed.gguf"
     run_rec "$c" --golden "$g2" --results "$dir/results"
     expect 2 "no such file: $dir/deployed.gguf" "but this machine has a golden for case \"vm\" \($g2/[^)]+/vm\)" 'a failure, not a skip'
+    # The side-by-side gate reads the same --golden root (it also sizes host-clock figures on CUDA
+    # from the golden's spread there): not the suite's golden/.
+    rt=$(sed -n 's/^FLASHPROOF_PREFIX=//p' "${FLASHPROOF_CACHE:-/var/cache/flashproof}/env.sh")
+    out=$("$fp" gate "$c" --baseline-runtime "$rt" --candidate-runtime "$rt" \
+      --golden "$g2" --results "$dir/results-gate" 2>&1); rc=$?
+    grep -qE "but this machine has a golden for case \"vm\" \($g2/[^)]+/vm\)" <<<"$out" || { echo "$out" >&2; fail "gate --golden: the golden root not read"; }
     ;;
   answer-bytes)
     # References that broke the harness (exit 134): one whose quoted window ended inside "é", one

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <string>
 
+#include "evidence/causes.h"
 #include "evidence/verdict.h"
 #include "flow/gates/upgrade_gate.h"
 #include "golden/fingerprint.h"
@@ -142,6 +143,41 @@ TEST(DegradedReplay, AHeadSizeWithoutAVectorKernelIsDegradedByTheKernels) {
   in.head_size = 96;
   in.kernels = &q8.kernels;
   EXPECT_FALSE(decide(in).degraded.has_value());
+}
+
+// The same, live: Phi-3-mini's shape (head size 96) on an H100, `flashproof matrix --kv f16,q8_0,q5_1`
+// (fixtures/logs/h100-shapes/call-5). No conversion line in the log; the head size read from the
+// log's print_info line, as attach mode and `explain` without --model do.
+TEST(DegradedReplay, LivePhi3HeadSize96IsDegradedByItsKernels) {
+  const auto& sigs = fp::testing::llama_signatures();
+  struct Row {
+    const char* kv;
+    bool degraded;
+    double share;  // dequantize kernels' ns over the tally's total (the .kernels.tsv)
+  };
+  for (const Row& row : {Row{"f16", false, 0}, Row{"q8_0", true, 2372371.0 / 92801877.0}, Row{"q5_1", true, 5993564.0 / 94182196.0}}) {
+    const RecordedRun run = fp::testing::load_run("h100-hd96", std::string("phi3_fa_on_") + row.kv);
+    EXPECT_TRUE(run.log.degraded.empty()) << row.kv;  // the runtime says nothing
+    VerdictInput in = verdict_input(sigs);
+    in.log = &run.log;
+    in.placement = &run.placement;
+    in.kernels = &run.kernels;
+    in.expect_backend = "CUDA0";
+    in.head_size = head_size_from_log(run.records, sigs.causes);
+    EXPECT_EQ(in.head_size, 96) << row.kv;
+    const Verdict v = decide(in);
+    ASSERT_EQ(v.activity, Activity::Active) << row.kv << ": " << v.explanation;
+    ASSERT_EQ(v.degraded.has_value(), row.degraded) << row.kv << ": " << v.explanation;
+    if (!row.degraded) continue;
+    EXPECT_EQ(v.degraded->k_type, row.kv);
+    EXPECT_EQ(v.degraded->converted_to, "f16-f16");
+    EXPECT_TRUE(contains(v.degraded->cause, "no version for head size 96")) << v.degraded->cause;
+    ASSERT_TRUE(v.degraded->conversion_share.has_value()) << row.kv;
+    EXPECT_NEAR(*v.degraded->conversion_share, row.share, 1e-9) << row.kv;
+    // Head size 128 would have had the vector kernel: the same kernels are not called degraded there.
+    in.head_size = 128;
+    EXPECT_FALSE(decide(in).degraded.has_value()) << row.kv;
+  }
 }
 
 TEST(DegradedReplay, BuildIdentityFromSystemInfo) {
