@@ -154,8 +154,8 @@ std::string matrix_to_text(const MatrixRun& m) {
     out += "  folder: " + r.dir + "\n";
     if (!r.detail.empty()) out += "  detail: " + r.detail + "\n";
     if (!r.verdict.empty()) {
-      out += "  verdict: " + r.verdict + (r.verdict_as_flag ? "" : " (not what the flag asked for)") + "; levels: " +
-             (r.levels_used.empty() ? "none" : join(r.levels_used, ", ")) + "\n";
+      out += "  verdict: " + r.verdict + (r.degraded ? ", degraded" : "") + (r.verdict_as_flag ? "" : " (not what the flag asked for)") +
+             "; levels: " + (r.levels_used.empty() ? "none" : join(r.levels_used, ", ")) + "\n";
       if (r.degraded) out += "  " + degradation_text(*r.degraded) + "\n";
       out += "  attention nodes: " + attention_nodes_text(r) + "\n";
       std::vector<std::string> splits;

@@ -74,6 +74,21 @@ TEST(MatrixReport, JsonCarriesTheRowsAndWhetherEachIsAsExpected) {
   EXPECT_THAT(matrix_to_text(m), HasSubstr("quantized V cache requires flash_attn to be enabled"));
 }
 
+// A degraded row says so in the table and on its own verdict line, with the runtime data's cause.
+TEST(MatrixReport, ADegradedRowSaysItInTheTableAndOnItsVerdictLine) {
+  MatrixRun m;
+  m.rows = {row("q5_1", "q5_1", true)};
+  Degradation d;
+  d.k_type = d.v_type = "q5_1";
+  d.converted_to = "f16";
+  d.cause = "no vector kernel for head size 96";
+  m.rows[0].degraded = d;
+  EXPECT_THAT(matrix_table(m), HasSubstr("active, degraded"));
+  const std::string text = matrix_to_text(m);
+  EXPECT_THAT(text, HasSubstr("  verdict: active, degraded; levels: "));
+  EXPECT_THAT(text, HasSubstr("no vector kernel for head size 96"));
+}
+
 TEST(MatrixReport, TimeToFirstTokenDecodeAndMemoryColumns) {
   MatrixRun m;
   m.rows = {row("f16", "f16", true), row("f16", "f16", false)};
