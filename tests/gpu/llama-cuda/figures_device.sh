@@ -86,8 +86,10 @@ printf '#!/bin/sh\nexec bash "%s" "%s" "%s" "$@"\n' "$root/tests/side_by_side/be
   >"$W/llama-server-cuda-hostslow"
 chmod +x "$W"/llama-server-cuda*
 
-recipe=$root/${FP_FIGURES_RECIPE:-fixtures/models/shapes/llama-3.1-8b.json}
-model=$root/$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["output"])' "$recipe")
+recipe=${FP_FIGURES_RECIPE:-fixtures/models/shapes/llama-3.1-8b.json}
+[[ $recipe == /* ]] || recipe=$root/$recipe
+model=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["output"])' "$recipe")
+[[ $model == /* ]] || model=$root/$model
 log "$(basename "$recipe" .json): make-model"
 (cd "$root" && fp make-model "$recipe") >"$R/make-model.txt" 2>&1 || { log "make-model failed"; tail -3 "$R/make-model.txt" >&2; pack; exit 1; }
 tail -2 "$R/make-model.txt" | tee -a "$O/device.txt" >&2
