@@ -18,4 +18,4 @@ fp_unpack() {
   printf '#!/bin/sh\nexec "%s" --library-path "%s" "%s" "$@"\n' "$L/ld-linux-x86-64.so.2" "$L:$W/fpbin/lib:$W/drv" "$W/fpbin/flashproof" \
     >"$W/fpbin/fp" && chmod +x "$W/fpbin/fp"
 }
-fp() { "$L/ld-linux-x86-64.so.2" --library-path "$L:$W/fpbin/lib:$W/drv" "$W/fpbin/flashproof" "$@"; }
+fp() { "$W/fpbin/fp" "$@"; }

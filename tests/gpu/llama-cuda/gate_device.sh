@@ -45,7 +45,6 @@ SH
 chmod +x "$W/llama-server-cuda"
 export FLASHPROOF_PROBE_LIB=$(cat "$W/probe-path") FLASHPROOF_PROGRESS=lines
 export CUDA_CACHE_PATH=$W/jit-cache CUDA_CACHE_MAXSIZE=4294967296 CUDA_MODULE_LOADING=LAZY
-fp() { "$L/ld-linux-x86-64.so.2" --library-path "$L:$W/fpbin/lib:$W/drv" "$W/fpbin/flashproof" "$@"; }
 case_file=$here/${FP_GATE_CASE:-gate/gate-cuda-realistic-prefill.json}
 tag=$(basename "$case_file" .json)
 table=$O/gate/table-$tag.txt
